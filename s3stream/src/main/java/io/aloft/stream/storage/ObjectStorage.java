@@ -1,0 +1,92 @@
+package io.aloft.stream.storage;
+
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A flat key → bytes object store: S3 or a local directory, chosen by {@link ObjectStorages#open}.
+ *
+ * <p><b>Thread-safety:</b> implementations are thread-safe; any number of calls may be in flight
+ * at once. Futures complete on a storage-owned thread (never the caller's), so dependent stages
+ * must not block for long.
+ *
+ * <p><b>Buffers:</b> a method that takes a {@link ByteBuffer} borrows its remaining bytes
+ * (position to limit) until the returned future completes: the caller keeps ownership, must not
+ * modify those bytes before completion, and the storage never moves the buffer's position or
+ * limit. A returned buffer belongs to the caller: a fresh heap buffer with position 0 and limit
+ * equal to the byte count.
+ *
+ * <p><b>Errors:</b> futures complete exceptionally with {@link ObjectNotFoundException} when the
+ * key does not exist and {@link ObjectStorageException} for every other storage failure (after
+ * the backend's retries). Invalid arguments (a negative range, an empty key) throw
+ * {@link IllegalArgumentException} from the call itself. Calls after {@link #close()} complete
+ * exceptionally with {@link IllegalStateException}.
+ *
+ * <p><b>Consistency:</b> read-after-write and list-after-write, as S3 has offered since 2020:
+ * once a put's future completes, every get, head and list sees the object.
+ */
+public interface ObjectStorage extends AutoCloseable {
+
+    /**
+     * Writes the buffer's remaining bytes as the whole object {@code key}, replacing any previous
+     * object atomically: readers see the old or the new bytes, never a mix.
+     */
+    CompletableFuture<Void> put(String key, ByteBuffer data);
+
+    /**
+     * Reads the whole object. Limited to objects under 2 GiB; read bigger ones by range.
+     */
+    CompletableFuture<ByteBuffer> get(String key);
+
+    /**
+     * Reads bytes {@code [start, endExclusive)} of an object.
+     *
+     * <p>A range reaching past the end of the object is cut at the end, so the result may be
+     * shorter than asked for, and is empty when {@code start >= size}. An empty range
+     * ({@code start == endExclusive}) completes with an empty buffer without a request, and so
+     * without checking that the object exists.
+     *
+     * @throws IllegalArgumentException if {@code start < 0}, {@code endExclusive < start}, or the
+     *     range is 2 GiB or longer
+     */
+    CompletableFuture<ByteBuffer> get(String key, long start, long endExclusive);
+
+    /** Size and key of an object: one HEAD request. */
+    CompletableFuture<ObjectInfo> head(String key);
+
+    /** Size of an object in bytes: one HEAD request. */
+    default CompletableFuture<Long> size(String key) {
+        return head(key).thenApply(ObjectInfo::size);
+    }
+
+    /**
+     * Starts a multipart upload of {@code key}. Nothing is visible under the key until
+     * {@link MultipartUpload#complete()} succeeds. An upload that is never completed or aborted
+     * leaves parts behind that cost storage (on S3, until a lifecycle rule removes them).
+     */
+    CompletableFuture<MultipartUpload> createMultipartUpload(String key);
+
+    /**
+     * Deletes the objects. Keys that do not exist are not an error. Issued as one request per
+     * 1,000 keys (S3 DeleteObjects' limit); a failure part-way leaves earlier chunks deleted.
+     */
+    CompletableFuture<Void> delete(Collection<String> keys);
+
+    /**
+     * All objects whose key starts with {@code prefix} (empty prefix: all objects), sorted by
+     * key, fetching as many pages as needed. Large listings are held in memory; use prefixes.
+     */
+    CompletableFuture<List<ObjectInfo>> list(String prefix);
+
+    /** Request, byte, failure and retry counters of this storage since it was opened. */
+    ObjectStorageStats stats();
+
+    /**
+     * Releases connections and threads. Idempotent. Operations already in flight may complete
+     * or fail; new ones fail with {@link IllegalStateException}.
+     */
+    @Override
+    void close();
+}

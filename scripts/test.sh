@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The test command: builds everything and runs the default test suite (unit tests, crash tests,
+# and integration tests against real servers started on 127.0.0.1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -f scripts/s3-server.sh ]; then
+  # Build the S3 server the integration tests start (cached under ~/.cache/aloft after the first run).
+  bash scripts/s3-server.sh >/dev/null
+fi
+exec mvn -B verify "$@"

@@ -1,0 +1,430 @@
+package io.aloft.wal;
+
+import io.aloft.wal.device.WalDevice;
+import io.aloft.wal.format.RecordFormat;
+import io.aloft.wal.format.WalHeader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link WriteAheadLog} on a raw block device or a preallocated file.
+ *
+ * <p>Device layout: two 4 KiB header slots ({@link WalHeader}, written alternately), then the ring
+ * of records ({@link RecordFormat}) addressed by logical offset modulo the ring size. Writes are
+ * 4 KiB-aligned and, where the file system allows it, use Direct IO with O_DSYNC.
+ *
+ * <p>Opening a log recovers it: the newest valid header gives the trim point and scan start; a
+ * scan finds the end of the intact chain (see {@link RecordScanner}); the epoch is bumped and
+ * persisted so data a crashed incarnation left beyond that end can never be mistaken for new
+ * records; and a torn last write is sealed with padding so the chain continues from an aligned
+ * position. New writes never overwrite recovered records that are not trimmed.
+ *
+ * <p>Thread-safe. Appends are handled by a {@link GroupCommitWriter} on threads named
+ * {@code aloft-wal-io-*}; trim points are persisted by the {@code aloft-wal-header} thread.
+ */
+public final class BlockDeviceWal implements WriteAheadLog {
+    private static final Logger log = LoggerFactory.getLogger(BlockDeviceWal.class);
+    private static final long CLOSE_TIMEOUT_MS = 30_000;
+
+    private final WalConfig config;
+    private final WalDevice device;
+    private final Ring ring;
+    private final int epoch;
+    private final long recoveredScanStart;
+    private final long recoveredTrim;
+    private final long recoveredEnd;
+    private final WalStats stats;
+    private final ExecutorService io;
+    private final ExecutorService headerThread;
+    private final ScheduledThreadPoolExecutor timer;
+    private final GroupCommitWriter writer;
+    private final ByteBuffer headerSlot = WalDevice.allocate(WalHeader.SLOT_SIZE);
+
+    // Guarded by this:
+    private long headerSequence;
+    private long durableTrim;
+    private long requestedTrim;
+    private long requestedScanStart;
+    private boolean headerWriteRunning;
+    private final List<TrimWaiter> trimWaiters = new ArrayList<>();
+    private boolean closed;
+
+    private record TrimWaiter(long offset, CompletableFuture<Void> future) {
+    }
+
+    private BlockDeviceWal(WalConfig config, WalDevice device, WalHeader header, long recoveredEnd, long start,
+            long[] boundaries, WalStats stats) {
+        this.config = config;
+        this.device = device;
+        this.ring = Ring.forCapacity(config.capacityBytes());
+        this.epoch = header.epoch();
+        this.recoveredScanStart = header.scanStart();
+        this.recoveredTrim = header.trimOffset();
+        this.recoveredEnd = recoveredEnd;
+        this.stats = stats;
+        this.headerSequence = header.sequence();
+        this.durableTrim = header.trimOffset();
+        this.requestedTrim = header.trimOffset();
+        this.requestedScanStart = header.scanStart();
+        this.io = Executors.newFixedThreadPool(config.maxInflightWrites(), threads("aloft-wal-io-"));
+        this.headerThread = Executors.newSingleThreadExecutor(threads("aloft-wal-header-"));
+        this.timer = new ScheduledThreadPoolExecutor(1, threads("aloft-wal-timer-"));
+        this.timer.setRemoveOnCancelPolicy(true);
+        this.writer = new GroupCommitWriter(device, ring, epoch, config, start, header.scanStart(), boundaries, io,
+                timer, stats);
+    }
+
+    /** Opens (creating and formatting if needed) and recovers the log described by {@code config}. */
+    public static BlockDeviceWal open(WalConfig config) throws IOException {
+        return open(config, java.nio.channels.FileChannel::open);
+    }
+
+    /** As {@link #open(WalConfig)}, opening the device through {@code opener}. */
+    public static BlockDeviceWal open(WalConfig config, WalDevice.ChannelOpener opener) throws IOException {
+        createIfMissing(config);
+        WalDevice device = WalDevice.open(config.path(), config.directIo(), opener);
+        try {
+            return recover(config, device);
+        } catch (IOException | RuntimeException e) {
+            device.close();
+            throw e;
+        }
+    }
+
+    private static void createIfMissing(WalConfig config) throws IOException {
+        Path path = config.path().toAbsolutePath();
+        if (Files.exists(path)) {
+            if (Files.isDirectory(path)) {
+                throw new WalConfigException(WalConfig.PATH_CONFIG, path + " is a directory");
+            }
+            if (!Files.isReadable(path) || !Files.isWritable(path)) {
+                throw new WalConfigException(WalConfig.PATH_CONFIG, path + " is not readable and writable");
+            }
+            return;
+        }
+        Path dir = path.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new WalConfigException(WalConfig.PATH_CONFIG, "directory " + dir + " does not exist");
+        }
+        if (!Files.isWritable(dir)) {
+            throw new WalConfigException(WalConfig.PATH_CONFIG, "directory " + dir + " is not writable");
+        }
+        // Preallocate under a temporary name so a crash never leaves a half-made file at the path.
+        Path tmp = dir.resolve(path.getFileName() + ".init");
+        Files.deleteIfExists(tmp);
+        WalDevice.preallocate(tmp, config.capacityBytes());
+        Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE);
+        WalDevice.syncDirectory(dir);
+        log.info("Created WAL file {} of {} bytes", path, config.capacityBytes());
+    }
+
+    private static BlockDeviceWal recover(WalConfig config, WalDevice device) throws IOException {
+        long size = device.size();
+        if (size < config.capacityBytes()) {
+            throw new WalConfigException(WalConfig.CAPACITY_CONFIG, config.capacityBytes() + " exceeds the "
+                    + size + " bytes of " + (device.blockDevice() ? "device " : "file ") + device.path());
+        }
+        ByteBuffer slots = WalDevice.allocate(WalHeader.SLOT_SIZE * WalHeader.SLOT_COUNT);
+        device.read(slots, 0);
+        WalHeader header = newestHeader(slots);
+        if (header == null) {
+            if (!isZero(slots.flip())) {
+                throw new WalConfigException(WalConfig.PATH_CONFIG, device.path() + " holds no valid WAL header "
+                        + "(both copies fail their checks); refusing to overwrite it. Delete it if its data is "
+                        + "not needed.");
+            }
+            log.info("Formatting WAL {} ({} bytes)", device.path(), config.capacityBytes());
+            header = new WalHeader(0, config.capacityBytes(), 0, 0, 0);
+            writeHeader(device, header, WalDevice.allocate(WalHeader.SLOT_SIZE));
+        }
+        if (header.capacity() != config.capacityBytes()) {
+            throw new WalConfigException(WalConfig.CAPACITY_CONFIG, config.capacityBytes() + " differs from the "
+                    + header.capacity() + " bytes the WAL at " + device.path() + " was formatted with; set it back, "
+                    + "or empty the WAL and delete the file to change it");
+        }
+        Ring ring = Ring.forCapacity(config.capacityBytes());
+
+        LongDeque boundaries = new LongDeque();
+        boundaries.addLast(header.scanStart());
+        long records = 0;
+        long bytes = 0;
+        RecordScanner scanner = new RecordScanner(device, ring, header.scanStart(),
+                header.scanStart() + ring.size(), header.epoch(), false);
+        while (scanner.hasNext()) {
+            RecordScanner.Entry e = scanner.next();
+            if (e.offset() % Ring.ALIGNMENT == 0 && e.offset() > boundaries.peekLast()) {
+                boundaries.addLast(e.offset());
+            }
+            if (!e.padding() && e.offset() >= header.trimOffset()) {
+                records++;
+                bytes += e.length();
+            }
+        }
+        long end = scanner.position();
+
+        // A new epoch, durable before any new write, fences whatever the previous incarnation left
+        // beyond the end of the chain (writes that were in flight when it died).
+        WalHeader current = new WalHeader(header.sequence() + 1, header.capacity(), header.trimOffset(),
+                header.scanStart(), Math.addExact(header.epoch(), 1));
+        writeHeader(device, current, WalDevice.allocate(WalHeader.SLOT_SIZE));
+
+        long start = sealTornTail(device, ring, end, current.epoch());
+        long[] bounds = new long[boundaries.size() + 1];
+        for (int i = 0; i < boundaries.size(); i++) {
+            bounds[i] = boundaries.get(i);
+        }
+        bounds[boundaries.size()] = start;
+        log.info("Opened WAL {} (direct IO {}, epoch {}): {} records, {} bytes recovered between offsets {} and {}",
+                device.path(), device.direct(), current.epoch(), records, bytes, header.trimOffset(), end);
+        return new BlockDeviceWal(config, device, current, end, start, bounds, new WalStats());
+    }
+
+    /**
+     * If the chain ends inside a 4 KiB block (a torn write), rewrites that block with its intact
+     * prefix unchanged and a padding record after it, so the chain reaches an aligned position
+     * where new writes begin. Returns that position.
+     */
+    private static long sealTornTail(WalDevice device, Ring ring, long end, int epoch) throws IOException {
+        long blockStart = Ring.alignDown(end);
+        int prefix = (int) (end - blockStart);
+        if (prefix == 0) {
+            return end;
+        }
+        int size = (int) Ring.padded(prefix);
+        ByteBuffer buf = WalDevice.allocate(size);
+        buf.limit(Ring.ALIGNMENT);
+        device.read(buf, ring.position(blockStart));
+        buf.clear();
+        RecordFormat.writePadding(buf, prefix, size - prefix, end, epoch);
+        device.write(buf, ring.position(blockStart));
+        device.sync();
+        return blockStart + size;
+    }
+
+    private static WalHeader newestHeader(ByteBuffer slots) {
+        WalHeader best = null;
+        for (int i = 0; i < WalHeader.SLOT_COUNT; i++) {
+            WalHeader h = WalHeader.decode(slots.slice(i * WalHeader.SLOT_SIZE, WalHeader.SLOT_SIZE));
+            if (h != null && (best == null || h.sequence() > best.sequence())) {
+                best = h;
+            }
+        }
+        return best;
+    }
+
+    private static boolean isZero(ByteBuffer buf) {
+        for (int i = buf.position(); i < buf.limit(); i++) {
+            if (buf.get(i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void writeHeader(WalDevice device, WalHeader header, ByteBuffer slot) throws IOException {
+        slot.clear();
+        for (int i = 0; i < WalHeader.ENCODED_SIZE; i++) {
+            slot.put(i, (byte) 0);
+        }
+        header.encodeTo(slot);
+        device.write(slot, header.slotPosition());
+        device.sync();
+    }
+
+    @Override
+    public CompletableFuture<Long> append(ByteBuffer record) {
+        return writer.append(record);
+    }
+
+    @Override
+    public Iterator<WalRecord> recover() {
+        RecordScanner scanner = new RecordScanner(device, ring, recoveredScanStart, recoveredEnd, epoch - 1, true);
+        return new Iterator<>() {
+            private WalRecord next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null && scanner.hasNext()) {
+                    RecordScanner.Entry e = scanner.next();
+                    if (!e.padding() && e.offset() >= recoveredTrim) {
+                        next = new WalRecord(e.offset(), e.body());
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public WalRecord next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                WalRecord r = next;
+                next = null;
+                return r;
+            }
+        };
+    }
+
+    @Override
+    public CompletableFuture<Void> trim(long offset) {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        boolean startWriter = false;
+        synchronized (this) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new WalClosedException("WAL " + device.path() + " is closed"));
+            }
+            if (offset <= durableTrim) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (offset > requestedTrim) {
+                long boundary;
+                try {
+                    boundary = writer.boundaryFor(offset);
+                } catch (IllegalArgumentException e) {
+                    return CompletableFuture.failedFuture(e);
+                }
+                requestedTrim = offset;
+                requestedScanStart = Math.max(requestedScanStart, boundary);
+            }
+            trimWaiters.add(new TrimWaiter(offset, future));
+            if (!headerWriteRunning) {
+                headerWriteRunning = true;
+                startWriter = true;
+            }
+        }
+        if (startWriter) {
+            headerThread.execute(this::persistTrims);
+        }
+        return future;
+    }
+
+    /** Header thread: writes the newest requested trim point until none is left unwritten. */
+    private void persistTrims() {
+        while (true) {
+            WalHeader header;
+            synchronized (this) {
+                if (requestedTrim == durableTrim) {
+                    headerWriteRunning = false;
+                    return;
+                }
+                header = new WalHeader(++headerSequence, config.capacityBytes(), requestedTrim, requestedScanStart,
+                        epoch);
+            }
+            try {
+                writeHeader(device, header, headerSlot);
+                stats.headerWrites.increment();
+            } catch (IOException | RuntimeException e) {
+                log.error("Writing the header of WAL {} failed; the WAL stops accepting writes", device.path(), e);
+                writer.failExternally(e);
+                List<TrimWaiter> failed;
+                synchronized (this) {
+                    headerWriteRunning = false;
+                    failed = new ArrayList<>(trimWaiters);
+                    trimWaiters.clear();
+                }
+                failed.forEach(w -> w.future.completeExceptionally(
+                        new WalClosedException("WAL " + device.path() + " failed", e)));
+                return;
+            }
+            writer.onTrimDurable(header.scanStart());
+            List<CompletableFuture<Void>> done = new ArrayList<>();
+            synchronized (this) {
+                durableTrim = header.trimOffset();
+                trimWaiters.removeIf(w -> {
+                    if (w.offset <= durableTrim) {
+                        done.add(w.future);
+                        return true;
+                    }
+                    return false;
+                });
+            }
+            done.forEach(f -> f.complete(null));
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> reset() {
+        return writer.sealAndAwaitDurable().thenCompose(this::trim);
+    }
+
+    @Override
+    public long nextOffset() {
+        return writer.nextOffset();
+    }
+
+    @Override
+    public synchronized long trimOffset() {
+        return durableTrim;
+    }
+
+    @Override
+    public long capacity() {
+        return ring.size();
+    }
+
+    @Override
+    public long usedBytes() {
+        return writer.usedBytes();
+    }
+
+    @Override
+    public WalStats stats() {
+        return stats;
+    }
+
+    /** Whether writes bypass the page cache (false after a fallback). */
+    public boolean directIo() {
+        return device.direct();
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            writer.close(CLOSE_TIMEOUT_MS);
+            headerThread.shutdown();
+            headerThread.awaitTermination(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            io.shutdown();
+            timer.shutdownNow();
+            try {
+                device.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("closing WAL " + device.path(), e);
+            }
+        }
+    }
+
+    private static ThreadFactory threads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}
