@@ -34,14 +34,12 @@ abstract class BaseMultipartUpload implements MultipartUpload {
     }
 
     private final String key;
-    private final ObjectStorageStats stats;
     private final AtomicReference<State> state = new AtomicReference<>(State.OPEN);
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentSkipListMap<Integer, Part> parts = new ConcurrentSkipListMap<>();
 
-    BaseMultipartUpload(String key, ObjectStorageStats stats) {
+    BaseMultipartUpload(String key) {
         this.key = key;
-        this.stats = stats;
     }
 
     /** Uploads a part; completes with its tag. {@code data} is a duplicate the caller cannot move. */
@@ -95,15 +93,11 @@ abstract class BaseMultipartUpload implements MultipartUpload {
             return CompletableFuture.failedFuture(new IllegalStateException(
                     "cannot complete '" + key + "': upload is " + state.get()));
         }
-        String problem = checkParts();
+        RuntimeException problem = checkParts();
         if (problem != null) {
+            // Nothing was sent, so nothing is counted; the upload stays open to fix or abort.
             state.set(State.OPEN);
-            if (problem.startsWith("part")) {
-                stats.recordFailure(Operation.MULTIPART_COMPLETE);
-                return CompletableFuture.failedFuture(new ObjectStorageException(
-                        Operation.MULTIPART_COMPLETE, key, problem, null));
-            }
-            return CompletableFuture.failedFuture(new IllegalStateException("cannot complete '" + key + "': " + problem));
+            return CompletableFuture.failedFuture(problem);
         }
         CompletableFuture<Void> sent;
         try {
@@ -115,21 +109,25 @@ abstract class BaseMultipartUpload implements MultipartUpload {
     }
 
     /**
-     * Null when the parts can be completed; otherwise why not. Size problems start with "part"
-     * and are storage errors (S3's EntityTooSmall); the rest are misuse.
+     * Null when the parts can be completed. Otherwise misuse (parts in flight, no parts) is an
+     * {@link IllegalStateException}, and a too-small part is the {@link ObjectStorageException}
+     * S3 would answer (EntityTooSmall), raised here so every backend behaves alike.
      */
-    private String checkParts() {
-        if (inFlight.get() > 0) {
-            return inFlight.get() + " part upload(s) still in flight";
+    private RuntimeException checkParts() {
+        int running = inFlight.get();
+        if (running > 0) {
+            return new IllegalStateException("cannot complete '" + key + "': " + running
+                    + " part upload(s) still in flight");
         }
         if (parts.isEmpty()) {
-            return "no part was uploaded";
+            return new IllegalStateException("cannot complete '" + key + "': no part was uploaded");
         }
         int last = parts.lastKey();
         for (Map.Entry<Integer, Part> e : parts.entrySet()) {
             if (e.getKey() != last && e.getValue().size() < MIN_PART_SIZE) {
-                return "part " + e.getKey() + " is " + e.getValue().size() + " bytes; every part but the last must be"
-                        + " at least " + MIN_PART_SIZE + " bytes (S3 EntityTooSmall)";
+                return new ObjectStorageException(Operation.MULTIPART_COMPLETE, key, "part " + e.getKey() + " is "
+                        + e.getValue().size() + " bytes; every part but the last must be at least " + MIN_PART_SIZE
+                        + " bytes (S3 EntityTooSmall)", null);
             }
         }
         return null;

@@ -133,9 +133,7 @@ final class FileObjectStorage implements ObjectStorage {
         Path file = path(key);
         stats.recordRequest(Operation.GET);
         return run(Operation.GET, key, () -> {
-            if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
-                throw new NoSuchFileException(file.toString());
-            }
+            requireObject(file);
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 long size = channel.size();
                 if (whole && size > Integer.MAX_VALUE - 16) {
@@ -163,12 +161,8 @@ final class FileObjectStorage implements ObjectStorage {
         Path file = path(key);
         stats.recordRequest(Operation.HEAD);
         return run(Operation.HEAD, key, () -> {
-            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
-                    LinkOption.NOFOLLOW_LINKS);
-            if (!attributes.isRegularFile()) {
-                throw new NoSuchFileException(file.toString());
-            }
-            return new ObjectInfo(key, attributes.size());
+            requireObject(file);
+            return new ObjectInfo(key, Files.size(file));
         });
     }
 
@@ -217,17 +211,19 @@ final class FileObjectStorage implements ObjectStorage {
     public CompletableFuture<List<ObjectInfo>> list(String prefix) {
         Objects.requireNonNull(prefix, "prefix");
         return run(Operation.LIST, prefix, () -> {
-            List<ObjectInfo> out = listBlocking(prefix);
+            List<ObjectInfo> out;
+            try {
+                out = listBlocking(prefix);
+            } catch (IOException | RuntimeException e) {
+                stats.recordRequest(Operation.LIST);
+                throw e;
+            }
             // Count as S3 would bill it: one ListObjectsV2 per page, at least one.
             int pages = Math.max(1, (out.size() + listPageSize - 1) / listPageSize);
             for (int i = 0; i < pages; i++) {
                 stats.recordRequest(Operation.LIST);
             }
             return out;
-        }).whenComplete((v, error) -> {
-            if (error != null) {
-                stats.recordRequest(Operation.LIST);
-            }
         });
     }
 
@@ -443,6 +439,16 @@ final class FileObjectStorage implements ObjectStorage {
         }
     }
 
+    /**
+     * Only regular files are objects. A directory ("prefix"), or a path through a file (key
+     * {@code a/b} when {@code a} is an object: ENOTDIR), is a missing object, as on S3.
+     */
+    private static void requireObject(Path file) throws NoSuchFileException {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw new NoSuchFileException(file.toString());
+        }
+    }
+
     /** The file of {@code key}. @throws IllegalArgumentException if the key cannot be a path */
     Path path(String key) {
         S3ObjectStorage.checkKey(key);
@@ -480,7 +486,7 @@ final class FileObjectStorage implements ObjectStorage {
         private final Path dir;
 
         FileMultipartUpload(String key, Path target, Path dir) {
-            super(key, stats);
+            super(key);
             this.target = target;
             this.dir = dir;
         }

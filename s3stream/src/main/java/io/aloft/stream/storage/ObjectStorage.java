@@ -9,8 +9,8 @@ import java.util.concurrent.CompletableFuture;
  * A flat key → bytes object store: S3 or a local directory, chosen by {@link ObjectStorages#open}.
  *
  * <p><b>Thread-safety:</b> implementations are thread-safe; any number of calls may be in flight
- * at once. Futures complete on a storage-owned thread (never the caller's), so dependent stages
- * must not block for long.
+ * at once. Futures usually complete on a storage-owned thread, so dependent stages must not
+ * block for long.
  *
  * <p><b>Buffers:</b> a method that takes a {@link ByteBuffer} borrows its remaining bytes
  * (position to limit) until the returned future completes: the caller keeps ownership, must not

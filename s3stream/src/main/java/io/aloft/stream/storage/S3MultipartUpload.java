@@ -19,7 +19,7 @@ final class S3MultipartUpload extends BaseMultipartUpload {
     private final String uploadId;
 
     S3MultipartUpload(S3ObjectStorage storage, String key, String uploadId) {
-        super(key, storage.stats());
+        super(key);
         this.storage = storage;
         this.uploadId = uploadId;
     }

@@ -1,6 +1,9 @@
 package io.aloft.stream.storage;
 
 import io.aloft.stream.storage.ObjectStorageStats.Operation;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,7 +14,9 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,8 +27,11 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.retries.api.RetryStrategy;
@@ -52,14 +60,19 @@ final class S3ObjectStorage implements ObjectStorage {
     /** S3 DeleteObjects accepts at most this many keys. */
     static final int DELETE_BATCH = 1000;
 
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
     private final S3Location location;
+    private final EventLoopGroup eventLoops;
     private final S3AsyncClient client;
     private final ObjectStorageStats stats;
     private final int listPageSize;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private S3ObjectStorage(S3Location location, S3AsyncClient client, ObjectStorageStats stats, int listPageSize) {
+    private S3ObjectStorage(S3Location location, EventLoopGroup eventLoops, S3AsyncClient client,
+                            ObjectStorageStats stats, int listPageSize) {
         this.location = location;
+        this.eventLoops = eventLoops;
         this.client = client;
         this.stats = stats;
         this.listPageSize = listPageSize;
@@ -67,12 +80,22 @@ final class S3ObjectStorage implements ObjectStorage {
 
     static S3ObjectStorage open(S3Location location, ObjectStorageOptions options) {
         ObjectStorageStats stats = new ObjectStorageStats();
-        S3AsyncClient client = buildClient(location, options, stats);
-        LOG.info("Opened S3 object storage {} with {}", location, options);
-        return new S3ObjectStorage(location, client, stats, options.listPageSize());
+        // Our own event loops, not the SDK's: they get our thread names, and close() can stop
+        // them at once. The SDK's own group waits out a 2 s quiet period on every close.
+        EventLoopGroup eventLoops = new NioEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                new DefaultThreadFactory("aloft-s3-" + INSTANCES.incrementAndGet(), true));
+        try {
+            S3AsyncClient client = buildClient(location, options, stats, eventLoops);
+            LOG.info("Opened S3 object storage {} with {}", location, options);
+            return new S3ObjectStorage(location, eventLoops, client, stats, options.listPageSize());
+        } catch (RuntimeException e) {
+            eventLoops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw e;
+        }
     }
 
-    private static S3AsyncClient buildClient(S3Location location, ObjectStorageOptions options, ObjectStorageStats stats) {
+    private static S3AsyncClient buildClient(S3Location location, ObjectStorageOptions options, ObjectStorageStats stats,
+                                             EventLoopGroup eventLoops) {
         BackoffStrategy backoff = BackoffStrategy.exponentialDelay(options.retryBaseDelay(), options.retryMaxDelay());
         RetryStrategy retry = AwsRetryStrategy.standardRetryStrategy().toBuilder()
                 .maxAttempts(options.maxAttempts())
@@ -86,10 +109,17 @@ final class S3ObjectStorage implements ObjectStorage {
                 : DefaultCredentialsProvider.builder().build();
         S3AsyncClientBuilder builder = S3AsyncClient.builder()
                 .httpClientBuilder(NettyNioAsyncHttpClient.builder()
+                        .eventLoopGroup(SdkEventLoopGroup.create(eventLoops))
                         .maxConcurrency(options.maxConnections())
                         .connectionTimeout(options.connectTimeout()))
                 .credentialsProvider(credentials)
                 .forcePathStyle(location.pathStyle())
+                // Explicit, so an SDK default change cannot silently change the wire format. Puts and
+                // parts go out as aws-chunked with a CRC32 trailer (STREAMING-UNSIGNED-PAYLOAD-TRAILER):
+                // the server checks the payload and no SHA-256 over it is needed. versitygw, MinIO
+                // and AWS accept this; CompleteMultipartUpload sends no part checksums (see above).
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_SUPPORTED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_SUPPORTED)
                 .overrideConfiguration(o -> o
                         .retryStrategy(retry)
                         .addExecutionInterceptor(new S3RetryCounter(stats, location.bucket()))
@@ -251,6 +281,8 @@ final class S3ObjectStorage implements ObjectStorage {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             client.close();
+            // The client has closed its connections; no quiet period is needed before stopping.
+            eventLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
             LOG.info("Closed S3 object storage {}: {}", location, stats);
         }
     }
