@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * records; and a torn last write is sealed with padding so the chain continues from an aligned
  * position. New writes never overwrite recovered records that are not trimmed.
  *
- * <p>Thread-safe. Appends are handled by a {@link GroupCommitWriter} on threads named
- * {@code aloft-wal-io-*}; trim points are persisted by the {@code aloft-wal-header} thread.
+ * <p>Thread-safe. Appends are handled by a {@link GroupCommitWriter}: writes on threads named
+ * {@code aloft-wal-io-*}, completions on {@code aloft-wal-callback-1}; trim points are persisted by
+ * the {@code aloft-wal-header-1} thread.
  */
 public final class BlockDeviceWal implements WriteAheadLog {
     private static final Logger log = LoggerFactory.getLogger(BlockDeviceWal.class);
@@ -52,6 +53,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
     private final long recoveredEnd;
     private final WalStats stats;
     private final ExecutorService io;
+    private final ExecutorService callbacks;
     private final ExecutorService headerThread;
     private final ScheduledThreadPoolExecutor timer;
     private final GroupCommitWriter writer;
@@ -70,7 +72,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
     }
 
     private BlockDeviceWal(WalConfig config, WalDevice device, WalHeader header, long recoveredEnd, long start,
-            long[] boundaries, WalStats stats) {
+            Boundaries boundaries, WalStats stats) {
         this.config = config;
         this.device = device;
         this.ring = Ring.forCapacity(config.capacityBytes());
@@ -84,11 +86,12 @@ public final class BlockDeviceWal implements WriteAheadLog {
         this.requestedTrim = header.trimOffset();
         this.requestedScanStart = header.scanStart();
         this.io = Executors.newFixedThreadPool(config.maxInflightWrites(), threads("aloft-wal-io-"));
+        this.callbacks = Executors.newSingleThreadExecutor(threads("aloft-wal-callback-"));
         this.headerThread = Executors.newSingleThreadExecutor(threads("aloft-wal-header-"));
         this.timer = new ScheduledThreadPoolExecutor(1, threads("aloft-wal-timer-"));
         this.timer.setRemoveOnCancelPolicy(true);
         this.writer = new GroupCommitWriter(device, ring, epoch, config, start, header.scanStart(), boundaries, io,
-                timer, stats);
+                callbacks, timer, stats);
     }
 
     /** Opens (creating and formatting if needed) and recovers the log described by {@code config}. */
@@ -161,16 +164,19 @@ public final class BlockDeviceWal implements WriteAheadLog {
         }
         Ring ring = Ring.forCapacity(config.capacityBytes());
 
-        LongDeque boundaries = new LongDeque();
-        boundaries.addLast(header.scanStart());
+        Boundaries boundaries = new Boundaries();
+        boundaries.add(header.scanStart());
         long records = 0;
         long bytes = 0;
         RecordScanner scanner = new RecordScanner(device, ring, header.scanStart(),
                 header.scanStart() + ring.size(), header.epoch(), false);
         while (scanner.hasNext()) {
             RecordScanner.Entry e = scanner.next();
-            if (e.offset() % Ring.ALIGNMENT == 0 && e.offset() > boundaries.peekLast()) {
-                boundaries.addLast(e.offset());
+            if (e.offset() % Ring.ALIGNMENT == 0) {
+                boundaries.add(e.offset());
+            }
+            if (!e.padding()) {
+                boundaries.noteRecord(e.offset());
             }
             if (!e.padding() && e.offset() >= header.trimOffset()) {
                 records++;
@@ -186,14 +192,10 @@ public final class BlockDeviceWal implements WriteAheadLog {
         writeHeader(device, current, WalDevice.allocate(WalHeader.SLOT_SIZE));
 
         long start = sealTornTail(device, ring, end, current.epoch());
-        long[] bounds = new long[boundaries.size() + 1];
-        for (int i = 0; i < boundaries.size(); i++) {
-            bounds[i] = boundaries.get(i);
-        }
-        bounds[boundaries.size()] = start;
+        boundaries.add(start);
         log.info("Opened WAL {} (direct IO {}, epoch {}): {} records, {} bytes recovered between offsets {} and {}",
                 device.path(), device.direct(), current.epoch(), records, bytes, header.trimOffset(), end);
-        return new BlockDeviceWal(config, device, current, end, start, bounds, new WalStats());
+        return new BlockDeviceWal(config, device, current, end, start, boundaries, new WalStats());
     }
 
     /**
@@ -239,7 +241,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
     }
 
     private static void writeHeader(WalDevice device, WalHeader header, ByteBuffer slot) throws IOException {
-        slot.clear();
+        slot.clear().limit(WalHeader.SLOT_SIZE);
         for (int i = 0; i < WalHeader.ENCODED_SIZE; i++) {
             slot.put(i, (byte) 0);
         }
@@ -410,6 +412,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
             Thread.currentThread().interrupt();
         } finally {
             io.shutdown();
+            callbacks.shutdown();
             timer.shutdownNow();
             try {
                 device.close();

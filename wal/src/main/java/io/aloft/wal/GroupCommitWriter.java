@@ -37,14 +37,15 @@ import java.util.zip.CRC32C;
  *   <li><b>Back-pressure.</b> No block may extend past {@code durable scan start + ring size}:
  *       appends that do not fit wait, in order, in {@link #waiting} until a durable trim frees
  *       space, or fail with {@link WalFullException} after {@code wal.append.timeout.ms}.</li>
- *   <li><b>Boundaries.</b> Block starts are record boundaries; trim uses the largest one at or
- *       below the requested offset as the scan start it persists.</li>
+ *   <li><b>Boundaries.</b> Block starts are record boundaries ({@link Boundaries}); a trim persists
+ *       as scan start the first one whose block still holds a record at or above the trim offset.</li>
  *   <li><b>Failure.</b> An I/O error fails every pending append and the writer; the device is no
  *       longer trusted.</li>
  * </ul>
  *
  * <p>Thread-safe. Mutable state is guarded by {@link #lock}; device writes run on the I/O executor;
- * futures are completed outside the lock, on I/O or timer threads.
+ * append futures are completed outside the lock, in offset order, on the single callback thread
+ * (timeouts on the timer thread).
  */
 final class GroupCommitWriter {
     private static final int H = RecordFormat.HEADER_SIZE;
@@ -57,6 +58,7 @@ final class GroupCommitWriter {
     private final int maxInflight;
     private final long appendTimeoutMs;
     private final Executor io;
+    private final Executor callbacks;
     private final ScheduledExecutorService timer;
     private final WalStats stats;
     private final int pooledCapacity;
@@ -70,15 +72,18 @@ final class GroupCommitWriter {
     private final ArrayDeque<Block> outstanding = new ArrayDeque<>();
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
     private final List<DurableWaiter> durableWaiters = new ArrayList<>();
-    private final LongDeque boundaries = new LongDeque();
+    private final Boundaries boundaries;
     private int inflight;
+    /** Completions in progress outside the lock; close waits for them too. */
+    private int completing;
     private long durableEnd;
     private long scanStart;
     private Throwable failure;
     private boolean closed;
 
     GroupCommitWriter(WalDevice device, Ring ring, int epoch, WalConfig config, long start, long scanStart,
-            long[] recoveredBoundaries, Executor io, ScheduledExecutorService timer, WalStats stats) {
+            Boundaries recoveredBoundaries, Executor io, Executor callbacks, ScheduledExecutorService timer,
+            WalStats stats) {
         this.device = device;
         this.ring = ring;
         this.epoch = epoch;
@@ -86,14 +91,13 @@ final class GroupCommitWriter {
         this.maxInflight = config.maxInflightWrites();
         this.appendTimeoutMs = config.appendTimeoutMs();
         this.io = io;
+        this.callbacks = callbacks;
         this.timer = timer;
         this.stats = stats;
         this.pooledCapacity = Math.toIntExact(Ring.alignUp(maxBatch) + 2L * A);
         this.durableEnd = start;
         this.scanStart = scanStart;
-        for (long b : recoveredBoundaries) {
-            boundaries.addLast(b);
-        }
+        this.boundaries = recoveredBoundaries;
         this.current = newBlock(start);
     }
 
@@ -213,6 +217,7 @@ final class GroupCommitWriter {
         }
         long offset = b.start + b.used;
         RecordFormat.writeRecord(b.buf, b.used, offset, epoch, body, checksum);
+        boundaries.noteRecord(offset);
         b.used += (int) framed;
         b.futures.add(future);
         b.offsets.add(offset);
@@ -238,9 +243,7 @@ final class GroupCommitWriter {
         if (buf == null) {
             buf = WalDevice.allocate(pooledCapacity);
         }
-        if (boundaries.isEmpty() || boundaries.peekLast() < start) {
-            boundaries.addLast(start);
-        }
+        boundaries.add(start);
         return new Block(start, buf.clear());
     }
 
@@ -257,6 +260,10 @@ final class GroupCommitWriter {
             return;
         }
         b.size = (int) Ring.padded(b.used);
+        if (b.size > ring.roomToEnd(b.start)) {
+            // Never expected: placement keeps every write inside one lap of the ring.
+            throw new IllegalStateException("write of " + b.size + " bytes at " + b.start + " would cross the ring end");
+        }
         if (b.size > b.used) {
             RecordFormat.writePadding(b.buf, b.used, b.size - b.used, b.start + b.used, epoch);
         }
@@ -320,18 +327,42 @@ final class GroupCommitWriter {
                 }
             }
             pump();
-            if (inflight == 0 && outstanding.isEmpty()) {
-                drained.signalAll();
-            }
+            completing++;
         } finally {
             lock.unlock();
         }
-        for (Block b : completed) {
-            for (int i = 0; i < b.futures.size(); i++) {
-                b.futures.get(i).complete(b.offsets.get(i));
+        // Completions run on the callback thread, in order: the I/O thread goes straight back to
+        // the device instead of waking every appender of the block first.
+        try {
+            callbacks.execute(() -> complete(completed, reached));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            complete(completed, reached); // close gave up waiting and stopped the thread
+        }
+    }
+
+    private void complete(List<Block> completed, List<CompletableFuture<Void>> reached) {
+        try {
+            for (Block b : completed) {
+                for (int i = 0; i < b.futures.size(); i++) {
+                    b.futures.get(i).complete(b.offsets.get(i));
+                }
+            }
+            reached.forEach(f -> f.complete(null));
+        } finally {
+            lock.lock();
+            try {
+                completing--;
+                if (isDrained()) {
+                    drained.signalAll();
+                }
+            } finally {
+                lock.unlock();
             }
         }
-        reached.forEach(f -> f.complete(null));
+    }
+
+    private boolean isDrained() {
+        return inflight == 0 && outstanding.isEmpty() && completing == 0;
     }
 
     /** Fails the writer and everything pending. Call with the lock held. */
@@ -374,7 +405,8 @@ final class GroupCommitWriter {
 
     /**
      * Returns the record boundary to persist as scan start for a trim to {@code offset}: the
-     * largest block start at or below it. Forgets the boundaries below that one.
+     * start of the first block still holding a record at or above it (possibly above
+     * {@code offset} itself, when only padding lies between).
      */
     long boundaryFor(long offset) {
         lock.lock();
@@ -383,10 +415,7 @@ final class GroupCommitWriter {
             if (offset > next) {
                 throw new IllegalArgumentException("trim offset " + offset + " is beyond the log's end " + next);
             }
-            while (boundaries.size() >= 2 && boundaries.get(1) <= offset) {
-                boundaries.removeFirst();
-            }
-            return boundaries.peekFirst();
+            return boundaries.scanStartFor(offset);
         } finally {
             lock.unlock();
         }
@@ -482,7 +511,7 @@ final class GroupCommitWriter {
             seal();
             pump();
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-            while ((inflight > 0 || !outstanding.isEmpty()) && failure == null) {
+            while (!isDrained() && failure == null) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     break;

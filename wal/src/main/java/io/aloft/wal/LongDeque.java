@@ -36,6 +36,13 @@ final class LongDeque {
         return items[(head + index) % items.length];
     }
 
+    void setLast(long value) {
+        if (size == 0) {
+            throw new NoSuchElementException("empty");
+        }
+        items[(head + size - 1) % items.length] = value;
+    }
+
     long peekFirst() {
         return get(0);
     }

@@ -240,6 +240,24 @@ class BlockDeviceWalTest {
     }
 
     @Test
+    void trim_pastLastRecord_releasesEveryWrite() throws Exception {
+        WalConfig config = smallConfig(dir).build();
+        long last = 0;
+        try (BlockDeviceWal wal = BlockDeviceWal.open(config)) {
+            for (int i = 0; i < 10; i++) {
+                last = wal.append(text("r" + i)).get(5, TimeUnit.SECONDS);
+            }
+            wal.trim(last + 1).get(5, TimeUnit.SECONDS);
+            assertEquals(0, wal.usedBytes(), "the last write held only records below the trim point");
+            assertEquals(last + 1, wal.trimOffset());
+            wal.append(text("after")).get(5, TimeUnit.SECONDS);
+        }
+        try (BlockDeviceWal wal = BlockDeviceWal.open(config)) {
+            assertEquals(List.of("after"), recoverAll(wal).stream().map(r -> text(r.body())).toList());
+        }
+    }
+
+    @Test
     void trim_beyondEnd_isRejected() throws Exception {
         try (BlockDeviceWal wal = BlockDeviceWal.open(smallConfig(dir).build())) {
             wal.append(text("x")).get(5, TimeUnit.SECONDS);

@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * trims behind itself, printing one line per event the moment it is durable:
  * {@code A <offset> <id>} when an append's future completed, {@code R <offset>} just before a trim
  * is requested, {@code T <offset>} when the trim's future completed.
- * It never exits on its own; the test ends it with SIGKILL.
+ * It runs until the test ends it with SIGKILL, or until its standard input closes (the test JVM
+ * died), so it can never outlive the test.
  *
  * <p>Arguments: WAL path, round number (makes record ids unique across rounds).
  */
@@ -35,9 +36,24 @@ public final class WalCrashChild {
     public static void main(String[] args) throws Exception {
         Path path = Path.of(args[0]);
         long round = Long.parseLong(args[1]);
+        Thread orphanGuard = new Thread(() -> {
+            try {
+                while (System.in.read() != -1) {
+                    // the parent never writes; EOF means it is gone
+                }
+            } catch (java.io.IOException ignored) {
+                // treated as EOF
+            }
+            Runtime.getRuntime().halt(3);
+        }, "orphan-guard");
+        orphanGuard.setDaemon(true);
+        orphanGuard.start();
         BlockDeviceWal wal = BlockDeviceWal.open(config(path));
         AtomicLong next = new AtomicLong(round << 32);
         ConcurrentSkipListSet<Long> acked = new ConcurrentSkipListSet<>();
+        // Recovered records are trim targets too, as they are for a real consumer of the log;
+        // without them a run killed early leaves ever more of the ring untrimmed.
+        wal.recover().forEachRemaining(r -> acked.add(r.offset()));
         System.out.println("READY");
         for (int t = 0; t < APPENDERS; t++) {
             Thread appender = new Thread(() -> {

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * also survive later incarnations' recoveries and writes.
  */
 class WalCrashTest {
-    private static final int ROUNDS = 20;
+    private static final int ROUNDS = Integer.getInteger("aloft.crash.rounds", 20);
 
     @TempDir
     Path dir;
@@ -58,8 +58,18 @@ class WalCrashTest {
             }
             // A trim requested but not seen completing may or may not have become durable:
             // recovery must land between the last completed trim and the last requested one.
-            long durableTrim = verifyRecovery(walPath, ackedIdByOffset, trimmedBelow, trimRequested,
-                    "round " + round + " (seed " + seed + ")");
+            Path evidence = Path.of("target", "crash-evidence");
+            Files.createDirectories(evidence);
+            Files.copy(walPath, evidence.resolve("before-verify.wal"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            long durableTrim;
+            try {
+                durableTrim = verifyRecovery(walPath, ackedIdByOffset, trimmedBelow, trimRequested,
+                        "round " + round + " (seed " + seed + ")");
+            } catch (AssertionError e) {
+                Files.copy(walPath, evidence.resolve("after-verify.wal"),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                throw e;
+            }
             trimmedBelow = durableTrim;
             ackedIdByOffset.keySet().removeIf(offset -> offset < durableTrim);
         }
@@ -83,13 +93,20 @@ class WalCrashTest {
                 Integer.toString(round));
         pb.redirectErrorStream(true).redirectOutput(out.toFile());
         Process child = pb.start();
+        try {
+            return awaitAcksAndKill(child, out, round, killAfterAcks);
+        } finally {
+            child.destroyForcibly(); // whatever happened above, the child never outlives the round
+        }
+    }
+
+    private ChildRun awaitAcksAndKill(Process child, Path out, int round, int killAfterAcks) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         int acks = 0;
         long scanned = 0;
         while (acks < killAfterAcks) {
             assertTrue(child.isAlive(), () -> "child died before the kill: " + tail(readLines(out)));
             if (System.nanoTime() > deadline) {
-                child.destroyForcibly();
                 fail("child reached " + acks + " of " + killAfterAcks + " acknowledgements in 120 s; its last lines:\n"
                         + tail(readLines(out)));
             }
@@ -151,8 +168,10 @@ class WalCrashTest {
             }
             ByteBuffer body = recovered.get(e.getKey());
             if (body == null) {
+                java.util.TreeMap<Long, ByteBuffer> sorted = new java.util.TreeMap<>(recovered);
                 fail("acknowledged record " + e.getValue() + " at offset " + e.getKey() + " lost (trim point " + trim
-                        + "), " + when);
+                        + "; recovered neighbours " + sorted.lowerKey(e.getKey()) + " and "
+                        + sorted.higherKey(e.getKey()) + ", " + recovered.size() + " records), " + when);
             }
             assertEquals(e.getValue(), WalTestSupport.idOf(body), "record at " + e.getKey() + ", " + when);
         }

@@ -117,12 +117,17 @@ public final class WalDevice implements Closeable {
         }
     }
 
-    /** Allocates a zeroed direct buffer of {@code size} bytes (a multiple of 4096) aligned to 4096. */
+    /**
+     * Allocates a zeroed direct buffer aligned to 4096 whose capacity is exactly {@code size} bytes
+     * (a multiple of 4096), so {@code clear()} can never expose bytes beyond it.
+     */
     public static ByteBuffer allocate(int size) {
         if (size % ALIGNMENT != 0) {
             throw new IllegalArgumentException(size + " is not a multiple of " + ALIGNMENT);
         }
-        return ByteBuffer.allocateDirect(size + ALIGNMENT).alignedSlice(ALIGNMENT).limit(size);
+        // alignedSlice keeps all size + 4096 bytes when the raw allocation happens to be aligned:
+        // cut it to size, or a clear() followed by a write would write 4 KiB too many.
+        return ByteBuffer.allocateDirect(size + ALIGNMENT).alignedSlice(ALIGNMENT).slice(0, size);
     }
 
     /** Writes {@code buf}'s remaining bytes at {@code position}; durable on return only if {@link #direct()}. */

@@ -15,7 +15,8 @@ import java.util.zip.CRC32C;
  *      8       8  sequence, +1 per header write
  *     16       8  capacity in bytes, headers included
  *     24       8  trim offset: records at lower logical offsets are gone
- *     32       8  scan start: a record boundary at or below the trim offset where recovery begins
+ *     32       8  scan start: the record boundary where recovery begins; above the trim offset
+ *                 only when nothing but padding lies between them
  *     40       4  epoch: +1 per open; records carry the epoch that wrote them
  *     44       4  CRC32C of bytes 0..44
  * </pre>
@@ -23,7 +24,8 @@ import java.util.zip.CRC32C;
  * @param sequence header write counter
  * @param capacity bytes of the device in use, header slots included
  * @param trimOffset records below this logical offset are no longer needed
- * @param scanStart record boundary, at or below {@code trimOffset}, where a scan starts
+ * @param scanStart record boundary where a scan starts (no record lies in between it and
+ *     {@code trimOffset} when it is the higher)
  * @param epoch open epoch current when this copy was written
  */
 public record WalHeader(long sequence, long capacity, long trimOffset, long scanStart, int epoch) {
@@ -70,7 +72,7 @@ public record WalHeader(long sequence, long capacity, long trimOffset, long scan
         }
         WalHeader h = new WalHeader(slot.getLong(SEQUENCE_OFFSET), slot.getLong(CAPACITY_OFFSET),
                 slot.getLong(TRIM_OFFSET), slot.getLong(SCAN_START_OFFSET), slot.getInt(EPOCH_OFFSET));
-        boolean sane = h.sequence >= 0 && h.capacity > 0 && h.scanStart >= 0 && h.scanStart <= h.trimOffset;
+        boolean sane = h.sequence >= 0 && h.capacity > 0 && h.scanStart >= 0 && h.trimOffset >= 0;
         return sane ? h : null;
     }
 
