@@ -1,0 +1,54 @@
+package io.aloft.stream;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An append-only sequence of batches addressed by logical offsets: a batch of {@code count}
+ * records takes {@code count} offsets. Data is durable in the write-ahead log when an append
+ * completes, and moves to object storage in the background.
+ *
+ * <p>A stream is opened with an epoch; once another owner opens it with a higher epoch, this
+ * handle is fenced and its operations fail with {@link StreamFencedException}.
+ *
+ * <p>Thread-safe. Appends to one stream are ordered by the order of {@link #append} calls.
+ */
+public interface Stream {
+    long streamId();
+
+    long epoch();
+
+    /** First readable offset (moves with {@link #trim}). */
+    long startOffset();
+
+    /** Offset just past the last durable batch: readers see data below it. */
+    long confirmOffset();
+
+    /** Offset the next append will take. */
+    long nextOffset();
+
+    /**
+     * Appends a batch. The payload is copied before this method returns (the caller keeps it).
+     *
+     * @return a future of the batch's base offset, completing once the batch and every earlier
+     *     batch of this stream are durable
+     */
+    CompletableFuture<Long> append(ByteBuffer payload, int count);
+
+    /**
+     * Reads batches from {@code startOffset} (inclusive) towards {@code endOffset} (exclusive),
+     * stopping once {@code maxBytes} are collected; at least one batch is returned when any data
+     * exists at {@code startOffset}, however large. The first batch may begin before
+     * {@code startOffset} (batches are never split).
+     *
+     * <p>Fails with {@link StreamOffsetOutOfRangeException} if {@code startOffset} is below the
+     *     start offset or beyond the confirm offset
+     */
+    CompletableFuture<FetchResult> fetch(long startOffset, long endOffset, int maxBytes);
+
+    /** Moves the start offset forward; data below it is released. */
+    CompletableFuture<Void> trim(long newStartOffset);
+
+    /** Uploads this stream's data still in the log cache, and closes the stream in metadata. */
+    CompletableFuture<Void> close();
+}

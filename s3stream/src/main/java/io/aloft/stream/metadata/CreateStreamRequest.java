@@ -1,0 +1,5 @@
+package io.aloft.stream.metadata;
+
+/** @param nodeId the node asking, for the log */
+public record CreateStreamRequest(int nodeId) {
+}

@@ -1,0 +1,5 @@
+package io.aloft.stream.metadata;
+
+/** @param epoch must be the stream's current epoch */
+public record DeleteStreamRequest(long streamId, long epoch) {
+}

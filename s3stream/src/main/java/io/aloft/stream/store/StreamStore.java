@@ -1,0 +1,389 @@
+package io.aloft.stream.store;
+
+import io.aloft.stream.FetchResult;
+import io.aloft.stream.Stream;
+import io.aloft.stream.StreamException;
+import io.aloft.stream.StreamFencedException;
+import io.aloft.stream.StreamOffsetOutOfRangeException;
+import io.aloft.stream.StreamRecordBatch;
+import io.aloft.stream.cache.LogCache;
+import io.aloft.stream.metadata.CloseStreamRequest;
+import io.aloft.stream.metadata.CreateStreamRequest;
+import io.aloft.stream.metadata.OpenStreamRequest;
+import io.aloft.stream.metadata.StreamMetadata;
+import io.aloft.stream.metadata.TrimStreamRequest;
+import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.wal.WriteAheadLog;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams on a write-ahead log and object storage.
+ *
+ * <h2>Write path</h2>
+ * An append takes the stream's next offsets, enters the log cache and is written to the WAL, all
+ * under one lock so the cache's order is the WAL's order; it is acknowledged once it and every
+ * earlier append of its stream are durable. The cache's active block is sealed by size
+ * ({@code s3.wal.upload.threshold.bytes}), age ({@code s3.wal.upload.interval.ms}), a stream's
+ * close, or shutdown; a sealed block is uploaded once all its appends are durable, and blocks
+ * are committed to metadata strictly in seal order. After a commit the WAL is trimmed past the
+ * block and the block becomes evictable.
+ *
+ * <h2>Read path</h2>
+ * Reads at the tail come from the log cache; older data from objects (see {@link ObjectFetcher}).
+ *
+ * <h2>Recovery</h2>
+ * On open, WAL records not yet committed (per metadata's stream end offsets, and still owned with
+ * the same epoch) are uploaded and committed, then the WAL is reset.
+ *
+ * <p>The store does not own the WAL, object storage or metadata passed in; the caller closes them
+ * after {@link #close()}. Thread-safe. Uploads are orchestrated on the {@code aloft-stream-upload}
+ * thread.
+ */
+public final class StreamStore implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StreamStore.class);
+    private static final long RETRY_BACKOFF_MS = 1_000;
+
+    private final StreamStoreConfig config;
+    private final WriteAheadLog wal;
+    private final StreamMetadata metadata;
+    private final LongSupplier clock;
+    private final LogCache logCache;
+    private final BlockUploader uploader;
+    private final ObjectFetcher fetcher;
+    private final ScheduledExecutorService scheduler;
+    private final Object appendLock = new Object();
+    private final Map<Long, S3Stream> streams = new ConcurrentHashMap<>();
+    /** Completes when every block sealed so far is committed; guarded by appendLock for chaining. */
+    private CompletableFuture<Void> commitChain = CompletableFuture.completedFuture(null);
+    private volatile Throwable failure;
+    private volatile boolean closed;
+
+    private StreamStore(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage, StreamMetadata metadata,
+            LongSupplier clock) {
+        this.config = config;
+        this.wal = wal;
+        this.metadata = metadata;
+        this.clock = clock;
+        this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
+        this.uploader = new BlockUploader(config, storage, metadata, clock);
+        this.fetcher = new ObjectFetcher(storage, metadata, config.blockCacheSizeBytes());
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "aloft-stream-upload");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Recovers the WAL's uncommitted records into objects, then starts the store.
+     *
+     * @param clock wall-clock milliseconds (injected so tests control time)
+     */
+    public static StreamStore open(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage,
+            StreamMetadata metadata, LongSupplier clock) {
+        StreamStore store = new StreamStore(config, wal, storage, metadata, clock);
+        new WalRecovery(wal, metadata, store.uploader).run();
+        long interval = config.uploadIntervalMs();
+        store.scheduler.scheduleWithFixedDelay(store::sealIfOld, interval, Math.max(1, interval / 4),
+                TimeUnit.MILLISECONDS);
+        return store;
+    }
+
+    public static StreamStore open(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage,
+            StreamMetadata metadata) {
+        return open(config, wal, storage, metadata, System::currentTimeMillis);
+    }
+
+    /** Creates an empty stream in metadata and returns its id. */
+    public CompletableFuture<Long> createStream() {
+        return metadata.createStream(new CreateStreamRequest(config.nodeId()));
+    }
+
+    /**
+     * Opens a stream with {@code epoch} (higher than its current one), fencing any earlier owner,
+     * including an earlier handle on this node.
+     */
+    public CompletableFuture<Stream> openStream(long streamId, long epoch) {
+        checkUsable();
+        return metadata.openStream(new OpenStreamRequest(streamId, epoch, config.nodeId())).thenApply(info -> {
+            S3Stream stream = new S3Stream(this, streamId, info.epoch(), info.startOffset(), info.endOffset());
+            S3Stream previous = streams.put(streamId, stream);
+            if (previous != null) {
+                previous.state(S3Stream.State.FENCED);
+            }
+            return stream;
+        });
+    }
+
+    CompletableFuture<Long> append(S3Stream stream, ByteBuffer payload, int count) {
+        if (count < 1) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("count " + count + " < 1"));
+        }
+        S3Stream.PendingAppend pending;
+        synchronized (appendLock) {
+            Throwable unusable = unusable(stream);
+            if (unusable != null) {
+                return CompletableFuture.failedFuture(unusable);
+            }
+            long base = stream.nextOffset;
+            // One copy: the WAL record body, whose payload slice is what the cache keeps.
+            ByteBuffer body = WalRecordCodec.encode(
+                    new StreamRecordBatch(stream.streamId(), stream.epoch(), base, count, payload));
+            StreamRecordBatch batch = WalRecordCodec.decode(body.duplicate());
+            stream.nextOffset = base + count;
+            LogCache.Block block = logCache.put(batch);
+            pending = stream.addPending(base, base + count);
+            wal.append(body).whenComplete((walOffset, error) -> {
+                if (error != null) {
+                    fail(new StreamException("WAL append failed; the stream store stops", error));
+                    return;
+                }
+                logCache.confirm(block, walOffset);
+                stream.durable(pending);
+            });
+            if (logCache.activeBytes() >= config.uploadThresholdBytes()) {
+                sealAndUpload();
+            }
+        }
+        return pending.future;
+    }
+
+    private Throwable unusable(S3Stream stream) {
+        if (failure != null) {
+            return new StreamException("stream store failed", failure);
+        }
+        if (closed) {
+            return new StreamException("stream store is closed");
+        }
+        if (stream.state() != S3Stream.State.OPEN) {
+            return new StreamFencedException(stream + " is not open for appends");
+        }
+        return null;
+    }
+
+    private void checkUsable() {
+        if (failure != null) {
+            throw new StreamException("stream store failed", failure);
+        }
+        if (closed) {
+            throw new StreamException("stream store is closed");
+        }
+    }
+
+    CompletableFuture<FetchResult> fetch(S3Stream stream, long from, long to, int maxBytes) {
+        long confirmed = stream.confirmOffset();
+        if (from < stream.startOffset() || from > confirmed) {
+            return CompletableFuture.failedFuture(new StreamOffsetOutOfRangeException("offset " + from
+                    + " is outside [" + stream.startOffset() + ", " + confirmed + "] of " + stream));
+        }
+        long end = Math.min(to, confirmed);
+        if (from >= end) {
+            return CompletableFuture.completedFuture(new FetchResult(List.of(), true));
+        }
+        List<StreamRecordBatch> cached = logCache.get(stream.streamId(), from, end, maxBytes);
+        if (!cached.isEmpty()) {
+            return CompletableFuture.completedFuture(new FetchResult(cached, true));
+        }
+        long cacheStart = logCache.startOffset(stream.streamId());
+        long objectsEnd = cacheStart > from ? Math.min(end, cacheStart) : end;
+        return fetcher.fetch(stream.streamId(), from, objectsEnd, maxBytes).thenApply(fromObjects -> {
+            List<StreamRecordBatch> out = new ArrayList<>(fromObjects);
+            long reached = out.isEmpty() ? from : out.get(out.size() - 1).lastOffsetExclusive();
+            int bytes = out.stream().mapToInt(StreamRecordBatch::size).sum();
+            if (reached < end && bytes < maxBytes && (out.isEmpty() || reached == cacheStart)) {
+                out.addAll(logCache.get(stream.streamId(), reached, end, out.isEmpty() ? maxBytes : maxBytes - bytes));
+            }
+            return new FetchResult(out, false);
+        });
+    }
+
+    CompletableFuture<Void> trim(S3Stream stream, long newStart) {
+        if (newStart > stream.confirmOffset()) {
+            return CompletableFuture.failedFuture(new StreamOffsetOutOfRangeException("trim to " + newStart
+                    + " beyond the confirmed end of " + stream));
+        }
+        stream.startOffset(newStart);
+        return applyTrim(stream);
+    }
+
+    /**
+     * Writes the stream's start offset to metadata as far as its committed data reaches; the rest
+     * follows when the data is committed (metadata never starts a stream past its committed end).
+     */
+    private CompletableFuture<Void> applyTrim(S3Stream stream) {
+        long target = Math.min(stream.startOffset(), stream.committedEnd());
+        if (target <= stream.metadataStart()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return metadata.trimStream(new TrimStreamRequest(stream.streamId(), stream.epoch(), target))
+                .thenRun(() -> stream.metadataStart(target));
+    }
+
+    CompletableFuture<Void> closeStream(S3Stream stream) {
+        CompletableFuture<Void> uploaded;
+        synchronized (appendLock) {
+            if (stream.state() != S3Stream.State.OPEN) {
+                return CompletableFuture.completedFuture(null);
+            }
+            stream.state(S3Stream.State.CLOSING);
+            uploaded = sealAndUpload();
+        }
+        // Wait until everything appended before the close is durable and committed.
+        return uploaded.thenCompose(v -> metadata.closeStream(
+                new CloseStreamRequest(stream.streamId(), stream.epoch(), config.nodeId()))).whenComplete((v, e) -> {
+                    stream.state(S3Stream.State.CLOSED);
+                    streams.remove(stream.streamId(), stream);
+                });
+    }
+
+    /** Periodic check on the upload thread: seal data older than the upload interval. */
+    private void sealIfOld() {
+        synchronized (appendLock) {
+            if (logCache.activeBytes() > 0
+                    && clock.getAsLong() - logCache.activeCreatedAtMs() >= config.uploadIntervalMs()) {
+                sealAndUpload();
+            }
+        }
+    }
+
+    /**
+     * Seals the active block (if it holds anything) and chains its upload and commit behind the
+     * previous ones. Returns a future completing when everything sealed so far is committed.
+     * Called under the append lock.
+     */
+    private CompletableFuture<Void> sealAndUpload() {
+        LogCache.Block block = logCache.seal(clock.getAsLong());
+        if (block == null) {
+            return commitChain;
+        }
+        CompletableFuture<BlockUploader.Uploaded> uploaded = block.allConfirmed()
+                .thenComposeAsync(v -> uploadWithRetry(block), scheduler);
+        commitChain = commitChain.thenCombine(uploaded, (v, u) -> u)
+                .thenCompose(u -> commitWithRetry(block, u))
+                .thenCompose(fenced -> afterCommit(block, fenced));
+        return commitChain;
+    }
+
+    private CompletableFuture<BlockUploader.Uploaded> uploadWithRetry(LogCache.Block block) {
+        return uploader.upload(block.streams()).exceptionallyCompose(error -> {
+            if (closedOrFailed()) {
+                return CompletableFuture.failedFuture(error);
+            }
+            log.warn("Uploading log cache block {} failed; retrying in {} ms", block.id(), RETRY_BACKOFF_MS,
+                    unwrap(error));
+            return delay().thenCompose(v -> uploadWithRetry(block));
+        });
+    }
+
+    private CompletableFuture<Set<Long>> commitWithRetry(LogCache.Block block, BlockUploader.Uploaded uploaded) {
+        return uploader.commit(uploaded).exceptionallyCompose(error -> {
+            if (failure != null) {
+                return CompletableFuture.failedFuture(error);
+            }
+            log.warn("Committing log cache block {} failed; retrying in {} ms", block.id(), RETRY_BACKOFF_MS,
+                    unwrap(error));
+            return delay().thenCompose(v -> commitWithRetry(block, uploaded));
+        });
+    }
+
+    private CompletableFuture<Void> afterCommit(LogCache.Block block, Set<Long> fenced) {
+        for (long streamId : fenced) {
+            S3Stream s = streams.get(streamId);
+            if (s != null) {
+                s.state(S3Stream.State.FENCED);
+            }
+        }
+        List<CompletableFuture<Void>> trims = new ArrayList<>();
+        block.streams().forEach((streamId, batches) -> {
+            S3Stream s = streams.get(streamId);
+            if (s != null && !fenced.contains(streamId) && !batches.isEmpty()
+                    && batches.get(0).epoch() == s.epoch()) {
+                s.committedEnd(batches.get(batches.size() - 1).lastOffsetExclusive());
+                trims.add(applyTrim(s).exceptionally(e -> {
+                    log.warn("Trimming {} in metadata failed; retried after the next commit", s, e);
+                    return null;
+                }));
+            }
+        });
+        logCache.markUploaded(block);
+        long maxWal = block.maxWalOffset();
+        if (maxWal >= 0) {
+            // Everything in the WAL up to and including this block's last record is now in objects.
+            trims.add(wal.trim(maxWal + 1).exceptionally(error -> {
+                log.warn("Trimming the WAL after block {} failed", block.id(), error);
+                return null;
+            }));
+        }
+        return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<Void> delay() {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        scheduler.schedule(() -> f.complete(null), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+        return f;
+    }
+
+    private boolean closedOrFailed() {
+        return failure != null;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    private void fail(Throwable error) {
+        if (failure == null) {
+            failure = error;
+            log.error("Stream store failed; every stream stops", error);
+            streams.values().forEach(s -> s.failPending(error));
+        }
+    }
+
+    /** Log cache bytes not yet committed to object storage. */
+    public long pendingUploadBytes() {
+        return logCache.unuploadedBytes();
+    }
+
+    /** Seals whatever the log cache holds and waits for it to be committed (for tests and shutdown). */
+    public CompletableFuture<Void> flush() {
+        synchronized (appendLock) {
+            return sealAndUpload();
+        }
+    }
+
+    /**
+     * Uploads and commits everything appended so far, then stops. Streams are left open in
+     * metadata: the next owner opens them with a higher epoch.
+     */
+    @Override
+    public void close() {
+        CompletableFuture<Void> done;
+        synchronized (appendLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            done = sealAndUpload();
+        }
+        try {
+            done.get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("Not everything was uploaded before close; the WAL keeps it for recovery", e);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package io.aloft.stream.store;
+
+import java.util.List;
+
+/**
+ * Settings of a {@link StreamStore}. Immutable; validated when built; a bad value fails with an
+ * {@link IllegalArgumentException} whose message starts with the key.
+ */
+public final class StreamStoreConfig {
+    public static final String NODE_ID_CONFIG = "node.id";
+    public static final String NODE_ID_DOC = "Id of this node: owner of the streams it opens and writer of its objects.";
+
+    public static final String UPLOAD_THRESHOLD_CONFIG = "s3.wal.upload.threshold.bytes";
+    public static final String UPLOAD_THRESHOLD_DOC = "When the log cache holds this many bytes not yet sealed, "
+            + "they are sealed and uploaded as one stream-set object.";
+    public static final long UPLOAD_THRESHOLD_DEFAULT = 32L << 20;
+
+    public static final String UPLOAD_INTERVAL_CONFIG = "s3.wal.upload.interval.ms";
+    public static final String UPLOAD_INTERVAL_DOC = "Data older than this in the log cache is sealed and uploaded "
+            + "even below the size threshold, bounding how much the WAL holds.";
+    public static final long UPLOAD_INTERVAL_DEFAULT = 10_000;
+
+    public static final String SPLIT_THRESHOLD_CONFIG = "s3.stream.object.split.threshold.bytes";
+    public static final String SPLIT_THRESHOLD_DOC = "A stream with at least this many bytes in one upload gets a "
+            + "stream object of its own instead of a share of the stream-set object.";
+    public static final long SPLIT_THRESHOLD_DEFAULT = 8L << 20;
+
+    public static final String LOG_CACHE_SIZE_CONFIG = "s3.log.cache.size.bytes";
+    public static final String LOG_CACHE_SIZE_DOC = "Memory for the log cache (the tail of every stream). Uploaded "
+            + "data is evicted, oldest first, beyond it.";
+    public static final long LOG_CACHE_SIZE_DEFAULT = 256L << 20;
+
+    public static final String BLOCK_CACHE_SIZE_CONFIG = "s3.block.cache.size.bytes";
+    public static final String BLOCK_CACHE_SIZE_DOC = "Memory for data blocks read from object storage (catch-up reads).";
+    public static final long BLOCK_CACHE_SIZE_DEFAULT = 128L << 20;
+
+    public static final String OBJECT_BLOCK_SIZE_CONFIG = "s3.object.block.size.bytes";
+    public static final String OBJECT_BLOCK_SIZE_DOC = "Target size of a data block inside an object: the unit of a "
+            + "ranged read.";
+    public static final int OBJECT_BLOCK_SIZE_DEFAULT = 512 * 1024;
+
+    public static final String PREPARE_TTL_CONFIG = "s3.object.prepare.ttl.ms";
+    public static final String PREPARE_TTL_DOC = "An object id prepared for an upload that is not committed within "
+            + "this time is marked for deletion (its writer failed).";
+    public static final long PREPARE_TTL_DEFAULT = 60 * 60_000L;
+
+    /** One documented key. */
+    public record Key(String name, String defaultValue, String doc) {
+    }
+
+    public static final List<Key> KEYS = List.of(
+            new Key(NODE_ID_CONFIG, "(required)", NODE_ID_DOC),
+            new Key(UPLOAD_THRESHOLD_CONFIG, Long.toString(UPLOAD_THRESHOLD_DEFAULT), UPLOAD_THRESHOLD_DOC),
+            new Key(UPLOAD_INTERVAL_CONFIG, Long.toString(UPLOAD_INTERVAL_DEFAULT), UPLOAD_INTERVAL_DOC),
+            new Key(SPLIT_THRESHOLD_CONFIG, Long.toString(SPLIT_THRESHOLD_DEFAULT), SPLIT_THRESHOLD_DOC),
+            new Key(LOG_CACHE_SIZE_CONFIG, Long.toString(LOG_CACHE_SIZE_DEFAULT), LOG_CACHE_SIZE_DOC),
+            new Key(BLOCK_CACHE_SIZE_CONFIG, Long.toString(BLOCK_CACHE_SIZE_DEFAULT), BLOCK_CACHE_SIZE_DOC),
+            new Key(OBJECT_BLOCK_SIZE_CONFIG, Integer.toString(OBJECT_BLOCK_SIZE_DEFAULT), OBJECT_BLOCK_SIZE_DOC),
+            new Key(PREPARE_TTL_CONFIG, Long.toString(PREPARE_TTL_DEFAULT), PREPARE_TTL_DOC));
+
+    private final int nodeId;
+    private final long uploadThresholdBytes;
+    private final long uploadIntervalMs;
+    private final long splitThresholdBytes;
+    private final long logCacheSizeBytes;
+    private final long blockCacheSizeBytes;
+    private final int objectBlockSizeBytes;
+    private final long prepareTtlMs;
+
+    private StreamStoreConfig(Builder b) {
+        require(b.nodeId >= 0, NODE_ID_CONFIG, b.nodeId + " is negative");
+        require(b.uploadThresholdBytes > 0, UPLOAD_THRESHOLD_CONFIG, "must be positive");
+        require(b.uploadIntervalMs > 0, UPLOAD_INTERVAL_CONFIG, "must be positive");
+        require(b.splitThresholdBytes > 0, SPLIT_THRESHOLD_CONFIG, "must be positive");
+        require(b.logCacheSizeBytes >= b.uploadThresholdBytes, LOG_CACHE_SIZE_CONFIG,
+                b.logCacheSizeBytes + " is below " + UPLOAD_THRESHOLD_CONFIG + "=" + b.uploadThresholdBytes);
+        require(b.blockCacheSizeBytes > 0, BLOCK_CACHE_SIZE_CONFIG, "must be positive");
+        require(b.objectBlockSizeBytes >= 1024 && b.objectBlockSizeBytes <= (64 << 20), OBJECT_BLOCK_SIZE_CONFIG,
+                b.objectBlockSizeBytes + " is outside [1024, 67108864]");
+        require(b.prepareTtlMs > 0, PREPARE_TTL_CONFIG, "must be positive");
+        this.nodeId = b.nodeId;
+        this.uploadThresholdBytes = b.uploadThresholdBytes;
+        this.uploadIntervalMs = b.uploadIntervalMs;
+        this.splitThresholdBytes = b.splitThresholdBytes;
+        this.logCacheSizeBytes = b.logCacheSizeBytes;
+        this.blockCacheSizeBytes = b.blockCacheSizeBytes;
+        this.objectBlockSizeBytes = b.objectBlockSizeBytes;
+        this.prepareTtlMs = b.prepareTtlMs;
+    }
+
+    private static void require(boolean ok, String key, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(key + ": " + message);
+        }
+    }
+
+    public static Builder builder(int nodeId) {
+        return new Builder(nodeId);
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public long uploadThresholdBytes() {
+        return uploadThresholdBytes;
+    }
+
+    public long uploadIntervalMs() {
+        return uploadIntervalMs;
+    }
+
+    public long splitThresholdBytes() {
+        return splitThresholdBytes;
+    }
+
+    public long logCacheSizeBytes() {
+        return logCacheSizeBytes;
+    }
+
+    public long blockCacheSizeBytes() {
+        return blockCacheSizeBytes;
+    }
+
+    public int objectBlockSizeBytes() {
+        return objectBlockSizeBytes;
+    }
+
+    public long prepareTtlMs() {
+        return prepareTtlMs;
+    }
+
+    /** Fail-fast builder. */
+    public static final class Builder {
+        private final int nodeId;
+        private long uploadThresholdBytes = UPLOAD_THRESHOLD_DEFAULT;
+        private long uploadIntervalMs = UPLOAD_INTERVAL_DEFAULT;
+        private long splitThresholdBytes = SPLIT_THRESHOLD_DEFAULT;
+        private long logCacheSizeBytes = LOG_CACHE_SIZE_DEFAULT;
+        private long blockCacheSizeBytes = BLOCK_CACHE_SIZE_DEFAULT;
+        private int objectBlockSizeBytes = OBJECT_BLOCK_SIZE_DEFAULT;
+        private long prepareTtlMs = PREPARE_TTL_DEFAULT;
+
+        private Builder(int nodeId) {
+            this.nodeId = nodeId;
+        }
+
+        public Builder uploadThresholdBytes(long v) {
+            uploadThresholdBytes = v;
+            return this;
+        }
+
+        public Builder uploadIntervalMs(long v) {
+            uploadIntervalMs = v;
+            return this;
+        }
+
+        public Builder splitThresholdBytes(long v) {
+            splitThresholdBytes = v;
+            return this;
+        }
+
+        public Builder logCacheSizeBytes(long v) {
+            logCacheSizeBytes = v;
+            return this;
+        }
+
+        public Builder blockCacheSizeBytes(long v) {
+            blockCacheSizeBytes = v;
+            return this;
+        }
+
+        public Builder objectBlockSizeBytes(int v) {
+            objectBlockSizeBytes = v;
+            return this;
+        }
+
+        public Builder prepareTtlMs(long v) {
+            prepareTtlMs = v;
+            return this;
+        }
+
+        public StreamStoreConfig build() {
+            return new StreamStoreConfig(this);
+        }
+    }
+}
