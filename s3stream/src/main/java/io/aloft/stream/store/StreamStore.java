@@ -6,6 +6,7 @@ import io.aloft.stream.StreamException;
 import io.aloft.stream.StreamFencedException;
 import io.aloft.stream.StreamOffsetOutOfRangeException;
 import io.aloft.stream.StreamRecordBatch;
+import io.aloft.stream.StreamStoreFullException;
 import io.aloft.stream.cache.LogCache;
 import io.aloft.stream.metadata.CloseStreamRequest;
 import io.aloft.stream.metadata.CreateStreamRequest;
@@ -66,6 +67,8 @@ public final class StreamStore implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final Object appendLock = new Object();
     private final Map<Long, S3Stream> streams = new ConcurrentHashMap<>();
+    /** Appends waiting for log-cache room, oldest first; guarded by appendLock. */
+    private final java.util.ArrayDeque<WaitingAppend> waiting = new java.util.ArrayDeque<>();
     /** Completes when every block sealed so far is committed; guarded by appendLock for chaining. */
     private CompletableFuture<Void> commitChain = CompletableFuture.completedFuture(null);
     private volatile Throwable failure;
@@ -94,6 +97,11 @@ public final class StreamStore implements AutoCloseable {
      */
     public static StreamStore open(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage,
             StreamMetadata metadata, LongSupplier clock) {
+        if (config.logCacheSizeBytes() >= wal.capacity()) {
+            throw new IllegalArgumentException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG + ": "
+                    + config.logCacheSizeBytes() + " must be below the WAL's " + wal.capacity()
+                    + " bytes (wal.capacity.bytes): data not yet uploaded is held in both");
+        }
         StreamStore store = new StreamStore(config, wal, storage, metadata, clock);
         new WalRecovery(wal, metadata, store.uploader).run();
         long interval = config.uploadIntervalMs();
@@ -132,31 +140,107 @@ public final class StreamStore implements AutoCloseable {
         if (count < 1) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("count " + count + " < 1"));
         }
-        S3Stream.PendingAppend pending;
+        int size = payload.remaining();
+        if (size > config.logCacheSizeBytes()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG
+                    + ": a batch of " + size + " bytes can never fit in " + config.logCacheSizeBytes()));
+        }
         synchronized (appendLock) {
             Throwable unusable = unusable(stream);
             if (unusable != null) {
                 return CompletableFuture.failedFuture(unusable);
             }
-            long base = stream.nextOffset;
-            // One copy: the WAL record body, whose payload slice is what the cache keeps.
-            ByteBuffer body = WalRecordCodec.encode(
-                    new StreamRecordBatch(stream.streamId(), stream.epoch(), base, count, payload));
-            StreamRecordBatch batch = WalRecordCodec.decode(body.duplicate());
-            stream.nextOffset = base + count;
-            LogCache.Block block = logCache.put(batch);
-            pending = stream.addPending(base, base + count);
-            wal.append(body).whenComplete((walOffset, error) -> {
-                if (error != null) {
-                    fail(new StreamException("WAL append failed; the stream store stops", error));
+            if (waiting.isEmpty() && fitsBudget(size)) {
+                return place(stream, payload, count);
+            }
+            // Uploads are behind: wait, in order, for committed data to free the budget.
+            WaitingAppend w = new WaitingAppend(stream, ByteBuffer.allocate(size).put(payload.duplicate()).flip(),
+                    count, new CompletableFuture<>());
+            waiting.addLast(w);
+            w.timeout = scheduler.schedule(() -> expire(w), config.appendTimeoutMs(), TimeUnit.MILLISECONDS);
+            sealAndUpload(); // start an upload now rather than at the next size or age trigger
+            return w.future;
+        }
+    }
+
+    /** An append waiting for log-cache room; guarded by the append lock. */
+    private static final class WaitingAppend {
+        final S3Stream stream;
+        final ByteBuffer payload;
+        final int count;
+        final CompletableFuture<Long> future;
+        java.util.concurrent.ScheduledFuture<?> timeout;
+
+        WaitingAppend(S3Stream stream, ByteBuffer payload, int count, CompletableFuture<Long> future) {
+            this.stream = stream;
+            this.payload = payload;
+            this.count = count;
+            this.future = future;
+        }
+    }
+
+    private boolean fitsBudget(int size) {
+        return logCache.unuploadedBytes() + size <= config.logCacheSizeBytes();
+    }
+
+    private void expire(WaitingAppend w) {
+        synchronized (appendLock) {
+            if (!waiting.remove(w)) {
+                return;
+            }
+        }
+        w.future.completeExceptionally(new StreamStoreFullException("append to " + w.stream + " waited "
+                + config.appendTimeoutMs() + " ms (" + StreamStoreConfig.APPEND_TIMEOUT_CONFIG + ") for room in the "
+                + "log cache (" + StreamStoreConfig.LOG_CACHE_SIZE_CONFIG + "=" + config.logCacheSizeBytes()
+                + "): uploads to object storage are behind"));
+    }
+
+    /** Places waiting appends, in order, while the budget allows. */
+    private void drainWaiting() {
+        synchronized (appendLock) {
+            while (!waiting.isEmpty()) {
+                WaitingAppend w = waiting.peekFirst();
+                Throwable unusable = unusable(w.stream);
+                if (unusable == null && !fitsBudget(w.payload.remaining())) {
                     return;
                 }
-                logCache.confirm(block, walOffset);
-                stream.durable(pending);
-            });
-            if (logCache.activeBytes() >= config.uploadThresholdBytes()) {
-                sealAndUpload();
+                waiting.pollFirst();
+                w.timeout.cancel(false);
+                if (unusable != null) {
+                    w.future.completeExceptionally(unusable);
+                } else {
+                    place(w.stream, w.payload, w.count).whenComplete((offset, error) -> {
+                        if (error != null) {
+                            w.future.completeExceptionally(error);
+                        } else {
+                            w.future.complete(offset);
+                        }
+                    });
+                }
             }
+        }
+    }
+
+    /** Assigns offsets, caches and writes the batch. Called under the append lock. */
+    private CompletableFuture<Long> place(S3Stream stream, ByteBuffer payload, int count) {
+        long base = stream.nextOffset;
+        // One copy: the WAL record body, whose payload slice is what the cache keeps.
+        ByteBuffer body = WalRecordCodec.encode(
+                new StreamRecordBatch(stream.streamId(), stream.epoch(), base, count, payload));
+        StreamRecordBatch batch = WalRecordCodec.decode(body.duplicate());
+        stream.nextOffset = base + count;
+        LogCache.Block block = logCache.put(batch);
+        S3Stream.PendingAppend pending = stream.addPending(base, base + count);
+        wal.append(body).whenComplete((walOffset, error) -> {
+            if (error != null) {
+                fail(new StreamException("WAL append failed; the stream store stops", error));
+                return;
+            }
+            logCache.confirm(block, walOffset);
+            stream.durable(pending);
+        });
+        if (logCache.activeBytes() >= config.uploadThresholdBytes()) {
+            sealAndUpload();
         }
         return pending.future;
     }
@@ -319,6 +403,7 @@ public final class StreamStore implements AutoCloseable {
             }
         });
         logCache.markUploaded(block);
+        drainWaiting();
         long maxWal = block.maxWalOffset();
         if (maxWal >= 0) {
             // Everything in the WAL up to and including this block's last record is now in objects.
@@ -349,6 +434,7 @@ public final class StreamStore implements AutoCloseable {
             failure = error;
             log.error("Stream store failed; every stream stops", error);
             streams.values().forEach(s -> s.failPending(error));
+            drainWaiting(); // every waiting append now fails: the store is unusable
         }
     }
 
@@ -378,6 +464,7 @@ public final class StreamStore implements AutoCloseable {
             closed = true;
             done = sealAndUpload();
         }
+        drainWaiting(); // waiting appends fail: the store is closed
         try {
             done.get(60, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -27,8 +27,15 @@ public final class StreamStoreConfig {
 
     public static final String LOG_CACHE_SIZE_CONFIG = "s3.log.cache.size.bytes";
     public static final String LOG_CACHE_SIZE_DOC = "Memory for the log cache (the tail of every stream). Uploaded "
-            + "data is evicted, oldest first, beyond it.";
+            + "data is evicted, oldest first, beyond it; data not yet uploaded is never evicted, and once it alone "
+            + "fills this budget appends wait (s3.append.timeout.ms). Must be below the WAL's capacity.";
     public static final long LOG_CACHE_SIZE_DEFAULT = 256L << 20;
+
+    public static final String APPEND_TIMEOUT_CONFIG = "s3.append.timeout.ms";
+    public static final String APPEND_TIMEOUT_DOC = "When the log cache holds s3.log.cache.size.bytes not yet "
+            + "uploaded (object storage slow or down), appends wait for uploads this long, then fail with "
+            + "StreamStoreFullException. Acknowledged data is never dropped to make room.";
+    public static final long APPEND_TIMEOUT_DEFAULT = 20_000;
 
     public static final String BLOCK_CACHE_SIZE_CONFIG = "s3.block.cache.size.bytes";
     public static final String BLOCK_CACHE_SIZE_DOC = "Memory for data blocks read from object storage (catch-up reads).";
@@ -54,6 +61,7 @@ public final class StreamStoreConfig {
             new Key(UPLOAD_INTERVAL_CONFIG, Long.toString(UPLOAD_INTERVAL_DEFAULT), UPLOAD_INTERVAL_DOC),
             new Key(SPLIT_THRESHOLD_CONFIG, Long.toString(SPLIT_THRESHOLD_DEFAULT), SPLIT_THRESHOLD_DOC),
             new Key(LOG_CACHE_SIZE_CONFIG, Long.toString(LOG_CACHE_SIZE_DEFAULT), LOG_CACHE_SIZE_DOC),
+            new Key(APPEND_TIMEOUT_CONFIG, Long.toString(APPEND_TIMEOUT_DEFAULT), APPEND_TIMEOUT_DOC),
             new Key(BLOCK_CACHE_SIZE_CONFIG, Long.toString(BLOCK_CACHE_SIZE_DEFAULT), BLOCK_CACHE_SIZE_DOC),
             new Key(OBJECT_BLOCK_SIZE_CONFIG, Integer.toString(OBJECT_BLOCK_SIZE_DEFAULT), OBJECT_BLOCK_SIZE_DOC),
             new Key(PREPARE_TTL_CONFIG, Long.toString(PREPARE_TTL_DEFAULT), PREPARE_TTL_DOC));
@@ -63,6 +71,7 @@ public final class StreamStoreConfig {
     private final long uploadIntervalMs;
     private final long splitThresholdBytes;
     private final long logCacheSizeBytes;
+    private final long appendTimeoutMs;
     private final long blockCacheSizeBytes;
     private final int objectBlockSizeBytes;
     private final long prepareTtlMs;
@@ -74,6 +83,7 @@ public final class StreamStoreConfig {
         require(b.splitThresholdBytes > 0, SPLIT_THRESHOLD_CONFIG, "must be positive");
         require(b.logCacheSizeBytes >= b.uploadThresholdBytes, LOG_CACHE_SIZE_CONFIG,
                 b.logCacheSizeBytes + " is below " + UPLOAD_THRESHOLD_CONFIG + "=" + b.uploadThresholdBytes);
+        require(b.appendTimeoutMs >= 0, APPEND_TIMEOUT_CONFIG, "must not be negative");
         require(b.blockCacheSizeBytes > 0, BLOCK_CACHE_SIZE_CONFIG, "must be positive");
         require(b.objectBlockSizeBytes >= 1024 && b.objectBlockSizeBytes <= (64 << 20), OBJECT_BLOCK_SIZE_CONFIG,
                 b.objectBlockSizeBytes + " is outside [1024, 67108864]");
@@ -83,6 +93,7 @@ public final class StreamStoreConfig {
         this.uploadIntervalMs = b.uploadIntervalMs;
         this.splitThresholdBytes = b.splitThresholdBytes;
         this.logCacheSizeBytes = b.logCacheSizeBytes;
+        this.appendTimeoutMs = b.appendTimeoutMs;
         this.blockCacheSizeBytes = b.blockCacheSizeBytes;
         this.objectBlockSizeBytes = b.objectBlockSizeBytes;
         this.prepareTtlMs = b.prepareTtlMs;
@@ -118,6 +129,10 @@ public final class StreamStoreConfig {
         return logCacheSizeBytes;
     }
 
+    public long appendTimeoutMs() {
+        return appendTimeoutMs;
+    }
+
     public long blockCacheSizeBytes() {
         return blockCacheSizeBytes;
     }
@@ -137,6 +152,7 @@ public final class StreamStoreConfig {
         private long uploadIntervalMs = UPLOAD_INTERVAL_DEFAULT;
         private long splitThresholdBytes = SPLIT_THRESHOLD_DEFAULT;
         private long logCacheSizeBytes = LOG_CACHE_SIZE_DEFAULT;
+        private long appendTimeoutMs = APPEND_TIMEOUT_DEFAULT;
         private long blockCacheSizeBytes = BLOCK_CACHE_SIZE_DEFAULT;
         private int objectBlockSizeBytes = OBJECT_BLOCK_SIZE_DEFAULT;
         private long prepareTtlMs = PREPARE_TTL_DEFAULT;
@@ -162,6 +178,11 @@ public final class StreamStoreConfig {
 
         public Builder logCacheSizeBytes(long v) {
             logCacheSizeBytes = v;
+            return this;
+        }
+
+        public Builder appendTimeoutMs(long v) {
+            appendTimeoutMs = v;
             return this;
         }
 

@@ -1,0 +1,154 @@
+package io.aloft.stream.store;
+
+import static io.aloft.stream.store.StreamStoreTest.payload;
+import static io.aloft.stream.store.StreamStoreTest.readAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.aloft.stream.Stream;
+import io.aloft.stream.StreamStoreFullException;
+import io.aloft.stream.metadata.MemoryStreamMetadata;
+import io.aloft.stream.storage.MultipartUpload;
+import io.aloft.stream.storage.ObjectInfo;
+import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.stream.storage.ObjectStorageStats;
+import io.aloft.stream.storage.ObjectStorages;
+import io.aloft.wal.BlockDeviceWal;
+import io.aloft.wal.WalConfig;
+import io.aloft.wal.WriteAheadLog;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The log-cache budget: when uploads stall, appends go on into the WAL until data not yet
+ * uploaded fills {@code s3.log.cache.size.bytes}, then wait, then fail with a clear, retriable
+ * error; nothing acknowledged is lost and uploads resume.
+ */
+class StreamStoreBudgetTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * Real file storage whose puts are held until {@link #release()}: stands in for an object store
+     * that stopped answering (the outage test does the same with a stopped versitygw process).
+     */
+    static final class StalledStorage implements ObjectStorage {
+        private final ObjectStorage delegate;
+        private final CompletableFuture<Void> gate = new CompletableFuture<>();
+
+        StalledStorage(ObjectStorage delegate) {
+            this.delegate = delegate;
+        }
+
+        void release() {
+            gate.complete(null);
+        }
+
+        @Override
+        public CompletableFuture<Void> put(String key, ByteBuffer data) {
+            return gate.thenCompose(v -> delegate.put(key, data));
+        }
+
+        @Override
+        public CompletableFuture<ByteBuffer> get(String key) {
+            return delegate.get(key);
+        }
+
+        @Override
+        public CompletableFuture<ByteBuffer> get(String key, long start, long endExclusive) {
+            return delegate.get(key, start, endExclusive);
+        }
+
+        @Override
+        public CompletableFuture<ObjectInfo> head(String key) {
+            return delegate.head(key);
+        }
+
+        @Override
+        public CompletableFuture<MultipartUpload> createMultipartUpload(String key) {
+            return gate.thenCompose(v -> delegate.createMultipartUpload(key));
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(Collection<String> keys) {
+            return delegate.delete(keys);
+        }
+
+        @Override
+        public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+            return delegate.list(prefix);
+        }
+
+        @Override
+        public ObjectStorageStats stats() {
+            return delegate.stats();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+
+    @Test
+    void stalledUploads_appendsWaitThenFailClearly_andNothingAcknowledgedIsLost() throws Exception {
+        MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+        StreamStoreConfig config = StreamStoreConfig.builder(1).uploadThresholdBytes(64 * 1024)
+                .logCacheSizeBytes(256 * 1024).uploadIntervalMs(60_000).appendTimeoutMs(300).build();
+        try (ObjectStorage files = ObjectStorages.open(dir.resolve("objects").toUri().toString());
+                WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("a.wal"))
+                        .capacityBytes(4 << 20).build())) {
+            StalledStorage storage = new StalledStorage(files);
+            StreamStore store = StreamStore.open(config, wal, storage, metadata);
+            Stream stream = store.openStream(store.createStream().get(), 1).get();
+            List<CompletableFuture<Long>> acked = new ArrayList<>();
+            int appended = 0;
+            // 1000-byte batches: the budget holds at most 262 of them.
+            for (; appended < 262; appended++) {
+                acked.add(stream.append(payload(stream.streamId(), appended, 1000), 1));
+            }
+            for (CompletableFuture<Long> f : acked) {
+                f.get(10, TimeUnit.SECONDS); // durable in the WAL although nothing uploaded
+            }
+            assertTrue(store.pendingUploadBytes() > 200_000);
+
+            CompletableFuture<Long> waiting = stream.append(payload(stream.streamId(), appended, 1000), 1);
+            ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+            StreamStoreFullException full = assertInstanceOf(StreamStoreFullException.class, e.getCause());
+            assertTrue(full.getMessage().contains(StreamStoreConfig.APPEND_TIMEOUT_CONFIG), full.getMessage());
+
+            CompletableFuture<Long> resumed = stream.append(payload(stream.streamId(), appended, 1000), 1);
+            assertFalse(resumed.isDone(), "still waiting for room");
+            storage.release(); // object storage answers again
+            assertEquals(appended, resumed.get(10, TimeUnit.SECONDS));
+            store.flush().get(10, TimeUnit.SECONDS);
+            assertEquals(0, store.pendingUploadBytes());
+            assertEquals(263, readAll(stream, 0, 1000).size());
+            store.close();
+        }
+    }
+
+    @Test
+    void open_logCacheNotBelowWalCapacity_namesSetting() throws Exception {
+        StreamStoreConfig config = StreamStoreConfig.builder(1).logCacheSizeBytes(8L << 20)
+                .uploadThresholdBytes(1 << 20).build();
+        try (ObjectStorage files = ObjectStorages.open(dir.resolve("objects").toUri().toString());
+                WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("a.wal"))
+                        .capacityBytes(4 << 20).build())) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> StreamStore.open(config, wal, files, new MemoryStreamMetadata()));
+            assertTrue(e.getMessage().startsWith(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG), e.getMessage());
+        }
+    }
+}
