@@ -8,6 +8,8 @@ import io.aloft.stream.StreamOffsetOutOfRangeException;
 import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.StreamStoreFullException;
 import io.aloft.stream.cache.LogCache;
+import io.aloft.stream.compaction.CompactionConfig;
+import io.aloft.stream.compaction.CompactionManager;
 import io.aloft.stream.metadata.CloseStreamRequest;
 import io.aloft.stream.metadata.CreateStreamRequest;
 import io.aloft.stream.metadata.OpenStreamRequest;
@@ -45,6 +47,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Read path</h2>
  * Reads at the tail come from the log cache; older data from objects (see {@link ObjectFetcher}).
  *
+ * <h2>Compaction</h2>
+ * A {@link CompactionManager} merges this node's small stream-set objects and each open stream's
+ * small stream objects, and deletes objects released by compaction and trims after a delay.
+ *
  * <h2>Recovery</h2>
  * On open, WAL records not yet committed (per metadata's stream end offsets, and still owned with
  * the same epoch) are uploaded and committed, then the WAL is reset.
@@ -64,6 +70,7 @@ public final class StreamStore implements AutoCloseable {
     private final LogCache logCache;
     private final BlockUploader uploader;
     private final ObjectFetcher fetcher;
+    private final CompactionManager compaction;
     private final ScheduledExecutorService scheduler;
     private final Object appendLock = new Object();
     private final Map<Long, S3Stream> streams = new ConcurrentHashMap<>();
@@ -83,6 +90,11 @@ public final class StreamStore implements AutoCloseable {
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
         this.uploader = new BlockUploader(config, storage, metadata, clock);
         this.fetcher = new ObjectFetcher(storage, metadata, config.blockCacheSizeBytes());
+        this.compaction = new CompactionManager(CompactionConfig.builder(config.nodeId())
+                .splitThresholdBytes(config.splitThresholdBytes())
+                .prepareTtlMs(config.prepareTtlMs())
+                .objectBlockSizeBytes(config.objectBlockSizeBytes())
+                .build(), storage, metadata, () -> List.copyOf(streams.keySet()), clock);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "aloft-stream-upload");
             t.setDaemon(true);
@@ -107,6 +119,7 @@ public final class StreamStore implements AutoCloseable {
         long interval = config.uploadIntervalMs();
         store.scheduler.scheduleWithFixedDelay(store::sealIfOld, interval, Math.max(1, interval / 4),
                 TimeUnit.MILLISECONDS);
+        store.compaction.start();
         return store;
     }
 
@@ -202,6 +215,9 @@ public final class StreamStore implements AutoCloseable {
                 WaitingAppend w = waiting.peekFirst();
                 Throwable unusable = unusable(w.stream);
                 if (unusable == null && !fitsBudget(w.payload.remaining())) {
+                    // The active block may hold the rest of the budget without reaching the size
+                    // trigger: upload it now so room is made.
+                    sealAndUpload();
                     return;
                 }
                 waiting.pollFirst();
@@ -283,14 +299,14 @@ public final class StreamStore implements AutoCloseable {
         }
         long cacheStart = logCache.startOffset(stream.streamId());
         long objectsEnd = cacheStart > from ? Math.min(end, cacheStart) : end;
-        return fetcher.fetch(stream.streamId(), from, objectsEnd, maxBytes).thenApply(fromObjects -> {
-            List<StreamRecordBatch> out = new ArrayList<>(fromObjects);
+        return fetcher.fetch(stream.streamId(), from, objectsEnd, maxBytes).thenApply(fetched -> {
+            List<StreamRecordBatch> out = new ArrayList<>(fetched.batches());
             long reached = out.isEmpty() ? from : out.get(out.size() - 1).lastOffsetExclusive();
             int bytes = out.stream().mapToInt(StreamRecordBatch::size).sum();
             if (reached < end && bytes < maxBytes && (out.isEmpty() || reached == cacheStart)) {
                 out.addAll(logCache.get(stream.streamId(), reached, end, out.isEmpty() ? maxBytes : maxBytes - bytes));
             }
-            return new FetchResult(out, false);
+            return new FetchResult(out, fetched.cacheHit());
         });
     }
 
@@ -438,6 +454,11 @@ public final class StreamStore implements AutoCloseable {
         }
     }
 
+    /** The object reader, for tests in this package. */
+    ObjectFetcher fetcher() {
+        return fetcher;
+    }
+
     /** Log cache bytes not yet committed to object storage. */
     public long pendingUploadBytes() {
         return logCache.unuploadedBytes();
@@ -465,6 +486,7 @@ public final class StreamStore implements AutoCloseable {
             done = sealAndUpload();
         }
         drainWaiting(); // waiting appends fail: the store is closed
+        compaction.close(); // no compaction while shutting down
         try {
             done.get(60, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -85,8 +85,12 @@ class StreamStoreTest {
     /** Appends {@code n} batches of {@code count} records; returns the base offsets. */
     static List<Long> appendAll(Stream stream, int n, int count, int size) throws Exception {
         List<CompletableFuture<Long>> futures = new ArrayList<>();
+        // Offsets follow call order even when appends wait for log-cache room (nextOffset() does
+        // not move for an append that is still waiting), so count them here.
+        long next = stream.nextOffset();
         for (int i = 0; i < n; i++) {
-            futures.add(stream.append(payload(stream.streamId(), stream.nextOffset(), size), count));
+            futures.add(stream.append(payload(stream.streamId(), next, size), count));
+            next += count;
         }
         List<Long> offsets = new ArrayList<>();
         for (CompletableFuture<Long> f : futures) {

@@ -1,0 +1,36 @@
+package io.aloft.stream.compaction;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/** Blocking waits for the compaction thread, which may block: it does nothing else. Stateless. */
+final class Await {
+    private Await() {
+    }
+
+    /**
+     * The future's value. Interruptible (so closing the manager stops a round), unlike
+     * {@link CompletableFuture#join()}.
+     *
+     * @throws RuntimeException the future's failure, unwrapped if it is unchecked; a
+     *     {@link CancellationException} if the thread is interrupted (the interrupt is kept)
+     */
+    static <T> T of(CompletableFuture<T> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while waiting: the compaction manager is closing");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.aloft.stream.store;
+
+import static io.aloft.stream.store.StreamStoreTest.appendAll;
+import static io.aloft.stream.store.StreamStoreTest.payload;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.aloft.stream.FetchResult;
+import io.aloft.stream.Stream;
+import io.aloft.stream.StreamRecordBatch;
+import io.aloft.stream.metadata.MemoryStreamMetadata;
+import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.stream.storage.ObjectStorageStats;
+import io.aloft.stream.storage.ObjectStorages;
+import io.aloft.wal.BlockDeviceWal;
+import io.aloft.wal.WalConfig;
+import io.aloft.wal.WriteAheadLog;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Catch-up reads from object storage: sequential readers get readahead, random readers do not. */
+class ObjectFetcherReadaheadTest {
+    private static final int SIZE = 2000;
+
+    @TempDir
+    Path dir;
+
+    /** Writes 2000 batches (~4 MB in 16 KiB blocks) through one store, then reopens a cold one. */
+    private long writeStream(ObjectStorage storage, MemoryStreamMetadata metadata) throws Exception {
+        StreamStoreConfig config = StreamStoreTest.smallConfig().uploadThresholdBytes(1 << 20).build();
+        try (WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("a.wal"))
+                .capacityBytes(16 << 20).build()); StreamStore store = StreamStore.open(config, wal, storage, metadata)) {
+            long id = store.createStream().get();
+            Stream stream = store.openStream(id, 1).get();
+            appendAll(stream, 2000, 1, SIZE);
+            return id;
+        }
+    }
+
+    @Test
+    void sequentialCatchUp_laterFetchesAreServedFromPrefetchedBlocks() throws Exception {
+        MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+        try (ObjectStorage storage = ObjectStorages.open(dir.resolve("objects").toUri().toString())) {
+            long id = writeStream(storage, metadata);
+            try (WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("b.wal"))
+                    .capacityBytes(16 << 20).build());
+                    StreamStore store = StreamStore.open(StreamStoreTest.smallConfig().build(), wal, storage,
+                            metadata)) {
+                Stream stream = store.openStream(id, 2).get();
+                long next = 0;
+                int hits = 0;
+                int fetches = 0;
+                while (next < 2000) {
+                    FetchResult r = stream.fetch(next, 2000, 16 * 1024).get(10, TimeUnit.SECONDS);
+                    for (StreamRecordBatch b : r.batches()) {
+                        assertEquals(next, b.baseOffset());
+                        assertEquals(payload(id, next, SIZE), b.payloadView());
+                        next = b.lastOffsetExclusive();
+                    }
+                    fetches++;
+                    if (fetches > 2 && r.cacheHit()) {
+                        hits++;
+                    }
+                    store.fetcher().readaheadSettled().get(10, TimeUnit.SECONDS);
+                }
+                assertTrue(fetches > 100, "many small fetches: " + fetches);
+                assertEquals(fetches - 2, hits, "every fetch after the second found its blocks prefetched");
+            }
+        }
+    }
+
+    @Test
+    void randomReads_triggerNoReadahead() throws Exception {
+        MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+        try (ObjectStorage storage = ObjectStorages.open(dir.resolve("objects").toUri().toString())) {
+            long id = writeStream(storage, metadata);
+            try (WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("b.wal"))
+                    .capacityBytes(16 << 20).build());
+                    StreamStore store = StreamStore.open(StreamStoreTest.smallConfig().build(), wal, storage,
+                            metadata)) {
+                Stream stream = store.openStream(id, 2).get();
+                long getsBefore = storage.stats().requests(ObjectStorageStats.Operation.GET);
+                int fetches = 0;
+                for (long offset : new long[] {1500, 100, 900, 1900, 400, 1200}) {
+                    FetchResult r = stream.fetch(offset, 2000, 1).get(10, TimeUnit.SECONDS);
+                    assertFalse(r.batches().isEmpty());
+                    store.fetcher().readaheadSettled().get(10, TimeUnit.SECONDS);
+                    fetches++;
+                }
+                long gets = storage.stats().requests(ObjectStorageStats.Operation.GET) - getsBefore;
+                // One block per fetch plus at most one footer+index read per object: no readahead GETs.
+                assertTrue(gets <= 2L * fetches, "GETs for " + fetches + " random fetches: " + gets);
+            }
+        }
+    }
+}
