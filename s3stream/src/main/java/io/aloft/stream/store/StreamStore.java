@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +63,9 @@ import org.slf4j.LoggerFactory;
 public final class StreamStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamStore.class);
     private static final long RETRY_BACKOFF_MS = 1_000;
+    private static final long WARN_INTERVAL_MS = 10_000;
+    private final AtomicLong lastRetryWarnNanos = new AtomicLong();
+    private final AtomicLong suppressedRetryWarnings = new AtomicLong();
 
     private final StreamStoreConfig config;
     private final WriteAheadLog wal;
@@ -382,8 +386,8 @@ public final class StreamStore implements AutoCloseable {
             if (closedOrFailed()) {
                 return CompletableFuture.failedFuture(error);
             }
-            log.warn("Uploading log cache block {} failed; retrying in {} ms", block.id(), RETRY_BACKOFF_MS,
-                    unwrap(error));
+            warnRateLimited("Uploading log cache block " + block.id() + " failed; retrying every "
+                    + RETRY_BACKOFF_MS + " ms", unwrap(error));
             return delay().thenCompose(v -> uploadWithRetry(block));
         });
     }
@@ -393,8 +397,8 @@ public final class StreamStore implements AutoCloseable {
             if (failure != null) {
                 return CompletableFuture.failedFuture(error);
             }
-            log.warn("Committing log cache block {} failed; retrying in {} ms", block.id(), RETRY_BACKOFF_MS,
-                    unwrap(error));
+            warnRateLimited("Committing log cache block " + block.id() + " failed; retrying every "
+                    + RETRY_BACKOFF_MS + " ms", unwrap(error));
             return delay().thenCompose(v -> commitWithRetry(block, uploaded));
         });
     }
@@ -429,6 +433,31 @@ public final class StreamStore implements AutoCloseable {
             }));
         }
         return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * During an outage every pending block retries each second: log the first failure with its
+     * stack trace, then one line per {@link #WARN_INTERVAL_MS} with the count suppressed meanwhile.
+     */
+    private void warnRateLimited(String message, Throwable error) {
+        long now = System.nanoTime();
+        long last = lastRetryWarnNanos.get();
+        if (last != 0 && now - last < TimeUnit.MILLISECONDS.toNanos(WARN_INTERVAL_MS)) {
+            suppressedRetryWarnings.incrementAndGet();
+            log.debug("{}: {}", message, error.toString());
+            return;
+        }
+        if (!lastRetryWarnNanos.compareAndSet(last, now)) {
+            suppressedRetryWarnings.incrementAndGet();
+            return;
+        }
+        long suppressed = suppressedRetryWarnings.getAndSet(0);
+        if (last == 0) {
+            log.warn(message, error);
+        } else {
+            log.warn("{}: {} ({} similar failures in the last {} ms)", message, error.toString(), suppressed,
+                    WARN_INTERVAL_MS);
+        }
     }
 
     private CompletableFuture<Void> delay() {
