@@ -1,0 +1,224 @@
+package io.aloft.bench.stream;
+
+import io.aloft.stream.store.StreamStoreConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Results of one run, filled in part by part, rendered as Markdown (stdout) and JSON (file).
+ * Mutable and single-threaded: only the benchmark's main thread touches it.
+ */
+final class Report {
+    private static final double MIB = 1 << 20;
+    private static final double GIB = 1L << 30;
+
+    /** Where the numbers were measured; fields the host does not expose read "unknown". */
+    record Host(int cpus, String cpuModel, long memoryBytes, String kernel, String fsType, String jdk) {
+        static Host probe(Path dir) {
+            String model = "unknown";
+            for (String line : lines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    model = line.substring(line.indexOf(':') + 1).trim();
+                    break;
+                }
+            }
+            long mem = -1;
+            for (String line : lines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    mem = Long.parseLong(line.replaceAll("\\D", "")) * 1024;
+                }
+            }
+            String fs = "unknown";
+            int best = -1;
+            for (String line : lines(Path.of("/proc/mounts"))) {
+                String[] f = line.split(" ");
+                if (f.length >= 3 && dir.toAbsolutePath().startsWith(Path.of(f[1])) && f[1].length() > best) {
+                    best = f[1].length();
+                    fs = f[2] + " on " + f[0] + " (" + f[1] + ")";
+                }
+            }
+            List<String> kernel = lines(Path.of("/proc/sys/kernel/osrelease"));
+            return new Host(Runtime.getRuntime().availableProcessors(), model, mem,
+                    kernel.isEmpty() ? "unknown" : kernel.get(0).trim(),
+                    fs, System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        }
+
+        private static List<String> lines(Path p) {
+            try {
+                return Files.readAllLines(p);
+            } catch (IOException e) {
+                return List.of();
+            }
+        }
+    }
+
+    static final class Ingest {
+        long bytes;
+        boolean reachedTarget;
+        double ackSeconds;
+        double flushSeconds;
+        long put;
+        long parts;
+        long complete;
+        long create;
+        long putBytes;
+        long bigStreamBytes;
+
+        long putRequests() {
+            return put + parts + complete;
+        }
+
+        double putsPerGib() {
+            return putRequests() / (bytes / GIB);
+        }
+    }
+
+    static final class CatchUp {
+        long storeBytes;
+        long fetches;
+        long cacheHits;
+        double storeSeconds;
+        long storeGets;
+        long storeGetBytes;
+        int objects;
+        long plainBytes;
+        double plainSeconds;
+
+        double storeMiBps() {
+            return storeBytes / MIB / storeSeconds;
+        }
+
+        double plainMiBps() {
+            return plainBytes / MIB / plainSeconds;
+        }
+    }
+
+    final boolean quick;
+    final Host host;
+    final String date;
+    final String gitRev;
+    StreamStoreConfig config;
+    long walCapacity;
+    Ingest ingest;
+    CatchUp catchUp;
+    double tailSeconds;
+    long loadRate;
+    TailProbe.Phase alone;
+    TailProbe.Phase loaded;
+    double elapsedSeconds;
+
+    Report(boolean quick, Host host, String date, String gitRev) {
+        this.quick = quick;
+        this.host = host;
+        this.date = date;
+        this.gitRev = gitRev;
+    }
+
+    private double p99Ratio() {
+        return loaded.p99Us() / alone.p99Us();
+    }
+
+    String markdown() {
+        StringBuilder b = new StringBuilder();
+        b.append("# Stream store benchmark").append(quick ? " (quick)" : "").append("\n\n");
+        line(b, "- date (UTC): %s, git rev: %s, elapsed: %.0f s", date, gitRev, elapsedSeconds);
+        line(b, "- machine: %d CPUs (%s), %.1f GiB RAM, kernel %s, %s", host.cpus(), host.cpuModel(),
+                host.memoryBytes() / GIB, host.kernel(), host.jdk());
+        line(b, "- WAL: file on %s, capacity %.0f GiB, Direct IO; object storage: versitygw (posix backend) on "
+                + "127.0.0.1, same disk", host.fsType(), walCapacity / GIB);
+        line(b, "- StreamStoreConfig: all defaults: upload threshold %.0f MiB, upload interval %d ms, split "
+                + "threshold %.0f MiB, log cache %.0f MiB, block cache %.0f MiB, object block %.0f KiB",
+                config.uploadThresholdBytes() / MIB, config.uploadIntervalMs(), config.splitThresholdBytes() / MIB,
+                config.logCacheSizeBytes() / MIB, config.blockCacheSizeBytes() / MIB,
+                config.objectBlockSizeBytes() / 1024.0);
+        b.append('\n');
+
+        b.append("## 1. Ingest\n\n16 streams, 4 KiB batches from one thread (≤ 1024 in flight); half the batches go "
+                + "to stream 0 (the big stream of part 2), the rest round-robin to the other 15.\n\n");
+        b.append("| ingested | reached target | MiB/s (acked) | MiB/s (incl. final flush) | PUT | UploadPart | "
+                + "CompleteMPU | CreateMPU | bytes written | PUT requests per GiB |\n");
+        b.append("|---|---|---|---|---|---|---|---|---|---|\n");
+        line(b, "| %.2f GiB | %s | %.1f | %.1f | %d | %d | %d | %d | %.2f GiB | %.1f |", ingest.bytes / GIB,
+                ingest.reachedTarget ? "yes" : "no (time cap)", ingest.bytes / MIB / ingest.ackSeconds,
+                ingest.bytes / MIB / ingest.flushSeconds, ingest.put, ingest.parts, ingest.complete, ingest.create,
+                ingest.putBytes / GIB, ingest.putsPerGib());
+        b.append("\nPUT requests = PUT + UploadPart + CompleteMultipartUpload (CreateMultipartUpload shown, not "
+                + "counted). Written bytes include object indexes and any compaction rewrites during the run.\n\n");
+
+        b.append("## 2. Catch-up read\n\nFresh StreamStore (empty caches) on the same metadata and objects; stream "
+                + "0 read sequentially from offset 0 with 1 MiB fetches, then the objects that hold it (from "
+                + "metadata.getObjects) fetched whole, one after the other, through the same ObjectStorage.\n\n");
+        b.append("| read | bytes | seconds | MiB/s | requests | notes |\n|---|---|---|---|---|---|\n");
+        line(b, "| store fetch | %.0f MiB payload (%.0f MiB from S3) | %.2f | %.1f | %d GET | %d fetches, %d cache "
+                + "hits |", catchUp.storeBytes / MIB, catchUp.storeGetBytes / MIB, catchUp.storeSeconds,
+                catchUp.storeMiBps(), catchUp.storeGets, catchUp.fetches, catchUp.cacheHits);
+        line(b, "| plain whole-object GET | %.0f MiB | %.2f | %.1f | %d GET | objects may hold other streams too |",
+                catchUp.plainBytes / MIB, catchUp.plainSeconds, catchUp.plainMiBps(), catchUp.objects);
+        line(b, "\nratio store/plain: **%.2f**\n", catchUp.storeMiBps() / catchUp.plainMiBps());
+
+        line(b, "## 3. Tail append latency\n\nOne stream, %d appends/s of 4 KiB, open loop (latency from each "
+                + "append's due time), %.0f s per phase after a 1 s warm-up. Load: a writer at %.0f MiB/s "
+                + "(half of part 1's rate, capped at 512) of 16 KiB batches over the other 15 streams, plus a "
+                + "catch-up reader of stream 0 with 1 MiB fetches.\n", 2000, tailSeconds, loadRate / MIB);
+        b.append("| phase | appends | errors | p50 µs | p99 µs | p99.9 µs | max µs | load write MiB/s | "
+                + "load read MiB/s | S3 PUT requests during phase |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for (TailProbe.Phase p : List.of(alone, loaded)) {
+            line(b, "| %s | %d | %d | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f | %d |", p.name(), p.count(),
+                    p.errors(), p.p50Us(), p.p99Us(), p.p999Us(), p.maxUs(), p.loadWriteMiBps(),
+                    p.loadReadMiBps(), p.putsDuring());
+        }
+        line(b, "\nratio p99(load)/p99(alone): **%.2f**\n", p99Ratio());
+
+        b.append("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
+        target(b, "S3 PUT requests per GiB ingested ≤ 8", String.format(Locale.ROOT, "%.1f", ingest.putsPerGib()),
+                ingest.putsPerGib() <= 8);
+        double ratio = catchUp.storeMiBps() / catchUp.plainMiBps();
+        target(b, "catch-up read ≥ 0.8 × plain GETs", String.format(Locale.ROOT, "%.2f", ratio), ratio >= 0.8);
+        target(b, "tail p99 under load ≤ 1.2 × alone", String.format(Locale.ROOT, "%.2f", p99Ratio()),
+                p99Ratio() <= 1.2);
+        return b.toString();
+    }
+
+    private static void target(StringBuilder b, String what, String measured, boolean met) {
+        line(b, "| %s | %s | %s |", what, measured, met ? "met" : "**not met**");
+    }
+
+    private static void line(StringBuilder b, String format, Object... args) {
+        b.append(String.format(Locale.ROOT, format, args)).append('\n');
+    }
+
+    String json() {
+        StringBuilder b = new StringBuilder("{\n");
+        field(b, "date", '"' + date + '"');
+        field(b, "gitRev", '"' + gitRev + '"');
+        field(b, "quick", quick);
+        field(b, "cpus", host.cpus());
+        field(b, "ingestBytes", ingest.bytes);
+        field(b, "ingestMiBps", ingest.bytes / MIB / ingest.ackSeconds);
+        field(b, "ingestMiBpsWithFlush", ingest.bytes / MIB / ingest.flushSeconds);
+        field(b, "putRequests", ingest.putRequests());
+        field(b, "putRequestsPerGiB", ingest.putsPerGib());
+        field(b, "catchUpStoreMiBps", catchUp.storeMiBps());
+        field(b, "catchUpPlainMiBps", catchUp.plainMiBps());
+        field(b, "catchUpRatio", catchUp.storeMiBps() / catchUp.plainMiBps());
+        for (TailProbe.Phase p : List.of(alone, loaded)) {
+            String k = p == alone ? "tailAlone" : "tailLoad";
+            field(b, k + "P50Us", p.p50Us());
+            field(b, k + "P99Us", p.p99Us());
+            field(b, k + "P999Us", p.p999Us());
+            field(b, k + "Errors", p.errors());
+        }
+        field(b, "loadWriteMiBps", loaded.loadWriteMiBps());
+        field(b, "loadReadMiBps", loaded.loadReadMiBps());
+        b.append(String.format(Locale.ROOT, "  \"tailP99Ratio\": %.4f\n}\n", p99Ratio()));
+        return b.toString();
+    }
+
+    private static void field(StringBuilder b, String key, Object value) {
+        String v = value instanceof Double d ? String.format(Locale.ROOT, "%.4f", d) : String.valueOf(value);
+        b.append("  \"").append(key).append("\": ").append(v).append(",\n");
+    }
+}

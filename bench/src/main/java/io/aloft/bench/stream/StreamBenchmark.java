@@ -1,0 +1,299 @@
+package io.aloft.bench.stream;
+
+import io.aloft.stream.FetchResult;
+import io.aloft.stream.Stream;
+import io.aloft.stream.StreamRecordBatch;
+import io.aloft.stream.metadata.MemoryStreamMetadata;
+import io.aloft.stream.metadata.ObjectRef;
+import io.aloft.stream.object.ObjectKeys;
+import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.stream.storage.ObjectStorageStats;
+import io.aloft.stream.storage.ObjectStorageStats.Operation;
+import io.aloft.stream.storage.ObjectStorages;
+import io.aloft.stream.store.StreamStore;
+import io.aloft.stream.store.StreamStoreConfig;
+import io.aloft.wal.BlockDeviceWal;
+import io.aloft.wal.WalConfig;
+import io.aloft.wal.WriteAheadLog;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Stream store benchmark (issue 3), in one run against a versitygw this process starts on
+ * loopback: (1) ingest throughput and S3 PUTs per GiB with default settings, (2) cold catch-up
+ * read of one big stream against plain whole-object GETs of the same objects, (3) tail append
+ * latency alone and beside uploads and a catch-up read.
+ *
+ * <p>Usage: {@code StreamBenchmark --dir DIR --json-dir DIR [--quick]}. Progress on stderr, the
+ * Markdown report on stdout, JSON and Markdown copies in the JSON directory.
+ */
+public final class StreamBenchmark {
+    private static final long GIB = 1L << 30;
+    private static final double MIB = 1 << 20;
+    private static final int STREAMS = 16;
+    private static final int BATCH = 4096;
+    private static final int FETCH_BYTES = 1 << 20;
+    private static final long WAL_CAPACITY = 2 * GIB;
+    private static final int TAIL_RATE = 2000;
+
+    private final boolean quick;
+    private final Path work;
+    private static final long START_NANOS = System.nanoTime();
+    private final Report report;
+
+    private StreamBenchmark(boolean quick, Path work, Report report) {
+        this.quick = quick;
+        this.work = work;
+        this.report = report;
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = false;
+        Path dir = Path.of("bench/target");
+        Path jsonDir = Path.of("bench/target");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> quick = true;
+                case "--dir" -> dir = Path.of(args[++i]);
+                case "--json-dir" -> jsonDir = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        Path binary = Gateway.findBinary();
+        if (binary == null) {
+            System.err.println("no versitygw: set ALOFT_VERSITYGW or run scripts/s3-server.sh versitygw");
+            System.exit(2);
+        }
+        String stamp = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        Files.createDirectories(dir);
+        Path work = Files.createTempDirectory(dir.toAbsolutePath(), "stream-bench-");
+        Report report = new Report(quick, Report.Host.probe(work), stamp,
+                System.getenv().getOrDefault("ALOFT_GIT_REV", "unknown"));
+        try (Gateway gateway = Gateway.start(binary, work)) {
+            new StreamBenchmark(quick, work, report).run(gateway.createBucket("aloft-bench"));
+        } finally {
+            deleteTree(work);
+        }
+        report.elapsedSeconds = (System.nanoTime() - START_NANOS) / 1e9;
+        String markdown = report.markdown();
+        System.out.print(markdown);
+        Files.createDirectories(jsonDir);
+        Path json = jsonDir.resolve("stream-bench-" + stamp + ".json");
+        Files.writeString(json, report.json());
+        Files.writeString(jsonDir.resolve("stream-bench-" + stamp + ".md"), markdown);
+        progress("done in %.0f s; results in %s (and .md)", report.elapsedSeconds, json.toAbsolutePath());
+        System.exit(0); // the SDK's and the store's non-daemon threads must not keep the JVM up
+    }
+
+    private void run(String url) throws Exception {
+        MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+        StreamStoreConfig config = StreamStoreConfig.builder(1).build(); // defaults: what is being measured
+        report.config = config;
+        report.walCapacity = WAL_CAPACITY;
+        Path walPath = work.resolve("stream.wal");
+        List<Long> ids = new ArrayList<>();
+        try (ObjectStorage storage = ObjectStorages.open(url)) {
+            try (WriteAheadLog wal = openWal(walPath); StreamStore store = StreamStore.open(config, wal, storage,
+                    metadata)) {
+                ingest(store, storage, ids);
+            }
+            // Part 2 and 3 on a fresh store: empty log and block caches, same metadata and objects.
+            try (WriteAheadLog wal = openWal(walPath); StreamStore store = StreamStore.open(config, wal, storage,
+                    metadata)) {
+                List<Stream> streams = new ArrayList<>();
+                for (long id : ids) {
+                    streams.add(store.openStream(id, 2).get());
+                }
+                catchUp(streams.get(0), storage, metadata);
+                tail(store, storage, streams);
+            }
+        }
+    }
+
+    private static WriteAheadLog openWal(Path path) throws IOException {
+        return BlockDeviceWal.open(WalConfig.builder().path(path).capacityBytes(WAL_CAPACITY).build());
+    }
+
+    /**
+     * Part 1. Every other batch goes to stream 0 (half the data: the big stream part 2 reads),
+     * the rest round-robin to the other 15, from one thread with a bounded number in flight.
+     */
+    private void ingest(StreamStore store, ObjectStorage storage, List<Long> ids) throws Exception {
+        List<Stream> streams = new ArrayList<>();
+        for (int i = 0; i < STREAMS; i++) {
+            Stream s = store.openStream(store.createStream().get(), 1).get();
+            streams.add(s);
+            ids.add(s.streamId());
+        }
+        long target = quick ? GIB / 2 : 2 * GIB;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(quick ? 30 : 150);
+        long batches = target / BATCH;
+        progress("part 1: ingesting %.2f GiB in %d B batches to %d streams", target / (double) GIB, BATCH, STREAMS);
+        ByteBuffer payload = ByteBuffer.allocate(BATCH);
+        for (int i = 0; i < BATCH; i++) {
+            payload.put(i, (byte) (i * 31)); // not all zeros, in case anything along the way compresses
+        }
+        Semaphore inflight = new Semaphore(1024);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long[] before = counts(storage.stats());
+        long start = System.nanoTime();
+        long sent = 0;
+        for (; sent < batches && System.nanoTime() < deadline && failure.get() == null; sent++) {
+            Stream s = sent % 2 == 0 ? streams.get(0) : streams.get(1 + (int) ((sent / 2) % (STREAMS - 1)));
+            inflight.acquire();
+            s.append(payload.duplicate(), 1).whenComplete((o, t) -> {
+                if (t != null) {
+                    failure.compareAndSet(null, t);
+                }
+                inflight.release();
+            });
+            if (sent % (batches / 8) == 0 && sent > 0) {
+                progress("  %.0f%% (%.0f MiB/s so far)", 100.0 * sent / batches,
+                        sent * BATCH / MIB / ((System.nanoTime() - start) / 1e9));
+            }
+        }
+        inflight.acquire(1024);
+        long acked = System.nanoTime();
+        if (failure.get() != null) {
+            throw new IllegalStateException("append failed", failure.get());
+        }
+        store.flush().get(120, TimeUnit.SECONDS);
+        long flushed = System.nanoTime();
+        long[] after = counts(storage.stats());
+        Report.Ingest r = new Report.Ingest();
+        r.bytes = sent * BATCH;
+        r.reachedTarget = sent == batches;
+        r.ackSeconds = (acked - start) / 1e9;
+        r.flushSeconds = (flushed - start) / 1e9;
+        r.put = after[0] - before[0];
+        r.parts = after[1] - before[1];
+        r.complete = after[2] - before[2];
+        r.create = after[3] - before[3];
+        r.putBytes = after[4] - before[4];
+        r.bigStreamBytes = (sent + 1) / 2 * BATCH;
+        report.ingest = r;
+        progress("  %.0f MiB in %.1f s (%.1f s with flush); %d PUT, %d parts, %d completes", r.bytes / MIB,
+                r.ackSeconds, r.flushSeconds, r.put, r.parts, r.complete);
+    }
+
+    /** {PUT, MULTIPART_PART, MULTIPART_COMPLETE, MULTIPART_CREATE, bytes written}. */
+    private static long[] counts(ObjectStorageStats s) {
+        return new long[] {s.requests(Operation.PUT), s.requests(Operation.MULTIPART_PART),
+            s.requests(Operation.MULTIPART_COMPLETE), s.requests(Operation.MULTIPART_CREATE),
+            s.bytes(Operation.PUT) + s.bytes(Operation.MULTIPART_PART)};
+    }
+
+    /**
+     * Part 2. The store read comes first so its block cache is cold and any versitygw page-cache
+     * warmth favours the plain GETs, not the store.
+     */
+    private void catchUp(Stream big, ObjectStorage storage, MemoryStreamMetadata metadata) throws Exception {
+        long end = big.confirmOffset();
+        progress("part 2: catch-up read of stream %d (%d batches), %d B fetches", big.streamId(), end, FETCH_BYTES);
+        Report.CatchUp r = new Report.CatchUp();
+        long getsBefore = storage.stats().requests(Operation.GET);
+        long getBytesBefore = storage.stats().bytes(Operation.GET);
+        long start = System.nanoTime();
+        long offset = big.startOffset();
+        while (offset < end) {
+            FetchResult f = big.fetch(offset, end, FETCH_BYTES).get();
+            List<StreamRecordBatch> b = f.batches();
+            offset = b.get(b.size() - 1).lastOffsetExclusive();
+            r.storeBytes += f.sizeInBytes();
+            r.fetches++;
+            if (f.cacheHit()) {
+                r.cacheHits++;
+            }
+        }
+        r.storeSeconds = (System.nanoTime() - start) / 1e9;
+        r.storeGets = storage.stats().requests(Operation.GET) - getsBefore;
+        r.storeGetBytes = storage.stats().bytes(Operation.GET) - getBytesBefore;
+        progress("  store: %.0f MiB in %.2f s, %d GETs", r.storeBytes / MIB, r.storeSeconds, r.storeGets);
+
+        List<ObjectRef> refs = metadata.getObjects(big.streamId(), 0, end, Integer.MAX_VALUE).get();
+        r.objects = refs.size();
+        start = System.nanoTime();
+        for (ObjectRef ref : refs) {
+            r.plainBytes += storage.get(ObjectKeys.key(ref.objectId())).get().remaining();
+        }
+        r.plainSeconds = (System.nanoTime() - start) / 1e9;
+        progress("  plain GETs: %d objects, %.0f MiB in %.2f s", r.objects, r.plainBytes / MIB, r.plainSeconds);
+        report.catchUp = r;
+    }
+
+    /**
+     * Part 3. Load phase: the other 15 streams written at half the rate part 1 reached (so
+     * uploads of the 32 MiB threshold happen every few hundred ms), and stream 0 read from its
+     * start, both beside the tail writer.
+     */
+    private void tail(StreamStore store, ObjectStorage storage, List<Stream> streams) throws Exception {
+        Stream tail = store.openStream(store.createStream().get(), 1).get();
+        double seconds = quick ? 5 : 10;
+        report.tailSeconds = seconds;
+        progress("part 3: tail appends, %d/s of %d B, %.0f s alone", TAIL_RATE, BATCH, seconds);
+        TailProbe.run(tail, TAIL_RATE, BATCH, 1, new AtomicLong()); // warm-up, discarded
+        long puts0 = putRequests(storage.stats());
+        AtomicLong errors = new AtomicLong();
+        Histogram alone = TailProbe.run(tail, TAIL_RATE, BATCH, seconds, errors);
+        report.alone = TailProbe.phase("alone", alone, errors.get(), 0, 0, putRequests(storage.stats()) - puts0);
+
+        long loadRate = (long) Math.min(report.ingest.bytes / report.ingest.ackSeconds / 2, 512 * MIB);
+        report.loadRate = loadRate;
+        progress("  under load: writer %.0f MiB/s to 15 streams + catch-up reader of stream 0", loadRate / MIB);
+        TailProbe.Writer writer = new TailProbe.Writer(streams.subList(1, streams.size()), loadRate, 16 * 1024);
+        TailProbe.Reader reader = new TailProbe.Reader(streams.get(0), streams.get(0).confirmOffset());
+        writer.start();
+        reader.start();
+        Thread.sleep(2000); // let the first uploads start before measuring
+        long puts1 = putRequests(storage.stats());
+        long w0 = writer.bytes.get();
+        long r0 = reader.bytes.get();
+        long t0 = System.nanoTime();
+        errors.set(0);
+        Histogram loaded = TailProbe.run(tail, TAIL_RATE, BATCH, seconds, errors);
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        long w1 = writer.bytes.get();
+        long r1 = reader.bytes.get();
+        long puts2 = putRequests(storage.stats());
+        writer.finish();
+        reader.finish();
+        if (writer.failure.get() != null || reader.failure.get() != null) {
+            throw new IllegalStateException("load failed", writer.failure.get() != null ? writer.failure.get()
+                    : reader.failure.get());
+        }
+        report.loaded = TailProbe.phase("under load", loaded, errors.get(), (w1 - w0) / MIB / elapsed,
+                (r1 - r0) / MIB / elapsed, puts2 - puts1);
+        progress("  p99 alone %.0f µs, under load %.0f µs", report.alone.p99Us(), report.loaded.p99Us());
+    }
+
+    private static long putRequests(ObjectStorageStats s) {
+        return s.requests(Operation.PUT) + s.requests(Operation.MULTIPART_PART)
+                + s.requests(Operation.MULTIPART_COMPLETE);
+    }
+
+    static void progress(String format, Object... args) {
+        System.err.printf("[%5.1fs] %s%n", (System.nanoTime() - START_NANOS) / 1e9, String.format(format, args));
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
