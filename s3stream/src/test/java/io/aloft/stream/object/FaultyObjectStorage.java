@@ -1,13 +1,11 @@
 package io.aloft.stream.object;
 
 import io.aloft.stream.storage.MultipartUpload;
-import io.aloft.stream.storage.ObjectInfo;
+import io.aloft.stream.storage.ForwardingObjectStorage;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorageException;
 import io.aloft.stream.storage.ObjectStorageStats;
 import java.nio.ByteBuffer;
-import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
@@ -15,37 +13,16 @@ import java.util.concurrent.CountDownLatch;
  * Delegates to a real storage, but can fail one part number of every multipart upload, and
  * counts down a latch per part sent (so a test can wait for parts without sleeping).
  */
-final class FaultyObjectStorage implements ObjectStorage {
+final class FaultyObjectStorage extends ForwardingObjectStorage {
 
-    private final ObjectStorage delegate;
     private final int failPart;
     final CountDownLatch partsSent;
 
     /** @param failPart part number to fail, or 0 for none */
     FaultyObjectStorage(ObjectStorage delegate, int failPart, int partsToCount) {
-        this.delegate = delegate;
+        super(delegate);
         this.failPart = failPart;
         this.partsSent = new CountDownLatch(partsToCount);
-    }
-
-    @Override
-    public CompletableFuture<Void> put(String key, ByteBuffer data) {
-        return delegate.put(key, data);
-    }
-
-    @Override
-    public CompletableFuture<ByteBuffer> get(String key) {
-        return delegate.get(key);
-    }
-
-    @Override
-    public CompletableFuture<ByteBuffer> get(String key, long start, long endExclusive) {
-        return delegate.get(key, start, endExclusive);
-    }
-
-    @Override
-    public CompletableFuture<ObjectInfo> head(String key) {
-        return delegate.head(key);
     }
 
     @Override
@@ -78,23 +55,4 @@ final class FaultyObjectStorage implements ObjectStorage {
         });
     }
 
-    @Override
-    public CompletableFuture<Void> delete(Collection<String> keys) {
-        return delegate.delete(keys);
-    }
-
-    @Override
-    public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-        return delegate.list(prefix);
-    }
-
-    @Override
-    public ObjectStorageStats stats() {
-        return delegate.stats();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
 }

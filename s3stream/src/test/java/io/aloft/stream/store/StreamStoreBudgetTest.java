@@ -11,10 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.aloft.stream.Stream;
 import io.aloft.stream.StreamStoreFullException;
 import io.aloft.stream.metadata.MemoryStreamMetadata;
+import io.aloft.stream.storage.ForwardingObjectStorage;
 import io.aloft.stream.storage.MultipartUpload;
-import io.aloft.stream.storage.ObjectInfo;
 import io.aloft.stream.storage.ObjectStorage;
-import io.aloft.stream.storage.ObjectStorageStats;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.wal.BlockDeviceWal;
 import io.aloft.wal.WalConfig;
@@ -22,7 +21,6 @@ import io.aloft.wal.WriteAheadLog;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -43,12 +41,11 @@ class StreamStoreBudgetTest {
      * Real file storage whose puts are held until {@link #release()}: stands in for an object store
      * that stopped answering (the outage test does the same with a stopped versitygw process).
      */
-    static final class StalledStorage implements ObjectStorage {
-        private final ObjectStorage delegate;
+    static final class StalledStorage extends ForwardingObjectStorage {
         private final CompletableFuture<Void> gate = new CompletableFuture<>();
 
         StalledStorage(ObjectStorage delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         void release() {
@@ -61,43 +58,8 @@ class StreamStoreBudgetTest {
         }
 
         @Override
-        public CompletableFuture<ByteBuffer> get(String key) {
-            return delegate.get(key);
-        }
-
-        @Override
-        public CompletableFuture<ByteBuffer> get(String key, long start, long endExclusive) {
-            return delegate.get(key, start, endExclusive);
-        }
-
-        @Override
-        public CompletableFuture<ObjectInfo> head(String key) {
-            return delegate.head(key);
-        }
-
-        @Override
         public CompletableFuture<MultipartUpload> createMultipartUpload(String key) {
             return gate.thenCompose(v -> delegate.createMultipartUpload(key));
-        }
-
-        @Override
-        public CompletableFuture<Void> delete(Collection<String> keys) {
-            return delegate.delete(keys);
-        }
-
-        @Override
-        public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-            return delegate.list(prefix);
-        }
-
-        @Override
-        public ObjectStorageStats stats() {
-            return delegate.stats();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 
