@@ -137,6 +137,50 @@ public final class ObjectReader {
                 .thenApply(bytes -> DataBlock.decode(objectId, block, bytes));
     }
 
+    /**
+     * Reads and checks blocks that lie back to back in this object with ONE ranged GET (catch-up
+     * readers and readahead read runs of blocks; one request per 512 KiB block costs more than
+     * the transfer). Each block is checked as {@link #readBlock} checks it.
+     *
+     * @param blocks entries of this object's index, each starting where the previous one ends
+     * @throws IllegalArgumentException if the list is empty or the blocks are not contiguous
+     */
+    public CompletableFuture<List<DataBlock>> readBlocks(List<DataBlockIndex> blocks) {
+        if (blocks.isEmpty()) {
+            throw new IllegalArgumentException("no blocks to read from object " + objectId);
+        }
+        for (int i = 1; i < blocks.size(); i++) {
+            DataBlockIndex previous = blocks.get(i - 1);
+            if (blocks.get(i).position() != previous.position() + previous.size()) {
+                throw new IllegalArgumentException("blocks " + previous + " and " + blocks.get(i) + " of object "
+                        + objectId + " are not back to back");
+            }
+        }
+        if (blocks.size() == 1) {
+            return readBlock(blocks.get(0)).thenApply(List::of);
+        }
+        DataBlockIndex first = blocks.get(0);
+        DataBlockIndex last = blocks.get(blocks.size() - 1);
+        long end = last.position() + last.size();
+        if (first.position() < 0 || end > size - FOOTER_SIZE - INDEX_HEADER_SIZE) {
+            throw new IllegalArgumentException("blocks " + first + " .. " + last + " are not inside object "
+                    + objectId + " of " + size + " bytes");
+        }
+        return storage.get(key, first.position(), end).thenApply(bytes -> {
+            List<DataBlock> out = new java.util.ArrayList<>(blocks.size());
+            int base = bytes.position();
+            for (DataBlockIndex b : blocks) {
+                int at = base + (int) (b.position() - first.position());
+                if (at + b.size() > bytes.limit()) {
+                    throw new ObjectCorruptedException(objectId, b.position(), "ranged read returned "
+                            + bytes.remaining() + " bytes, short of block " + b);
+                }
+                out.add(DataBlock.decode(objectId, b, bytes.slice(at, b.size())));
+            }
+            return out;
+        });
+    }
+
     @Override
     public String toString() {
         return "ObjectReader{object=" + objectId + ", key=" + key + ", size=" + size + "}";

@@ -32,6 +32,8 @@ final class ObjectFetcher {
     private static final int OBJECTS_PER_LOOKUP = 8;
     static final long MIN_READAHEAD = 512 * 1024;
     static final long MAX_READAHEAD = 16L << 20;
+    /** Largest ranged GET a run of blocks is read with. */
+    static final long MAX_RUN_BYTES = 8L << 20;
 
     private final ObjectStorage storage;
     private final StreamMetadata metadata;
@@ -159,10 +161,15 @@ final class ObjectFetcher {
         }
         return plan.thenCompose(v -> {
             List<CompletableFuture<DataBlock>> loads = new ArrayList<>();
-            for (int i = 0; i < planned.size(); i++) {
-                DataBlockIndex index = planned.get(i);
+            int i = 0;
+            while (i < planned.size()) { // one load per object's run of blocks
                 ObjectReader reader = owners.get(i);
-                loads.add(blocks.get(index.key(reader.objectId()), (k, ex) -> reader.readBlock(index)));
+                int j = i;
+                while (j < planned.size() && owners.get(j) == reader) {
+                    j++;
+                }
+                loads.addAll(load(reader, planned.subList(i, j), null));
+                i = j;
             }
             if (planned.isEmpty()) {
                 return CompletableFuture.completedFuture(new long[] {from, from});
@@ -207,29 +214,88 @@ final class ObjectFetcher {
 
     private CompletableFuture<Long> readBlocks(List<StreamRecordBatch> out, boolean[] miss, ObjectReader reader,
             List<DataBlockIndex> indexes, int i, long next, long to, int maxBytes) {
-        if (i >= indexes.size() || next >= to || (!out.isEmpty() && bytes(out) >= maxBytes)) {
+        // Load every block this fetch selected up front: missing runs go out as one GET each.
+        List<CompletableFuture<DataBlock>> loads = load(reader, indexes, miss);
+        return consume(out, loads, i, next, to, maxBytes);
+    }
+
+    private CompletableFuture<Long> consume(List<StreamRecordBatch> out, List<CompletableFuture<DataBlock>> loads,
+            int i, long next, long to, int maxBytes) {
+        if (i >= loads.size() || next >= to || (!out.isEmpty() && bytes(out) >= maxBytes)) {
             return CompletableFuture.completedFuture(next);
         }
-        DataBlockIndex index = indexes.get(i);
-        DataBlockKey key = index.key(reader.objectId());
-        if (blocks.getIfPresent(key) == null) {
-            miss[0] = true; // this fetch waits on a GET of its own
+        return loads.get(i).thenCompose(block -> {
+            long reached = next;
+            for (StreamRecordBatch b : block.batches(next, to)) {
+                if (b.lastOffsetExclusive() <= reached) {
+                    continue;
+                }
+                if (b.baseOffset() > reached || (!out.isEmpty() && bytes(out) + b.size() > maxBytes)) {
+                    return CompletableFuture.completedFuture(reached);
+                }
+                out.add(b);
+                reached = b.lastOffsetExclusive();
+            }
+            return consume(out, loads, i + 1, reached, to, maxBytes);
+        });
+    }
+
+    /**
+     * Returns the blocks as cache futures, in order. Blocks not cached are claimed in the cache
+     * (so concurrent readers share the load) and read in runs of back-to-back blocks, one ranged
+     * GET per run of at most {@link #MAX_RUN_BYTES}; {@code miss[0]} is set if any was missing.
+     */
+    private List<CompletableFuture<DataBlock>> load(ObjectReader reader, List<DataBlockIndex> indexes,
+            boolean[] miss) {
+        List<CompletableFuture<DataBlock>> out = new ArrayList<>(indexes.size());
+        List<DataBlockIndex> run = new ArrayList<>();
+        List<CompletableFuture<DataBlock>> claims = new ArrayList<>();
+        long runBytes = 0;
+        for (DataBlockIndex index : indexes) {
+            CompletableFuture<DataBlock> claim = new CompletableFuture<>();
+            CompletableFuture<DataBlock> present = blocks.asMap().putIfAbsent(index.key(reader.objectId()), claim);
+            if (present != null) {
+                out.add(present);
+                continue;
+            }
+            if (miss != null) {
+                miss[0] = true;
+            }
+            boolean contiguous = !run.isEmpty() && run.get(run.size() - 1).position()
+                    + run.get(run.size() - 1).size() == index.position();
+            if (!run.isEmpty() && (!contiguous || runBytes + index.size() > MAX_RUN_BYTES)) {
+                readRun(reader, run, claims);
+                run = new ArrayList<>();
+                claims = new ArrayList<>();
+                runBytes = 0;
+            }
+            run.add(index);
+            claims.add(claim);
+            runBytes += index.size();
+            out.add(claim);
         }
-        return blocks.get(key, (k, executor) -> reader.readBlock(index))
-                .thenCompose(block -> {
-                    long reached = next;
-                    for (StreamRecordBatch b : block.batches(next, to)) {
-                        if (b.lastOffsetExclusive() <= reached) {
-                            continue;
-                        }
-                        if (b.baseOffset() > reached || (!out.isEmpty() && bytes(out) + b.size() > maxBytes)) {
-                            return CompletableFuture.completedFuture(reached);
-                        }
-                        out.add(b);
-                        reached = b.lastOffsetExclusive();
-                    }
-                    return readBlocks(out, miss, reader, indexes, i + 1, reached, to, maxBytes);
-                });
+        if (!run.isEmpty()) {
+            readRun(reader, run, claims);
+        }
+        return out;
+    }
+
+    private static void readRun(ObjectReader reader, List<DataBlockIndex> run, List<CompletableFuture<DataBlock>> claims) {
+        CompletableFuture<List<DataBlock>> read;
+        try {
+            read = reader.readBlocks(run);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((loaded, error) -> {
+            for (int k = 0; k < claims.size(); k++) {
+                if (error != null) {
+                    claims.get(k).completeExceptionally(error); // the cache drops failed entries
+                } else {
+                    claims.get(k).complete(loaded.get(k));
+                }
+            }
+        });
     }
 
     private static int bytes(List<StreamRecordBatch> batches) {
