@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 final class BlockUploader {
     private static final Logger log = LoggerFactory.getLogger(BlockUploader.class);
+    private static final long MULTIPART_THRESHOLD_FLOOR = 64L << 20;
 
     private final StreamStoreConfig config;
     private final ObjectStorage storage;
@@ -50,7 +51,10 @@ final class BlockUploader {
         this.storage = storage;
         this.metadata = metadata;
         this.clock = clock;
-        this.writerConfig = ObjectWriterConfig.builder().blockSize(config.objectBlockSizeBytes()).build();
+        // A seal is at most s3.wal.upload.threshold.bytes: send it as one PUT (billed as one request)
+        // unless it is far larger than a part; multipart costs a create, N parts and a complete.
+        this.writerConfig = ObjectWriterConfig.builder().blockSize(config.objectBlockSizeBytes())
+                .multipartThreshold(Math.max(MULTIPART_THRESHOLD_FLOOR, config.uploadThresholdBytes() * 2)).build();
     }
 
     /** What one upload produced, ready to commit. */
