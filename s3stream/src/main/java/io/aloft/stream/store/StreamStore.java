@@ -8,7 +8,6 @@ import io.aloft.stream.StreamOffsetOutOfRangeException;
 import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.StreamStoreFullException;
 import io.aloft.stream.cache.LogCache;
-import io.aloft.stream.compaction.CompactionConfig;
 import io.aloft.stream.compaction.CompactionManager;
 import io.aloft.stream.metadata.CloseStreamRequest;
 import io.aloft.stream.metadata.CreateStreamRequest;
@@ -94,11 +93,8 @@ public final class StreamStore implements AutoCloseable {
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
         this.uploader = new BlockUploader(config, storage, metadata, clock);
         this.fetcher = new ObjectFetcher(storage, metadata, config.blockCacheSizeBytes());
-        this.compaction = new CompactionManager(CompactionConfig.builder(config.nodeId())
-                .splitThresholdBytes(config.splitThresholdBytes())
-                .prepareTtlMs(config.prepareTtlMs())
-                .objectBlockSizeBytes(config.objectBlockSizeBytes())
-                .build(), storage, metadata, () -> List.copyOf(streams.keySet()), clock);
+        this.compaction = new CompactionManager(config.compaction(), storage, metadata,
+                () -> List.copyOf(streams.keySet()), clock);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "aloft-stream-upload");
             t.setDaemon(true);

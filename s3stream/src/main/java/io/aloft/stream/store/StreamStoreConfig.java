@@ -1,5 +1,6 @@
 package io.aloft.stream.store;
 
+import io.aloft.stream.compaction.CompactionConfig;
 import java.util.List;
 
 /**
@@ -64,7 +65,15 @@ public final class StreamStoreConfig {
             new Key(APPEND_TIMEOUT_CONFIG, Long.toString(APPEND_TIMEOUT_DEFAULT), APPEND_TIMEOUT_DOC),
             new Key(BLOCK_CACHE_SIZE_CONFIG, Long.toString(BLOCK_CACHE_SIZE_DEFAULT), BLOCK_CACHE_SIZE_DOC),
             new Key(OBJECT_BLOCK_SIZE_CONFIG, Integer.toString(OBJECT_BLOCK_SIZE_DEFAULT), OBJECT_BLOCK_SIZE_DOC),
-            new Key(PREPARE_TTL_CONFIG, Long.toString(PREPARE_TTL_DEFAULT), PREPARE_TTL_DOC));
+            new Key(PREPARE_TTL_CONFIG, Long.toString(PREPARE_TTL_DEFAULT), PREPARE_TTL_DOC),
+            new Key(CompactionConfig.INTERVAL_CONFIG, Long.toString(CompactionConfig.INTERVAL_DEFAULT),
+                    CompactionConfig.INTERVAL_DOC),
+            new Key(CompactionConfig.SMALL_OBJECT_CONFIG, Long.toString(CompactionConfig.SMALL_OBJECT_DEFAULT),
+                    CompactionConfig.SMALL_OBJECT_DOC),
+            new Key(CompactionConfig.MAX_MERGE_CONFIG, Long.toString(CompactionConfig.MAX_MERGE_DEFAULT),
+                    CompactionConfig.MAX_MERGE_DOC),
+            new Key(CompactionConfig.DELETE_DELAY_CONFIG, Long.toString(CompactionConfig.DELETE_DELAY_DEFAULT),
+                    CompactionConfig.DELETE_DELAY_DOC));
 
     private final int nodeId;
     private final long uploadThresholdBytes;
@@ -75,6 +84,10 @@ public final class StreamStoreConfig {
     private final long blockCacheSizeBytes;
     private final int objectBlockSizeBytes;
     private final long prepareTtlMs;
+    private final long compactionIntervalMs;
+    private final long compactionSmallObjectBytes;
+    private final long compactionMaxMergeBytes;
+    private final long objectDeleteDelayMs;
 
     private StreamStoreConfig(Builder b) {
         require(b.nodeId >= 0, NODE_ID_CONFIG, b.nodeId + " is negative");
@@ -97,6 +110,24 @@ public final class StreamStoreConfig {
         this.blockCacheSizeBytes = b.blockCacheSizeBytes;
         this.objectBlockSizeBytes = b.objectBlockSizeBytes;
         this.prepareTtlMs = b.prepareTtlMs;
+        this.compactionIntervalMs = b.compactionIntervalMs;
+        this.compactionSmallObjectBytes = b.compactionSmallObjectBytes;
+        this.compactionMaxMergeBytes = b.compactionMaxMergeBytes;
+        this.objectDeleteDelayMs = b.objectDeleteDelayMs;
+        compaction(); // validates the compaction settings now, naming the key at fault
+    }
+
+    /** The compaction settings derived from this config (keys documented in {@link CompactionConfig}). */
+    public CompactionConfig compaction() {
+        return CompactionConfig.builder(nodeId)
+                .intervalMs(compactionIntervalMs)
+                .smallObjectBytes(compactionSmallObjectBytes)
+                .maxMergeBytes(compactionMaxMergeBytes)
+                .deleteDelayMs(objectDeleteDelayMs)
+                .splitThresholdBytes(splitThresholdBytes)
+                .prepareTtlMs(prepareTtlMs)
+                .objectBlockSizeBytes(objectBlockSizeBytes)
+                .build();
     }
 
     private static void require(boolean ok, String key, String message) {
@@ -156,6 +187,10 @@ public final class StreamStoreConfig {
         private long blockCacheSizeBytes = BLOCK_CACHE_SIZE_DEFAULT;
         private int objectBlockSizeBytes = OBJECT_BLOCK_SIZE_DEFAULT;
         private long prepareTtlMs = PREPARE_TTL_DEFAULT;
+        private long compactionIntervalMs = CompactionConfig.INTERVAL_DEFAULT;
+        private long compactionSmallObjectBytes = CompactionConfig.SMALL_OBJECT_DEFAULT;
+        private long compactionMaxMergeBytes = CompactionConfig.MAX_MERGE_DEFAULT;
+        private long objectDeleteDelayMs = CompactionConfig.DELETE_DELAY_DEFAULT;
 
         private Builder(int nodeId) {
             this.nodeId = nodeId;
@@ -198,6 +233,30 @@ public final class StreamStoreConfig {
 
         public Builder prepareTtlMs(long v) {
             prepareTtlMs = v;
+            return this;
+        }
+
+        /** {@code s3.compaction.interval.ms}. */
+        public Builder compactionIntervalMs(long v) {
+            compactionIntervalMs = v;
+            return this;
+        }
+
+        /** {@code s3.compaction.small.object.bytes}. */
+        public Builder compactionSmallObjectBytes(long v) {
+            compactionSmallObjectBytes = v;
+            return this;
+        }
+
+        /** {@code s3.compaction.max.merge.bytes}. */
+        public Builder compactionMaxMergeBytes(long v) {
+            compactionMaxMergeBytes = v;
+            return this;
+        }
+
+        /** {@code s3.object.delete.delay.ms}. */
+        public Builder objectDeleteDelayMs(long v) {
+            objectDeleteDelayMs = v;
             return this;
         }
 
