@@ -91,7 +91,7 @@ final class ObjectFetcher {
      * up to {@code maxBytes} (at least one batch). Returns fewer batches, never a gap.
      */
     CompletableFuture<Fetched> fetch(long streamId, long from, long to, int maxBytes) {
-        List<StreamRecordBatch> out = new ArrayList<>();
+        Collected out = new Collected();
         boolean[] miss = new boolean[1];
         return fetchInto(out, miss, streamId, from, to, maxBytes).thenApply(v -> {
             if (!out.isEmpty()) {
@@ -180,14 +180,14 @@ final class ObjectFetcher {
         });
     }
 
-    private CompletableFuture<Void> fetchInto(List<StreamRecordBatch> out, boolean[] miss, long streamId, long from,
+    private CompletableFuture<Void> fetchInto(Collected out, boolean[] miss, long streamId, long from,
             long to, int maxBytes) {
         return metadata.getObjects(streamId, from, to, OBJECTS_PER_LOOKUP).thenCompose(refs -> {
             if (refs.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
             return readObjects(out, miss, streamId, refs, 0, from, to, maxBytes).thenCompose(next -> {
-                boolean more = refs.size() == OBJECTS_PER_LOOKUP && next < to && bytes(out) < maxBytes
+                boolean more = refs.size() == OBJECTS_PER_LOOKUP && next < to && out.bytes < maxBytes
                         && next > from;
                 return more ? fetchInto(out, miss, streamId, next, to, maxBytes)
                         : CompletableFuture.completedFuture(null);
@@ -196,9 +196,9 @@ final class ObjectFetcher {
     }
 
     /** Reads objects refs[i..] in order; returns the offset reached. */
-    private CompletableFuture<Long> readObjects(List<StreamRecordBatch> out, boolean[] miss, long streamId,
+    private CompletableFuture<Long> readObjects(Collected out, boolean[] miss, long streamId,
             List<ObjectRef> refs, int i, long next, long to, int maxBytes) {
-        if (i >= refs.size() || next >= to || (!out.isEmpty() && bytes(out) >= maxBytes)) {
+        if (i >= refs.size() || next >= to || (!out.isEmpty() && out.bytes >= maxBytes)) {
             return CompletableFuture.completedFuture(next);
         }
         ObjectRef ref = refs.get(i);
@@ -206,22 +206,22 @@ final class ObjectFetcher {
             return CompletableFuture.completedFuture(next); // a hole in metadata: stop, never skip data
         }
         ObjectReader reader = readers.get(ref.objectId(), id -> ObjectReader.open(storage, id, ref.objectSize()));
-        long budget = Math.max(1, maxBytes - bytes(out));
+        long budget = Math.max(1, maxBytes - out.bytes);
         return reader.find(streamId, next, to, budget)
                 .thenCompose(indexes -> readBlocks(out, miss, reader, indexes, 0, next, to, maxBytes))
                 .thenCompose(reached -> readObjects(out, miss, streamId, refs, i + 1, reached, to, maxBytes));
     }
 
-    private CompletableFuture<Long> readBlocks(List<StreamRecordBatch> out, boolean[] miss, ObjectReader reader,
+    private CompletableFuture<Long> readBlocks(Collected out, boolean[] miss, ObjectReader reader,
             List<DataBlockIndex> indexes, int i, long next, long to, int maxBytes) {
         // Load every block this fetch selected up front: missing runs go out as one GET each.
         List<CompletableFuture<DataBlock>> loads = load(reader, indexes, miss);
         return consume(out, loads, i, next, to, maxBytes);
     }
 
-    private CompletableFuture<Long> consume(List<StreamRecordBatch> out, List<CompletableFuture<DataBlock>> loads,
+    private CompletableFuture<Long> consume(Collected out, List<CompletableFuture<DataBlock>> loads,
             int i, long next, long to, int maxBytes) {
-        if (i >= loads.size() || next >= to || (!out.isEmpty() && bytes(out) >= maxBytes)) {
+        if (i >= loads.size() || next >= to || (!out.isEmpty() && out.bytes >= maxBytes)) {
             return CompletableFuture.completedFuture(next);
         }
         return loads.get(i).thenCompose(block -> {
@@ -230,7 +230,7 @@ final class ObjectFetcher {
                 if (b.lastOffsetExclusive() <= reached) {
                     continue;
                 }
-                if (b.baseOffset() > reached || (!out.isEmpty() && bytes(out) + b.size() > maxBytes)) {
+                if (b.baseOffset() > reached || (!out.isEmpty() && out.bytes + b.size() > maxBytes)) {
                     return CompletableFuture.completedFuture(reached);
                 }
                 out.add(b);
@@ -298,11 +298,14 @@ final class ObjectFetcher {
         });
     }
 
-    private static int bytes(List<StreamRecordBatch> batches) {
-        int n = 0;
-        for (StreamRecordBatch b : batches) {
-            n += b.size();
+    /** Batches collected by one fetch, with their running byte count. Confined to the fetch's chain. */
+    private static final class Collected extends ArrayList<StreamRecordBatch> {
+        int bytes;
+
+        @Override
+        public boolean add(StreamRecordBatch batch) {
+            bytes += batch.size();
+            return super.add(batch);
         }
-        return n;
     }
 }
