@@ -17,33 +17,7 @@
 # bench/target/stream-bench-<timestamp>.{json,md}. Extra JVM flags (e.g. JFR) via BENCH_JAVA_OPTS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
-
-dir="$root/bench/target"
-build=1
-args=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --dir) [ $# -ge 2 ] || { echo "--dir needs a value" >&2; exit 2; }; dir=$2; shift 2 ;;
-    --quick) args+=(--quick); shift ;;
-    --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
-
-if [ "$build" = 1 ]; then
-  echo "building s3stream and bench ..." >&2
-  mvn -B -q -pl bench -am package -DskipTests
-fi
-
-rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain -- wal s3stream 2>/dev/null)" ]; then
-  rev="$rev+dirty"
-fi
-mkdir -p "$dir"
+# shellcheck source=lib/bench-run.sh
+. scripts/lib/bench-run.sh
 # Heap: log cache 256 MiB + block cache 128 MiB + whole-object GETs and in-flight uploads.
-# shellcheck disable=SC2086
-ALOFT_GIT_REV=$rev exec java -Xmx3g -XX:+UseG1GC ${BENCH_JAVA_OPTS:-} \
-  -cp "$root/bench/target/aloft-bench.jar" io.aloft.bench.stream.StreamBenchmark \
-  --dir "$dir" --json-dir "$root/bench/target" "${args[@]}"
+bench_run 17 3g io.aloft.bench.stream.StreamBenchmark wal s3stream -- "$@"

@@ -40,8 +40,11 @@ class ObjectFetcherReadaheadTest {
         }
     }
 
-    @Test
-    void sequentialCatchUp_laterFetchesAreServedFromPrefetchedBlocks() throws Exception {
+    /**
+     * Writes the stream through one store, then runs {@code body} on a second, cold store (fresh
+     * WAL, empty caches) over the same objects and metadata, with the stream opened at epoch 2.
+     */
+    private void withColdStream(ColdStreamBody body) throws Exception {
         MemoryStreamMetadata metadata = new MemoryStreamMetadata();
         try (ObjectStorage storage = ObjectStorages.open(dir.resolve("objects").toUri().toString())) {
             long id = writeStream(storage, metadata);
@@ -49,51 +52,54 @@ class ObjectFetcherReadaheadTest {
                     .capacityBytes(16 << 20).build());
                     StreamStore store = StreamStore.open(StreamStoreTest.smallConfig().build(), wal, storage,
                             metadata)) {
-                Stream stream = store.openStream(id, 2).get();
-                long next = 0;
-                int hits = 0;
-                int fetches = 0;
-                while (next < 2000) {
-                    FetchResult r = stream.fetch(next, 2000, 16 * 1024).get(10, TimeUnit.SECONDS);
-                    for (StreamRecordBatch b : r.batches()) {
-                        assertEquals(next, b.baseOffset());
-                        assertEquals(payload(id, next, SIZE), b.payloadView());
-                        next = b.lastOffsetExclusive();
-                    }
-                    fetches++;
-                    if (fetches > 2 && r.cacheHit()) {
-                        hits++;
-                    }
-                    store.fetcher().readaheadSettled().get(10, TimeUnit.SECONDS);
-                }
-                assertTrue(fetches > 100, "many small fetches: " + fetches);
-                assertEquals(fetches - 2, hits, "every fetch after the second found its blocks prefetched");
+                body.run(storage, store, store.openStream(id, 2).get());
             }
         }
     }
 
+    @FunctionalInterface
+    private interface ColdStreamBody {
+        void run(ObjectStorage storage, StreamStore store, Stream stream) throws Exception;
+    }
+
+    @Test
+    void sequentialCatchUp_laterFetchesAreServedFromPrefetchedBlocks() throws Exception {
+        withColdStream((storage, store, stream) -> {
+            long next = 0;
+            int hits = 0;
+            int fetches = 0;
+            while (next < 2000) {
+                FetchResult r = stream.fetch(next, 2000, 16 * 1024).get(10, TimeUnit.SECONDS);
+                for (StreamRecordBatch b : r.batches()) {
+                    assertEquals(next, b.baseOffset());
+                    assertEquals(payload(stream.streamId(), next, SIZE), b.payloadView());
+                    next = b.lastOffsetExclusive();
+                }
+                fetches++;
+                if (fetches > 2 && r.cacheHit()) {
+                    hits++;
+                }
+                store.fetcher().readaheadSettled().get(10, TimeUnit.SECONDS);
+            }
+            assertTrue(fetches > 100, "many small fetches: " + fetches);
+            assertEquals(fetches - 2, hits, "every fetch after the second found its blocks prefetched");
+        });
+    }
+
     @Test
     void randomReads_triggerNoReadahead() throws Exception {
-        MemoryStreamMetadata metadata = new MemoryStreamMetadata();
-        try (ObjectStorage storage = ObjectStorages.open(dir.resolve("objects").toUri().toString())) {
-            long id = writeStream(storage, metadata);
-            try (WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("b.wal"))
-                    .capacityBytes(16 << 20).build());
-                    StreamStore store = StreamStore.open(StreamStoreTest.smallConfig().build(), wal, storage,
-                            metadata)) {
-                Stream stream = store.openStream(id, 2).get();
-                long getsBefore = storage.stats().requests(ObjectStorageStats.Operation.GET);
-                int fetches = 0;
-                for (long offset : new long[] {1500, 100, 900, 1900, 400, 1200}) {
-                    FetchResult r = stream.fetch(offset, 2000, 1).get(10, TimeUnit.SECONDS);
-                    assertFalse(r.batches().isEmpty());
-                    store.fetcher().readaheadSettled().get(10, TimeUnit.SECONDS);
-                    fetches++;
-                }
-                long gets = storage.stats().requests(ObjectStorageStats.Operation.GET) - getsBefore;
-                // One block per fetch plus at most one footer+index read per object: no readahead GETs.
-                assertTrue(gets <= 2L * fetches, "GETs for " + fetches + " random fetches: " + gets);
+        withColdStream((storage, store, stream) -> {
+            long getsBefore = storage.stats().requests(ObjectStorageStats.Operation.GET);
+            int fetches = 0;
+            for (long offset : new long[] {1500, 100, 900, 1900, 400, 1200}) {
+                FetchResult r = stream.fetch(offset, 2000, 1).get(10, TimeUnit.SECONDS);
+                assertFalse(r.batches().isEmpty());
+                store.fetcher().readaheadSettled().get(10, TimeUnit.SECONDS);
+                fetches++;
             }
-        }
+            long gets = storage.stats().requests(ObjectStorageStats.Operation.GET) - getsBefore;
+            // One block per fetch plus at most one footer+index read per object: no readahead GETs.
+            assertTrue(gets <= 2L * fetches, "GETs for " + fetches + " random fetches: " + gets);
+        });
     }
 }
