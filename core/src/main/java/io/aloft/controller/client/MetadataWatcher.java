@@ -1,0 +1,115 @@
+package io.aloft.controller.client;
+
+import io.aloft.controller.model.ClusterImage;
+import io.aloft.controller.model.MetadataEvent;
+import io.aloft.controller.model.WatchResult;
+import io.aloft.controller.query.Queries;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import io.aloft.controller.codec.Codecs;
+import io.aloft.controller.command.Reply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows the controller's change feed on its own thread: a long poll that returns as soon as
+ * brokers or topics change. The listener first gets a full {@link ClusterImage}, then every
+ * change in log order; after falling behind (or a controller restart) it gets a new image.
+ *
+ * <p>The listener runs on the watcher's thread, one call at a time. Close to stop.
+ */
+public final class MetadataWatcher implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MetadataWatcher.class);
+    /** How long one poll waits at the leader for a change before returning empty. */
+    static final long POLL_WAIT_MS = 3_000;
+
+    /** Receives the cluster state and its changes. */
+    public interface Listener {
+        /** Replace everything known with this image. */
+        void onImage(ClusterImage image);
+
+        /** Apply one change. */
+        void onEvent(MetadataEvent event);
+    }
+
+    private final RaftClient raftClient;
+    private final Listener listener;
+    private final Thread thread;
+    private volatile boolean closed;
+    private volatile long position = -1;
+
+    private MetadataWatcher(ControllerClient client, Listener listener) {
+        this.raftClient = client.newWatchClient();
+        this.listener = listener;
+        this.thread = new Thread(this::run, "controller-watcher");
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts watching the quorum that {@code client} talks to. */
+    public static MetadataWatcher start(ControllerClient client, Listener listener) {
+        MetadataWatcher w = new MetadataWatcher(client, listener);
+        w.thread.start();
+        return w;
+    }
+
+    /** The log index the next poll starts from (-1 before the first image). */
+    public long position() {
+        return position;
+    }
+
+    private void run() {
+        while (!closed) {
+            try {
+                Message poll = Message.valueOf(ByteString.copyFrom(
+                        Codecs.CODEC.encode(new Queries.Watch(position, POLL_WAIT_MS))));
+                RaftClientReply raftReply = raftClient.io().sendReadOnly(poll);
+                if (!raftReply.isSuccess()) {
+                    throw new IOException(String.valueOf(raftReply.getException()));
+                }
+                Reply reply = Codecs.CODEC.decode(raftReply.getMessage().getContent().toByteArray(), Reply.class);
+                if (reply.failure() != null) {
+                    throw ControllerClient.toException(reply.failure());
+                }
+                WatchResult result = (WatchResult) reply.value();
+                if (result.image() != null) {
+                    listener.onImage(result.image());
+                }
+                for (MetadataEvent e : result.events()) {
+                    listener.onEvent(e);
+                }
+                position = result.nextIndex();
+            } catch (Exception e) {
+                if (closed) {
+                    return;
+                }
+                // Keep the position: the next poll resumes there, on whichever voter leads by then.
+                log.debug("Change feed poll failed; retrying", e);
+                sleepQuietly(200);
+            }
+        }
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        thread.interrupt();
+        raftClient.close();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

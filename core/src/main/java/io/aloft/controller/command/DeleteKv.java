@@ -1,0 +1,5 @@
+package io.aloft.controller.command;
+
+/** Removes a key (a missing key is a no-op). */
+public record DeleteKv(String key) {
+}

@@ -1,0 +1,27 @@
+package io.aloft.controller.model;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A registered broker.
+ *
+ * @param brokerId the broker's node id
+ * @param incarnationId identifies one run of the broker process: a restart registers a new one
+ * @param brokerEpoch assigned at registration; heartbeats and other broker calls must carry it
+ * @param endpoints listeners clients connect to
+ * @param rack rack id, or null
+ * @param state current standing
+ */
+public record BrokerInfo(int brokerId, String incarnationId, long brokerEpoch, List<Endpoint> endpoints, String rack,
+        BrokerState state) {
+    public BrokerInfo {
+        Objects.requireNonNull(incarnationId, "incarnationId");
+        endpoints = List.copyOf(endpoints);
+        Objects.requireNonNull(state, "state");
+    }
+
+    public BrokerInfo withState(BrokerState newState) {
+        return new BrokerInfo(brokerId, incarnationId, brokerEpoch, endpoints, rack, newState);
+    }
+}

@@ -1,0 +1,31 @@
+package io.aloft.controller.model;
+
+/**
+ * One change to cluster metadata, published on the change feed in log order. Each event carries
+ * the new state of what changed, so a watcher applies it without further queries.
+ *
+ * @param index the log index of the command that made the change
+ * @param broker the broker's new registration, when a broker changed
+ * @param removedBrokerId a broker that was unregistered, else -1
+ * @param topic the topic's new state (partitions included), when a topic was created or changed
+ * @param deletedTopic a topic that was deleted (its last state), else null
+ */
+public record MetadataEvent(long index, BrokerInfo broker, int removedBrokerId, TopicInfo topic,
+        TopicInfo deletedTopic) {
+
+    public static MetadataEvent brokerChanged(long index, BrokerInfo broker) {
+        return new MetadataEvent(index, broker, -1, null, null);
+    }
+
+    public static MetadataEvent brokerRemoved(long index, int brokerId) {
+        return new MetadataEvent(index, null, brokerId, null, null);
+    }
+
+    public static MetadataEvent topicChanged(long index, TopicInfo topic) {
+        return new MetadataEvent(index, null, -1, topic, null);
+    }
+
+    public static MetadataEvent topicDeleted(long index, TopicInfo topic) {
+        return new MetadataEvent(index, null, -1, null, topic);
+    }
+}

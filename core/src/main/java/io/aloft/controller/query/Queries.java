@@ -1,0 +1,47 @@
+package io.aloft.controller.query;
+
+import java.util.List;
+
+/**
+ * Read-only requests, answered from the leader's applied state after a read-index round (so a
+ * caller never sees state older than what it wrote). Each is a record so it travels through the
+ * same codec as commands.
+ */
+public final class Queries {
+    private Queries() {
+    }
+
+    /** Replies with a {@link io.aloft.controller.model.ClusterImage}. */
+    public record DescribeCluster() {
+    }
+
+    /** Replies with the named topics that exist, in name order; all topics when {@code names} is empty. */
+    public record GetTopics(List<String> names) {
+        public GetTopics {
+            names = List.copyOf(names);
+        }
+    }
+
+    public record GetObjects(long streamId, long startOffset, long endOffset, int limit) {
+    }
+
+    public record GetStreamSetObjects(int nodeId) {
+    }
+
+    public record GetStreamObjects(long streamId, long startOffset, long endOffset, int limit) {
+    }
+
+    public record DescribeStream(long streamId) {
+    }
+
+    /** Replies with the value's bytes, or null. */
+    public record GetKv(String key) {
+    }
+
+    /**
+     * Long poll of the change feed: replies with a {@link io.aloft.controller.model.WatchResult} as
+     * soon as there are events at or after {@code fromIndex}, or after {@code maxWaitMs} with none.
+     */
+    public record Watch(long fromIndex, long maxWaitMs) {
+    }
+}

@@ -1,0 +1,242 @@
+package io.aloft.controller.state;
+
+import io.aloft.controller.ControllerException;
+import io.aloft.controller.command.AlterTopicConfigs;
+import io.aloft.controller.command.BrokerHeartbeat;
+import io.aloft.controller.command.CreatePartitions;
+import io.aloft.controller.command.CreateTopic;
+import io.aloft.controller.command.DeleteKv;
+import io.aloft.controller.command.DeleteTopic;
+import io.aloft.controller.command.DrainBroker;
+import io.aloft.controller.command.Failure;
+import io.aloft.controller.command.FenceBroker;
+import io.aloft.controller.command.GetObjectsToDelete;
+import io.aloft.controller.command.ObjectsDeleted;
+import io.aloft.controller.command.PutKv;
+import io.aloft.controller.command.ReassignPartition;
+import io.aloft.controller.command.RegisterBroker;
+import io.aloft.controller.command.Reply;
+import io.aloft.controller.command.Request;
+import io.aloft.controller.command.UnregisterBroker;
+import io.aloft.controller.model.BrokerInfo;
+import io.aloft.controller.model.ClusterImage;
+import io.aloft.controller.model.MetadataEvent;
+import io.aloft.controller.model.TopicInfo;
+import io.aloft.controller.query.Queries;
+import io.aloft.stream.metadata.CloseStreamRequest;
+import io.aloft.stream.metadata.CommitStreamObjectRequest;
+import io.aloft.stream.metadata.CommitStreamSetObjectRequest;
+import io.aloft.stream.metadata.CreateStreamRequest;
+import io.aloft.stream.metadata.DeleteStreamRequest;
+import io.aloft.stream.metadata.OpenStreamRequest;
+import io.aloft.stream.metadata.PrepareObjectsRequest;
+import io.aloft.stream.metadata.StreamMetadataException;
+import io.aloft.stream.metadata.StreamMetadataState;
+import io.aloft.stream.metadata.TrimStreamRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The whole controller state: streams and objects ({@link StreamMetadataState}), brokers, topics
+ * and partitions ({@link ClusterState}), a key-value space, and the request log that makes retries
+ * idempotent. Deterministic: the same requests in the same order give the same state and replies
+ * on every replica; a rejected command changes nothing (only its reply is remembered, so a retry
+ * gets the same answer).
+ *
+ * <p>Not thread-safe: the state machine applies commands on one thread and serves reads under a lock.
+ */
+public final class ControllerState {
+
+    private StreamMetadataState streams;
+    private ClusterState cluster;
+    private final TreeMap<String, byte[]> kv = new TreeMap<>();
+    private final RequestLog requests = new RequestLog();
+    private long clockMs;
+
+    /** An empty state. */
+    public ControllerState() {
+        this.streams = new StreamMetadataState();
+        this.cluster = new ClusterState(streams);
+    }
+
+    /**
+     * Applies one request from the log at {@code index}; cluster changes are passed to {@code events}.
+     * Never throws for a bad command: rejections are replies.
+     */
+    public Reply apply(long index, Request request, Consumer<MetadataEvent> events) {
+        clockMs = Math.max(clockMs, request.nowMs());
+        Reply reply;
+        try {
+            Reply earlier = requests.lookup(request.clientId(), request.sequence());
+            if (earlier != null) {
+                return earlier;
+            }
+            List<MetadataEvent> changes = new ArrayList<>();
+            reply = Reply.of(execute(request.command(), index, changes::add));
+            changes.forEach(events);
+        } catch (ControllerException e) {
+            if (e.code() == ControllerException.Code.REQUEST_TOO_OLD) {
+                return failure(e); // not remembered: it is about a request we no longer know
+            }
+            reply = failure(e);
+        } catch (StreamMetadataException e) {
+            reply = failure(e);
+        }
+        requests.record(request.clientId(), request.sequence(), reply, clockMs);
+        requests.expire(clockMs);
+        return reply;
+    }
+
+    private Object execute(Object command, long index, Consumer<MetadataEvent> events) {
+        // Streams and objects.
+        if (command instanceof CreateStreamRequest c) {
+            return streams.createStream(c);
+        } else if (command instanceof OpenStreamRequest c) {
+            return streams.openStream(c);
+        } else if (command instanceof CloseStreamRequest c) {
+            streams.closeStream(c);
+        } else if (command instanceof TrimStreamRequest c) {
+            streams.trimStream(c);
+        } else if (command instanceof DeleteStreamRequest c) {
+            streams.deleteStream(c);
+        } else if (command instanceof PrepareObjectsRequest c) {
+            return streams.prepareObjects(c);
+        } else if (command instanceof CommitStreamSetObjectRequest c) {
+            streams.commitStreamSetObject(c);
+        } else if (command instanceof CommitStreamObjectRequest c) {
+            streams.commitStreamObject(c);
+        } else if (command instanceof GetObjectsToDelete c) {
+            return streams.getObjectsToDelete(c.nowMs(), c.delayMs());
+        } else if (command instanceof ObjectsDeleted c) {
+            streams.objectsDeleted(c.objectIds());
+        // Brokers.
+        } else if (command instanceof RegisterBroker c) {
+            return cluster.register(c, events, index);
+        } else if (command instanceof BrokerHeartbeat c) {
+            return cluster.heartbeat(c, events, index);
+        } else if (command instanceof FenceBroker c) {
+            cluster.fence(c, events, index);
+        } else if (command instanceof DrainBroker c) {
+            cluster.drain(c, events, index);
+        } else if (command instanceof UnregisterBroker c) {
+            cluster.unregister(c, events, index);
+        // Topics.
+        } else if (command instanceof CreateTopic c) {
+            return cluster.createTopic(c, events, index);
+        } else if (command instanceof DeleteTopic c) {
+            cluster.deleteTopic(c.name(), events, index);
+        } else if (command instanceof CreatePartitions c) {
+            return cluster.createPartitions(c, events, index);
+        } else if (command instanceof AlterTopicConfigs c) {
+            return cluster.alterConfigs(c, events, index);
+        } else if (command instanceof ReassignPartition c) {
+            return cluster.reassign(c, events, index);
+        // Key-value space.
+        } else if (command instanceof PutKv c) {
+            kv.put(c.key(), c.value().clone());
+        } else if (command instanceof DeleteKv c) {
+            kv.remove(c.key());
+        } else {
+            throw new ControllerException(ControllerException.Code.INVALID_REQUEST, "not a command: "
+                    + command.getClass().getSimpleName());
+        }
+        return null;
+    }
+
+    /** Answers a read-only query from the current state. */
+    public Reply query(Object query, long appliedIndex) {
+        try {
+            return Reply.of(read(query, appliedIndex));
+        } catch (ControllerException e) {
+            return failure(e);
+        } catch (StreamMetadataException e) {
+            return failure(e);
+        }
+    }
+
+    private Object read(Object query, long appliedIndex) {
+        if (query instanceof Queries.GetObjects q) {
+            return streams.getObjects(q.streamId(), q.startOffset(), q.endOffset(), q.limit());
+        } else if (query instanceof Queries.GetStreamSetObjects q) {
+            return streams.getStreamSetObjects(q.nodeId());
+        } else if (query instanceof Queries.GetStreamObjects q) {
+            return streams.getStreamObjects(q.streamId(), q.startOffset(), q.endOffset(), q.limit());
+        } else if (query instanceof Queries.DescribeStream q) {
+            return streams.describeStream(q.streamId());
+        } else if (query instanceof Queries.DescribeCluster) {
+            return image(appliedIndex);
+        } else if (query instanceof Queries.GetTopics q) {
+            if (q.names().isEmpty()) {
+                return List.copyOf(cluster.topics());
+            }
+            List<TopicInfo> found = new ArrayList<>();
+            new java.util.TreeSet<>(q.names()).forEach(name -> {
+                TopicInfo t = cluster.topic(name);
+                if (t != null) {
+                    found.add(t);
+                }
+            });
+            return found;
+        } else if (query instanceof Queries.GetKv q) {
+            byte[] value = kv.get(q.key());
+            return value == null ? null : value.clone();
+        }
+        throw new ControllerException(ControllerException.Code.INVALID_REQUEST, "not a query: "
+                + (query == null ? "null" : query.getClass().getSimpleName()));
+    }
+
+    /** Brokers and topics as of {@code appliedIndex}. */
+    public ClusterImage image(long appliedIndex) {
+        return new ClusterImage(appliedIndex, List.copyOf(cluster.brokers()), List.copyOf(cluster.topics()));
+    }
+
+    /** The broker's registration, or null. */
+    public BrokerInfo broker(int brokerId) {
+        return cluster.broker(brokerId);
+    }
+
+    /** Every registered broker, by id. */
+    public List<BrokerInfo> brokers() {
+        return List.copyOf(cluster.brokers());
+    }
+
+    private static Reply failure(ControllerException e) {
+        return Reply.failed(new Failure(Failure.CONTROLLER, e.code().name(), withoutCode(e.getMessage(), e.code())));
+    }
+
+    private static Reply failure(StreamMetadataException e) {
+        return Reply.failed(new Failure(Failure.STREAM, e.code().name(), withoutCode(e.getMessage(), e.code())));
+    }
+
+    /** Exception messages start with their code; the failure carries it separately. */
+    private static String withoutCode(String message, Enum<?> code) {
+        String prefix = code.name() + ": ";
+        return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
+    }
+
+    // ---- snapshots ----
+
+    /** The whole state as plain values. */
+    public ControllerSnapshot snapshot() {
+        List<ControllerSnapshot.Kv> entries = new ArrayList<>(kv.size());
+        for (Map.Entry<String, byte[]> e : kv.entrySet()) {
+            entries.add(new ControllerSnapshot.Kv(e.getKey(), e.getValue().clone()));
+        }
+        return new ControllerSnapshot(streams.snapshot(), cluster.nextBrokerEpoch(), List.copyOf(cluster.brokers()),
+                List.copyOf(cluster.topics()), entries, clockMs, requests.lastSweepMs(), requests.snapshot());
+    }
+
+    /** Replaces this state with a snapshot's. */
+    public void restore(ControllerSnapshot snapshot) {
+        streams = StreamMetadataState.restore(snapshot.streams());
+        cluster = new ClusterState(streams);
+        cluster.restore(snapshot.nextBrokerEpoch(), snapshot.brokers(), snapshot.topics());
+        kv.clear();
+        snapshot.kv().forEach(e -> kv.put(e.key(), e.value().clone()));
+        clockMs = snapshot.clockMs();
+        requests.restore(snapshot.lastSessionSweepMs(), snapshot.sessions());
+    }
+}
