@@ -8,6 +8,7 @@ import io.aloft.stream.FetchResult;
 import io.aloft.stream.Stream;
 import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.metadata.MemoryStreamMetadata;
+import io.aloft.stream.metadata.StreamMetadata;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.wal.BlockDeviceWal;
@@ -48,11 +49,26 @@ class StreamStoreRandomizedTest {
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
+    @org.junit.jupiter.api.BeforeEach
+    void setUpMetadata() throws Exception {
+        metadata = newMetadata();
+    }
+
+    /** The metadata the test runs on; core's controller tests override it with the Ratis controller. */
+    StreamMetadata newMetadata() throws Exception {
+        return new MemoryStreamMetadata();
+    }
+
+    /** Releases what {@link #newMetadata()} started, after every store is closed. */
+    void closeMetadata() throws Exception {
+    }
+
     @AfterEach
     void tearDown() throws Exception {
         for (int i = toClose.size() - 1; i >= 0; i--) {
             toClose.get(i).close();
         }
+        closeMetadata();
     }
 
     /** One stream of the model: batches by base offset, and the start and next offsets. */
@@ -68,7 +84,7 @@ class StreamStoreRandomizedTest {
     private Random random;
     private StreamStoreConfig config;
     private ObjectStorage storage;
-    private final MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+    private StreamMetadata metadata;
     private WriteAheadLog wal;
     private StreamStore store;
     private final Map<Long, ModelStream> model = new TreeMap<>();

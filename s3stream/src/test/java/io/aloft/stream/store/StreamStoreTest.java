@@ -14,6 +14,7 @@ import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.metadata.MemoryStreamMetadata;
 import io.aloft.stream.metadata.ObjectRef;
 import io.aloft.stream.metadata.S3Object;
+import io.aloft.stream.metadata.StreamMetadata;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.wal.BlockDeviceWal;
@@ -32,18 +33,31 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The stream store on a real WAL file and the file object-storage backend. */
+/**
+ * The stream store on a real WAL file and the file object-storage backend. Metadata is in memory
+ * here; core's controller tests extend this class to run the same tests on the Ratis controller.
+ */
 class StreamStoreTest {
     @TempDir
     Path dir;
 
-    private final MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+    private StreamMetadata metadata;
     private ObjectStorage storage;
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
     @BeforeEach
-    void setUp() {
+    void setUp() throws Exception {
         storage = ObjectStorages.open(dir.resolve("objects").toUri().toString());
+        metadata = newMetadata();
+    }
+
+    /** The metadata the tests run on (called once per test, after {@code dir} is set). */
+    StreamMetadata newMetadata() throws Exception {
+        return new MemoryStreamMetadata();
+    }
+
+    /** Releases what {@link #newMetadata()} started, after every store is closed. */
+    void closeMetadata() throws Exception {
     }
 
     @AfterEach
@@ -52,6 +66,7 @@ class StreamStoreTest {
             toClose.get(i).close();
         }
         storage.close();
+        closeMetadata();
     }
 
     static StreamStoreConfig.Builder smallConfig() {
