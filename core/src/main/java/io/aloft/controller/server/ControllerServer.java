@@ -101,9 +101,9 @@ public final class ControllerServer implements AutoCloseable {
         }
     }
 
-    /** Whether this voter is the leader right now. */
+    /** Whether this voter is the leader right now and ready to serve (it has committed an entry of its term). */
     public boolean isLeader() throws IOException {
-        return server.getDivision(RaftSetup.groupId()).getInfo().isLeader();
+        return server.getDivision(RaftSetup.groupId()).getInfo().isLeaderReady();
     }
 
     public int nodeId() {
