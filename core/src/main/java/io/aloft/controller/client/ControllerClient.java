@@ -8,11 +8,16 @@ import io.aloft.controller.codec.MalformedDataException;
 import io.aloft.controller.command.Failure;
 import io.aloft.controller.command.Reply;
 import io.aloft.controller.command.Request;
+import io.aloft.controller.command.RequestBatch;
 import io.aloft.stream.metadata.StreamMetadataException;
 import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +50,8 @@ import org.slf4j.LoggerFactory;
 public final class ControllerClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ControllerClient.class);
     private static final long RETRY_SLEEP_MS = 100;
+    /** Most commands in one log entry (a commit is ~200 bytes, so a batch stays far below Raft's message limit). */
+    private static final int MAX_BATCH = 256;
 
     private final ControllerConfig config;
     private final RaftClient[] clients;
@@ -52,6 +59,12 @@ public final class ControllerClient implements AutoCloseable {
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong sequence = new AtomicLong();
     private final ScheduledExecutorService retryTimer;
+    /** Completes replies and sends follow-up batches; callers' future callbacks run here too. */
+    private final ExecutorService callbacks;
+    private final Object batchLock = new Object();
+    // Guarded by batchLock.
+    private final ArrayDeque<Pending> queued = new ArrayDeque<>();
+    private int batchesInFlight;
     private volatile boolean closed;
 
     private ControllerClient(ControllerConfig config) {
@@ -62,6 +75,12 @@ public final class ControllerClient implements AutoCloseable {
         }
         this.retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "controller-client-retry");
+            t.setDaemon(true);
+            return t;
+        });
+        // A pool, not one thread: a caller's callback may block on another controller future.
+        this.callbacks = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "controller-client-callback");
             t.setDaemon(true);
             return t;
         });
@@ -88,11 +107,77 @@ public final class ControllerClient implements AutoCloseable {
         return config;
     }
 
-    /** Replicates {@code command} (a command record of {@code io.aloft.controller.command} or s3stream's metadata requests). */
+    /**
+     * Replicates {@code command} (a command record of {@code io.aloft.controller.command} or
+     * s3stream's metadata requests). Commands submitted while others are in flight may be applied
+     * in any order relative to those: a caller that needs an order waits for the earlier future.
+     */
     public CompletableFuture<Object> submit(Object command) {
         Request request = new Request(clientId, sequence.incrementAndGet(), System.currentTimeMillis(), command);
-        Message message = Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(request)));
-        return send(c -> c.async().send(message), deadline(), command);
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        List<Pending> batch = null;
+        synchronized (batchLock) {
+            queued.add(new Pending(request, result));
+            if (batchesInFlight < clients.length) {
+                batch = drainLocked();
+            }
+        }
+        if (batch != null) {
+            sendBatch(batch);
+        }
+        return result;
+    }
+
+    /** A submitted command waiting for its batch. */
+    private record Pending(Request request, CompletableFuture<Object> result) {
+    }
+
+    // Guarded by batchLock.
+    private List<Pending> drainLocked() {
+        List<Pending> batch = new ArrayList<>(Math.min(queued.size(), MAX_BATCH));
+        while (!queued.isEmpty() && batch.size() < MAX_BATCH) {
+            batch.add(queued.poll());
+        }
+        batchesInFlight++;
+        return batch;
+    }
+
+    /**
+     * Sends queued commands as one log entry. At most one batch per Raft client is in flight;
+     * commands arriving meanwhile wait and go together in the next one, so batches grow with load
+     * and a lone command is sent at once.
+     */
+    private void sendBatch(List<Pending> batch) {
+        Object payload = batch.size() == 1 ? batch.get(0).request()
+                : new RequestBatch(batch.stream().map(Pending::request).toList());
+        Message message = Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(payload)));
+        send(c -> c.async().send(message), deadline(), batch.get(0).request().command()).whenComplete((value, error) -> {
+            if (error != null) {
+                batch.forEach(p -> p.result().completeExceptionally(error));
+            } else if (batch.size() == 1) {
+                batch.get(0).result().complete(value);
+            } else {
+                List<?> replies = (List<?>) value;
+                for (int i = 0; i < batch.size(); i++) {
+                    Reply r = (Reply) replies.get(i);
+                    if (r.failure() == null) {
+                        batch.get(i).result().complete(r.value());
+                    } else {
+                        batch.get(i).result().completeExceptionally(toException(r.failure()));
+                    }
+                }
+            }
+            List<Pending> next = null;
+            synchronized (batchLock) {
+                batchesInFlight--;
+                if (!queued.isEmpty()) {
+                    next = drainLocked();
+                }
+            }
+            if (next != null) {
+                sendBatch(next);
+            }
+        });
     }
 
     /** Answers {@code query} (a record of {@link io.aloft.controller.query.Queries}) from the leader's applied state. */
@@ -139,7 +224,9 @@ public final class ControllerClient implements AutoCloseable {
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }
-        sent.whenComplete((reply, error) -> {
+        // Never continue on a Ratis thread: the next batch is sent from here, and Ratis's ordered
+        // sender is not safe to re-enter from its own reply handling (requests were lost that way).
+        sent.whenCompleteAsync((reply, error) -> {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause == null && reply.isSuccess()) {
                 complete(reply, result);
@@ -156,7 +243,7 @@ public final class ControllerClient implements AutoCloseable {
             // The same bytes again (same request id), possibly through another Raft client.
             retryTimer.schedule(() -> attempt(call, deadlineNanos, what, result, nextRaftClient()),
                     RETRY_SLEEP_MS, TimeUnit.MILLISECONDS);
-        });
+        }, callbacks);
     }
 
     private static void complete(RaftClientReply raftReply, CompletableFuture<Object> result) {
@@ -197,6 +284,7 @@ public final class ControllerClient implements AutoCloseable {
     public void close() throws IOException {
         closed = true;
         retryTimer.shutdownNow();
+        callbacks.shutdown();
         IOException first = null;
         for (RaftClient c : clients) {
             try {

@@ -16,6 +16,7 @@ import io.aloft.controller.command.ReassignPartition;
 import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.Reply;
 import io.aloft.controller.command.Request;
+import io.aloft.controller.command.RequestBatch;
 import io.aloft.controller.command.UnregisterBroker;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
@@ -77,7 +78,9 @@ public final class Codecs {
             Queries.GetKv.class, Queries.Watch.class,
             // 51: snapshot
             ControllerSnapshot.class, ControllerSnapshot.Kv.class, ControllerSnapshot.Session.class,
-            ControllerSnapshot.CachedReply.class);
+            ControllerSnapshot.CachedReply.class,
+            // 55: batching
+            RequestBatch.class);
 
     /** The codec over {@link #TYPES}. */
     public static final RecordCodec CODEC = new RecordCodec(TYPES);

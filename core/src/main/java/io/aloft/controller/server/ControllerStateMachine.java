@@ -7,6 +7,7 @@ import io.aloft.controller.command.Failure;
 import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.Reply;
 import io.aloft.controller.command.Request;
+import io.aloft.controller.command.RequestBatch;
 import io.aloft.controller.model.MetadataEvent;
 import io.aloft.controller.model.WatchResult;
 import io.aloft.controller.query.Queries;
@@ -108,30 +109,35 @@ final class ControllerStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
         long index = entry.getIndex();
-        Reply reply = null;
+        Reply reply;
         List<MetadataEvent> events = new ArrayList<>();
-        Object command = null;
+        List<Object> heard = new ArrayList<>();
         lock.writeLock().lock();
         try {
-            Request request;
+            Object decoded;
             try {
-                request = Codecs.CODEC.decode(entry.getStateMachineLogEntry().getLogData().toByteArray(),
-                        Request.class);
+                decoded = Codecs.CODEC.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
             } catch (MalformedDataException e) {
                 // Clients encode with the same codec, so this is a bug or a newer client: reject, never half-apply.
-                request = null;
-                reply = Reply.failed(new Failure(Failure.CONTROLLER, "INVALID_REQUEST", "undecodable command: "
-                        + e.getMessage()));
+                decoded = e;
             }
-            if (request != null) {
-                command = request.command();
-                reply = state.apply(index, request, events::add);
+            if (decoded instanceof Request request) {
+                reply = applyOne(index, request, events, heard);
+            } else if (decoded instanceof RequestBatch batch) {
+                List<Reply> replies = new ArrayList<>(batch.requests().size());
+                for (Request request : batch.requests()) {
+                    replies.add(applyOne(index, request, events, heard));
+                }
+                reply = Reply.of(replies);
+            } else {
+                reply = Reply.failed(new Failure(Failure.CONTROLLER, "INVALID_REQUEST", "undecodable command: "
+                        + (decoded instanceof MalformedDataException e ? e.getMessage() : "not a request")));
             }
             updateLastAppliedTermIndex(entry.getTerm(), index);
         } finally {
             lock.writeLock().unlock();
         }
-        if (reply.failure() == null) {
+        for (Object command : heard) {
             if (command instanceof RegisterBroker c) {
                 liveness.heard(c.brokerId());
             } else if (command instanceof BrokerHeartbeat c) {
@@ -140,6 +146,14 @@ final class ControllerStateMachine extends BaseStateMachine {
         }
         feed.publish(events);
         return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(reply))));
+    }
+
+    private Reply applyOne(long index, Request request, List<MetadataEvent> events, List<Object> heard) {
+        Reply reply = state.apply(index, request, events::add);
+        if (reply.failure() == null) {
+            heard.add(request.command());
+        }
+        return reply;
     }
 
     // ---- queries ----
