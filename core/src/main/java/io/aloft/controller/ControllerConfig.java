@@ -134,7 +134,8 @@ public final class ControllerConfig {
         }
         try {
             long n = Long.parseLong(v.toString().trim());
-            if (n > Integer.MAX_VALUE && (key.equals(NODE_ID_CONFIG) || key.equals(CLIENT_CONNECTIONS_CONFIG))) {
+            boolean outsideInt = n > Integer.MAX_VALUE || n < Integer.MIN_VALUE;
+            if (outsideInt && (key.equals(NODE_ID_CONFIG) || key.equals(CLIENT_CONNECTIONS_CONFIG))) {
                 throw new NumberFormatException();
             }
             return n;

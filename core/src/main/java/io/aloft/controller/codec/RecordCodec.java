@@ -3,7 +3,9 @@ package io.aloft.controller.codec;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -54,8 +56,8 @@ public final class RecordCodec {
     private final Map<Class<?>, Integer> typeIds = new HashMap<>();
     private final Map<Class<?>, RecordShape> shapes = new HashMap<>();
 
-    /** Accessors and canonical constructor of one record type, resolved once. */
-    private record RecordShape(MethodHandle[] accessors, MethodHandle constructor) {
+    /** Accessors, declared component types and canonical constructor of one record type, resolved once. */
+    private record RecordShape(MethodHandle[] accessors, Type[] componentTypes, MethodHandle constructor) {
     }
 
     /**
@@ -81,14 +83,17 @@ public final class RecordCodec {
     private static RecordShape shapeOf(MethodHandles.Lookup lookup, Class<?> type) {
         RecordComponent[] components = type.getRecordComponents();
         MethodHandle[] accessors = new MethodHandle[components.length];
+        Type[] componentTypes = new Type[components.length];
         Class<?>[] parameterTypes = new Class<?>[components.length];
         try {
             for (int i = 0; i < components.length; i++) {
                 accessors[i] = lookup.unreflect(components[i].getAccessor());
+                componentTypes[i] = components[i].getGenericType();
                 parameterTypes[i] = components[i].getType();
             }
             MethodHandle constructor = lookup.findConstructor(type, MethodType.methodType(void.class, parameterTypes));
-            return new RecordShape(accessors, constructor.asSpreader(Object[].class, components.length));
+            return new RecordShape(accessors, componentTypes, constructor.asSpreader(Object[].class,
+                    components.length));
         } catch (ReflectiveOperationException e) {
             throw new IllegalArgumentException("record " + type.getName() + " must be public with a public "
                     + "canonical constructor", e);
@@ -216,8 +221,13 @@ public final class RecordCodec {
                 return null;
             case LONG:
                 return readVarLong(in);
-            case INT:
-                return Math.toIntExact(readVarLong(in));
+            case INT: {
+                long value = readVarLong(in);
+                if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+                    throw new MalformedDataException("int value " + value + " out of range");
+                }
+                return (int) value;
+            }
             case BOOLEAN:
                 return in.get() != 0;
             case STRING:
@@ -271,6 +281,13 @@ public final class RecordCodec {
         Object[] args = new Object[shape.accessors().length];
         for (int i = 0; i < args.length; i++) {
             args[i] = read(in, depth + 1);
+            // Erasure lets a List<Long> component take a list of anything; an element of the wrong type
+            // would otherwise surface as a ClassCastException wherever the record is used (on every replica
+            // applying the command).
+            if (shape.componentTypes()[i] instanceof ParameterizedType declared && !conforms(args[i], declared)) {
+                throw new MalformedDataException("bad " + type.getSimpleName() + ": component " + i
+                        + " does not hold a " + declared.getTypeName());
+            }
         }
         try {
             return shape.constructor().invoke(args);
@@ -283,6 +300,41 @@ public final class RecordCodec {
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
+    }
+
+    /**
+     * Whether a decoded value fits a declared component type, list elements and map entries included.
+     * Nulls fit (the record's constructor rejects those it must); type variables and wildcards are not
+     * checked (the registered records use neither).
+     */
+    private static boolean conforms(Object value, Type declared) {
+        if (value == null) {
+            return true;
+        }
+        if (declared instanceof Class<?> c) {
+            return c.isPrimitive() || c.isInstance(value);
+        }
+        if (!(declared instanceof ParameterizedType p)) {
+            return true;
+        }
+        if (!(p.getRawType() instanceof Class<?> raw) || !raw.isInstance(value)) {
+            return false;
+        }
+        Type[] args = p.getActualTypeArguments();
+        if (value instanceof List<?> list && args.length == 1) {
+            for (Object element : list) {
+                if (!conforms(element, args[0])) {
+                    return false;
+                }
+            }
+        } else if (value instanceof Map<?, ?> map && args.length == 2) {
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                if (!conforms(e.getKey(), args[0]) || !conforms(e.getValue(), args[1])) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private Class<?> registered(ByteBuffer in) {

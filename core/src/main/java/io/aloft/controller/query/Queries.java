@@ -1,6 +1,7 @@
 package io.aloft.controller.query;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Read-only requests, answered from the leader's applied state after a read-index round (so a
@@ -36,6 +37,9 @@ public final class Queries {
 
     /** Replies with the value's bytes, or null. */
     public record GetKv(String key) {
+        public GetKv {
+            Objects.requireNonNull(key, "key"); // the key-value space has no null keys
+        }
     }
 
     /**

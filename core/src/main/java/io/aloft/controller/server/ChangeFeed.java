@@ -36,35 +36,50 @@ final class ChangeFeed {
     }
 
     /** Forgets all history: the state was replaced by a snapshot at {@code index}. */
-    synchronized void reset(long index) {
-        events.clear();
-        completeFrom = index + 1;
-        // Waiters' positions may no longer be servable: let them ask again and get an image.
-        for (Waiter w : waiters) {
+    void reset(long index) {
+        List<Waiter> woken;
+        synchronized (this) {
+            events.clear();
+            completeFrom = index + 1;
+            woken = new ArrayList<>(waiters);
+            waiters.clear();
+        }
+        // Waiters' positions may no longer be servable: let them ask again and get an image. Completed
+        // outside the lock and after leaving the list: completion runs the future's callbacks here,
+        // one of which removes the waiter from the list.
+        for (Waiter w : woken) {
             w.future().complete(new Poll(true, List.of()));
         }
-        waiters.clear();
     }
 
-    synchronized void publish(List<MetadataEvent> applied) {
+    void publish(List<MetadataEvent> applied) {
         if (applied.isEmpty()) {
             return;
         }
-        events.addAll(applied);
-        while (events.size() > maxEvents) {
-            long evicted = events.removeFirst().index();
-            while (!events.isEmpty() && events.peekFirst().index() == evicted) {
-                events.removeFirst();
+        List<Waiter> woken = new ArrayList<>();
+        List<Poll> polls = new ArrayList<>();
+        synchronized (this) {
+            events.addAll(applied);
+            while (events.size() > maxEvents) {
+                long evicted = events.removeFirst().index();
+                while (!events.isEmpty() && events.peekFirst().index() == evicted) {
+                    events.removeFirst();
+                }
+                completeFrom = evicted + 1;
             }
-            completeFrom = evicted + 1;
+            for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+                Waiter w = it.next();
+                Poll poll = pollLocked(w.fromIndex());
+                if (poll.needsImage() || !poll.events().isEmpty()) {
+                    woken.add(w);
+                    polls.add(poll);
+                    it.remove();
+                }
+            }
         }
-        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
-            Waiter w = it.next();
-            Poll poll = pollLocked(w.fromIndex());
-            if (poll.needsImage() || !poll.events().isEmpty()) {
-                w.future().complete(poll);
-                it.remove();
-            }
+        // As in reset: callbacks of a completed future run here and must not find the list mid-iteration.
+        for (int i = 0; i < woken.size(); i++) {
+            woken.get(i).future().complete(polls.get(i));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.aloft.stream.metadata;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * @param object the new stream object
@@ -9,6 +10,8 @@ import java.util.List;
  */
 public record CommitStreamObjectRequest(StreamObjectSpec object, List<Long> sourceObjectIds, long nowMs) {
     public CommitStreamObjectRequest {
+        // Requests also arrive decoded from the network: a missing object must fail here, not in the state.
+        Objects.requireNonNull(object, "object");
         sourceObjectIds = List.copyOf(sourceObjectIds);
     }
 }
