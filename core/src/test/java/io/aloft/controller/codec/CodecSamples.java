@@ -18,6 +18,7 @@ import io.aloft.controller.command.ReassignPartition;
 import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.Reply;
 import io.aloft.controller.command.Request;
+import io.aloft.controller.command.RequestBatch;
 import io.aloft.controller.command.UnregisterBroker;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
@@ -76,6 +77,8 @@ final class CodecSamples {
         return List.of(
                 new Request(client, Long.MAX_VALUE, -5, new CreateStreamRequest(1)),
                 new Request(client, 0, 0, new PutKv("k", new byte[] {0, -1, 127})),
+                new RequestBatch(List.of(new Request(client, 1, 2, new CreateStreamRequest(3)),
+                        new Request(client, 2, 2, new DeleteKv("x")))),
                 Reply.of(List.of(OBJECT)), Reply.failed(failure), Reply.of(null), Reply.of(new byte[0]),
                 Reply.of(Map.of("a", 1L, "b", List.of())),
                 failure,
