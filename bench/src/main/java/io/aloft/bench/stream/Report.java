@@ -111,6 +111,9 @@ final class Report {
     TailProbe.Phase readerOnly;
     TailProbe.Phase loaded;
     double elapsedSeconds;
+    /** /proc/loadavg at start and end: other work on the machine shows up here. */
+    String loadAtStart = "unknown";
+    String loadAtEnd = "unknown";
 
     Report(boolean quick, Host host, String date, String gitRev) {
         this.quick = quick;
@@ -129,6 +132,7 @@ final class Report {
         line(b, "- date (UTC): %s, git rev: %s, elapsed: %.0f s", date, gitRev, elapsedSeconds);
         line(b, "- machine: %d CPUs (%s), %.1f GiB RAM, kernel %s, %s", host.cpus(), host.cpuModel(),
                 host.memoryBytes() / GIB, host.kernel(), host.jdk());
+        line(b, "- load average (1/5/15 min) at start: %s, at end: %s", loadAtStart, loadAtEnd);
         line(b, "- WAL: file on %s, capacity %.0f GiB, Direct IO; object storage: versitygw (posix backend) on "
                 + "127.0.0.1, same disk", host.fsType(), walCapacity / GIB);
         line(b, "- StreamStoreConfig: all defaults: upload threshold %.0f MiB, upload interval %d ms, split "

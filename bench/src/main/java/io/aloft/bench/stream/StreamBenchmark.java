@@ -82,11 +82,13 @@ public final class StreamBenchmark {
         Path work = Files.createTempDirectory(dir.toAbsolutePath(), "stream-bench-");
         Report report = new Report(quick, Report.Host.probe(work), stamp,
                 System.getenv().getOrDefault("ALOFT_GIT_REV", "unknown"));
+        report.loadAtStart = loadAverage();
         try (Gateway gateway = Gateway.start(binary, work)) {
             new StreamBenchmark(quick, work, report).run(gateway.createBucket("aloft-bench"));
         } finally {
             deleteTree(work);
         }
+        report.loadAtEnd = loadAverage();
         report.elapsedSeconds = (System.nanoTime() - START_NANOS) / 1e9;
         String markdown = report.markdown();
         System.out.print(markdown);
@@ -304,6 +306,15 @@ public final class StreamBenchmark {
     private static long putRequests(ObjectStorageStats s) {
         return s.requests(Operation.PUT) + s.requests(Operation.MULTIPART_PART)
                 + s.requests(Operation.MULTIPART_COMPLETE);
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " / " + f[1] + " / " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     static void progress(String format, Object... args) {

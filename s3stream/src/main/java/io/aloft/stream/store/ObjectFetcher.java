@@ -42,6 +42,11 @@ final class ObjectFetcher {
     static final long MAX_READAHEAD = 16L << 20;
     /** Largest ranged GET a run of blocks is read with. */
     static final long MAX_RUN_BYTES = 8L << 20;
+    /**
+     * Readahead plans chunks of this many bytes (less while the window is small): a few GETs of
+     * this size in flight keep ahead of a reader, and none is so small its request cost dominates.
+     */
+    static final long READAHEAD_CHUNK = 4L << 20;
 
     private final ObjectStorage storage;
     private final StreamMetadata metadata;
@@ -74,6 +79,8 @@ final class ObjectFetcher {
         long generation;
         /** A chunk is being planned (at most one at a time, since each starts where the last ended). */
         boolean planning;
+        /** Bytes of {@link #held}: how far, in bytes, readahead is ahead of the reader. */
+        long aheadBytes;
         /** Blocks prefetched for this stream, in offset order, until the reader passes them. */
         final java.util.ArrayDeque<Held> held = new java.util.ArrayDeque<>();
 
@@ -156,6 +163,7 @@ final class ObjectFetcher {
     private void releaseHeld(Readahead r, long reached) {
         while (!r.held.isEmpty() && r.held.peekFirst().endOffset() <= reached) {
             Held h = r.held.pollFirst();
+            r.aheadBytes -= h.bytes();
             if (held.remove(h.key()) != null) {
                 heldBytes.addAndGet(-h.bytes());
             }
@@ -174,16 +182,15 @@ final class ObjectFetcher {
         long generation;
         synchronized (r) {
             generation = r.generation;
-            long ahead = r.prefetchedTo - r.nextOffset;
+            long chunk = Math.min(READAHEAD_CHUNK, Math.max(MIN_READAHEAD, r.window / 4));
             long room = heldBudget - heldBytes.get();
-            if (r.planning || r.window == 0 || ahead >= r.window || room <= 0) {
+            // Plan only a whole chunk's worth of shortfall, so GETs stay chunk-sized.
+            if (r.planning || r.window == 0 || r.window - r.aheadBytes < chunk || room < chunk) {
                 return CompletableFuture.completedFuture(null);
             }
             r.planning = true;
             start = Math.max(r.prefetchedTo, r.nextOffset);
-            // Offsets and bytes are not the same unit; a chunk of at most a run keeps a chunk's
-            // bytes near the window's shortfall without a per-stream byte estimate.
-            budget = Math.min(Math.min(MAX_RUN_BYTES, room), Math.max(MIN_READAHEAD, r.window / 4));
+            budget = chunk;
         }
         return metadata.getObjects(streamId, start, -1, OBJECTS_PER_LOOKUP)
                 .thenCompose(refs -> plan(streamId, refs, start, budget))
@@ -263,6 +270,7 @@ final class ObjectFetcher {
             });
             r.prefetchedTo = Math.max(r.prefetchedTo, p.index().endOffset());
             r.held.addLast(new Held(key, p.index().endOffset(), p.index().size()));
+            r.aheadBytes += p.index().size();
             DataBlockIndex last = run.isEmpty() ? null : run.get(run.size() - 1);
             if (last != null && (runReader != p.reader() || last.position() + last.size() != p.index().position())) {
                 readRun(runReader, run, claims);
