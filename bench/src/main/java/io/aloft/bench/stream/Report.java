@@ -107,8 +107,13 @@ final class Report {
     double tailSeconds;
     long loadRate;
     TailProbe.Phase alone;
+    TailProbe.Phase writerOnly;
+    TailProbe.Phase readerOnly;
     TailProbe.Phase loaded;
     double elapsedSeconds;
+    /** /proc/loadavg at start and end: other work on the machine shows up here. */
+    String loadAtStart = "unknown";
+    String loadAtEnd = "unknown";
 
     Report(boolean quick, Host host, String date, String gitRev) {
         this.quick = quick;
@@ -127,6 +132,7 @@ final class Report {
         line(b, "- date (UTC): %s, git rev: %s, elapsed: %.0f s", date, gitRev, elapsedSeconds);
         line(b, "- machine: %d CPUs (%s), %.1f GiB RAM, kernel %s, %s", host.cpus(), host.cpuModel(),
                 host.memoryBytes() / GIB, host.kernel(), host.jdk());
+        line(b, "- load average (1/5/15 min) at start: %s, at end: %s", loadAtStart, loadAtEnd);
         line(b, "- WAL: file on %s, capacity %.0f GiB, Direct IO; object storage: versitygw (posix backend) on "
                 + "127.0.0.1, same disk", host.fsType(), walCapacity / GIB);
         line(b, "- StreamStoreConfig: all defaults: upload threshold %.0f MiB, upload interval %d ms, split "
@@ -162,10 +168,12 @@ final class Report {
         line(b, "## 3. Tail append latency\n\nOne stream, %d appends/s of 4 KiB, open loop (latency from each "
                 + "append's due time), %.0f s per phase after a 1 s warm-up. Load: a writer at %.0f MiB/s "
                 + "(half of part 1's rate, capped at 512) of 16 KiB batches over the other 15 streams, plus a "
-                + "catch-up reader of stream 0 with 1 MiB fetches.\n", 2000, tailSeconds, loadRate / MIB);
+                + "catch-up reader of stream 0 with 1 MiB fetches as fast as it can. \"writer only\" and "
+                + "\"reader only\" run one of the two, to tell their effects apart.\n", 2000, tailSeconds,
+                loadRate / MIB);
         b.append("| phase | appends | errors | p50 µs | p99 µs | p99.9 µs | max µs | load write MiB/s | "
                 + "load read MiB/s | S3 PUT requests during phase |\n|---|---|---|---|---|---|---|---|---|---|\n");
-        for (TailProbe.Phase p : List.of(alone, loaded)) {
+        for (TailProbe.Phase p : List.of(alone, writerOnly, readerOnly, loaded)) {
             line(b, "| %s | %d | %d | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f | %d |", p.name(), p.count(),
                     p.errors(), p.p50Us(), p.p99Us(), p.p999Us(), p.maxUs(), p.loadWriteMiBps(),
                     p.loadReadMiBps(), p.putsDuring());
@@ -204,8 +212,9 @@ final class Report {
         field(b, "catchUpStoreMiBps", catchUp.storeMiBps());
         field(b, "catchUpPlainMiBps", catchUp.plainMiBps());
         field(b, "catchUpRatio", catchUp.storeMiBps() / catchUp.plainMiBps());
-        for (TailProbe.Phase p : List.of(alone, loaded)) {
-            String k = p == alone ? "tailAlone" : "tailLoad";
+        for (TailProbe.Phase p : List.of(alone, writerOnly, readerOnly, loaded)) {
+            String k = p == alone ? "tailAlone" : p == writerOnly ? "tailWriterOnly" : p == readerOnly
+                    ? "tailReaderOnly" : "tailLoad";
             field(b, k + "P50Us", p.p50Us());
             field(b, k + "P99Us", p.p99Us());
             field(b, k + "P999Us", p.p999Us());

@@ -82,11 +82,13 @@ public final class StreamBenchmark {
         Path work = Files.createTempDirectory(dir.toAbsolutePath(), "stream-bench-");
         Report report = new Report(quick, Report.Host.probe(work), stamp,
                 System.getenv().getOrDefault("ALOFT_GIT_REV", "unknown"));
+        report.loadAtStart = loadAverage();
         try (Gateway gateway = Gateway.start(binary, work)) {
             new StreamBenchmark(quick, work, report).run(gateway.createBucket("aloft-bench"));
         } finally {
             deleteTree(work);
         }
+        report.loadAtEnd = loadAverage();
         report.elapsedSeconds = (System.nanoTime() - START_NANOS) / 1e9;
         String markdown = report.markdown();
         System.out.print(markdown);
@@ -236,7 +238,7 @@ public final class StreamBenchmark {
 
     /**
      * Part 3. Load phase: the other 15 streams written at half the rate part 1 reached (so
-     * uploads of the 32 MiB threshold happen every few hundred ms), and stream 0 read from its
+     * a seal goes up every second or two), and stream 0 read from its
      * start, both beside the tail writer.
      */
     private void tail(StreamStore store, ObjectStorage storage, List<Stream> streams) throws Exception {
@@ -252,36 +254,67 @@ public final class StreamBenchmark {
 
         long loadRate = (long) Math.min(report.ingest.bytes / report.ingest.ackSeconds / 2, 512 * MIB);
         report.loadRate = loadRate;
-        progress("  under load: writer %.0f MiB/s to 15 streams + catch-up reader of stream 0", loadRate / MIB);
-        TailProbe.Writer writer = new TailProbe.Writer(streams.subList(1, streams.size()), loadRate, 16 * 1024);
-        TailProbe.Reader reader = new TailProbe.Reader(streams.get(0), streams.get(0).confirmOffset());
-        writer.start();
-        reader.start();
-        Thread.sleep(2000); // let the first uploads start before measuring
-        long puts1 = putRequests(storage.stats());
-        long w0 = writer.bytes.get();
-        long r0 = reader.bytes.get();
-        long t0 = System.nanoTime();
-        errors.set(0);
-        Histogram loaded = TailProbe.run(tail, TAIL_RATE, BATCH, seconds, errors);
-        double elapsed = (System.nanoTime() - t0) / 1e9;
-        long w1 = writer.bytes.get();
-        long r1 = reader.bytes.get();
-        long puts2 = putRequests(storage.stats());
-        writer.finish();
-        reader.finish();
-        if (writer.failure.get() != null || reader.failure.get() != null) {
-            throw new IllegalStateException("load failed", writer.failure.get() != null ? writer.failure.get()
-                    : reader.failure.get());
+        // The writer and the reader on their own first, to tell their effects apart; the target
+        // compares the last phase, both together, with the tail writer alone.
+        report.writerOnly = loadPhase("writer only", tail, storage, streams, seconds, true, false);
+        report.readerOnly = loadPhase("reader only", tail, storage, streams, seconds, false, true);
+        report.loaded = loadPhase("under load", tail, storage, streams, seconds, true, true);
+        progress("  p99 alone %.0f µs, writer only %.0f µs, reader only %.0f µs, under load %.0f µs",
+                report.alone.p99Us(), report.writerOnly.p99Us(), report.readerOnly.p99Us(), report.loaded.p99Us());
+    }
+
+    /** One tail-latency phase beside the load writer and/or the catch-up reader. */
+    private TailProbe.Phase loadPhase(String name, Stream tail, ObjectStorage storage, List<Stream> streams,
+            double seconds, boolean write, boolean read) throws Exception {
+        progress("  %s: %s%s", name, write ? String.format("writer %.0f MiB/s to 15 streams ", report.loadRate / MIB)
+                : "", read ? "catch-up reader of stream 0" : "");
+        TailProbe.Writer writer = write
+                ? new TailProbe.Writer(streams.subList(1, streams.size()), report.loadRate, 16 * 1024) : null;
+        TailProbe.Reader reader = read ? new TailProbe.Reader(streams.get(0), streams.get(0).confirmOffset()) : null;
+        if (writer != null) {
+            writer.start();
         }
-        report.loaded = TailProbe.phase("under load", loaded, errors.get(), (w1 - w0) / MIB / elapsed,
-                (r1 - r0) / MIB / elapsed, puts2 - puts1);
-        progress("  p99 alone %.0f µs, under load %.0f µs", report.alone.p99Us(), report.loaded.p99Us());
+        if (reader != null) {
+            reader.start();
+        }
+        Thread.sleep(2000); // let the first uploads and reads start before measuring
+        long puts1 = putRequests(storage.stats());
+        long w0 = writer == null ? 0 : writer.bytes.get();
+        long r0 = reader == null ? 0 : reader.bytes.get();
+        long t0 = System.nanoTime();
+        AtomicLong errors = new AtomicLong();
+        Histogram h = TailProbe.run(tail, TAIL_RATE, BATCH, seconds, errors);
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        long w1 = writer == null ? 0 : writer.bytes.get();
+        long r1 = reader == null ? 0 : reader.bytes.get();
+        long puts2 = putRequests(storage.stats());
+        if (writer != null) {
+            writer.finish();
+        }
+        if (reader != null) {
+            reader.finish();
+        }
+        Throwable failure = writer != null && writer.failure.get() != null ? writer.failure.get()
+                : reader != null ? reader.failure.get() : null;
+        if (failure != null) {
+            throw new IllegalStateException("load failed", failure);
+        }
+        return TailProbe.phase(name, h, errors.get(), (w1 - w0) / MIB / elapsed, (r1 - r0) / MIB / elapsed,
+                puts2 - puts1);
     }
 
     private static long putRequests(ObjectStorageStats s) {
         return s.requests(Operation.PUT) + s.requests(Operation.MULTIPART_PART)
                 + s.requests(Operation.MULTIPART_COMPLETE);
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " / " + f[1] + " / " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     static void progress(String format, Object... args) {

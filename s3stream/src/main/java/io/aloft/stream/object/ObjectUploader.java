@@ -50,13 +50,15 @@ public final class ObjectUploader {
 
     private enum State { OPEN, FINISHED, ABORTED }
 
-    private ObjectUploader(ObjectStorage storage, long objectId, ObjectWriterConfig config) {
+    private ObjectUploader(ObjectStorage storage, long objectId, ObjectWriterConfig config, long sizeHint) {
         this.storage = storage;
         this.key = ObjectKeys.key(objectId);
         this.multipartThreshold = config.multipartThreshold();
         this.partSize = config.partSize();
         this.encoder = new ObjectEncoder(objectId, config, this::append);
-        this.head = ByteBuffer.allocate((int) Math.min(INITIAL_CAPACITY, multipartThreshold));
+        // The head never needs more than the threshold plus one block before it turns into parts.
+        long cap = Math.min(Math.max(INITIAL_CAPACITY, sizeHint), multipartThreshold + config.blockSize());
+        this.head = ByteBuffer.allocate((int) Math.min(Integer.MAX_VALUE - 8, cap));
     }
 
     /**
@@ -66,7 +68,31 @@ public final class ObjectUploader {
      * @throws IllegalArgumentException if {@code objectId} is negative
      */
     public static ObjectUploader create(ObjectStorage storage, long objectId, ObjectWriterConfig config) {
-        return new ObjectUploader(storage, objectId, config);
+        return new ObjectUploader(storage, objectId, config, INITIAL_CAPACITY);
+    }
+
+    /**
+     * {@link #create(ObjectStorage, long, ObjectWriterConfig)} with the expected encoded size (see
+     * {@link #encodedSizeBound}), so the buffer is allocated once at its final size: growing it by
+     * doubling allocated and copied about twice the object (large seals made that most of the
+     * store's allocation, and GC pauses with it). A wrong hint costs memory or a copy, never data.
+     */
+    public static ObjectUploader create(ObjectStorage storage, long objectId, ObjectWriterConfig config,
+            long sizeHint) {
+        return new ObjectUploader(storage, objectId, config, sizeHint);
+    }
+
+    /**
+     * An upper bound, for batches no larger than half a block, on the encoded size of an object of
+     * {@code batches} batches with {@code payloadBytes} bytes of payload over {@code streams}
+     * streams: payload and batch headers, block headers and index entries (a block is sealed at
+     * least half full, plus one partial block per stream), the index header and the footer.
+     */
+    public static long encodedSizeBound(long payloadBytes, long batches, int streams, int blockSize) {
+        long data = payloadBytes + batches * ObjectFormat.BATCH_HEADER_SIZE;
+        long blocks = 2 * data / blockSize + streams + 1;
+        return data + blocks * (ObjectFormat.BLOCK_HEADER_SIZE + ObjectFormat.ENTRY_SIZE)
+                + ObjectFormat.INDEX_HEADER_SIZE + ObjectFormat.FOOTER_SIZE;
     }
 
     /**

@@ -101,7 +101,16 @@ final class BlockUploader {
 
     private CompletableFuture<ObjectSummary> write(long objectId, List<Long> streamIds,
             Map<Long, List<StreamRecordBatch>> batches) {
-        ObjectUploader uploader = ObjectUploader.create(storage, objectId, writerConfig);
+        long payload = 0;
+        long count = 0;
+        for (long streamId : streamIds) {
+            for (StreamRecordBatch b : batches.get(streamId)) {
+                payload += b.size();
+                count++;
+            }
+        }
+        ObjectUploader uploader = ObjectUploader.create(storage, objectId, writerConfig,
+                ObjectUploader.encodedSizeBound(payload, count, streamIds.size(), writerConfig.blockSize()));
         for (long streamId : streamIds) {
             for (StreamRecordBatch b : batches.get(streamId)) {
                 uploader.write(b);

@@ -171,7 +171,7 @@ public final class StreamStore implements AutoCloseable {
                     count, new CompletableFuture<>());
             waiting.addLast(w);
             w.timeout = scheduler.schedule(() -> expire(w), config.appendTimeoutMs(), TimeUnit.MILLISECONDS);
-            sealAndUpload(); // start an upload now rather than at the next size or age trigger
+            sealIfUploadsCannotMakeRoom(size);
             return w.future;
         }
     }
@@ -189,6 +189,19 @@ public final class StreamStore implements AutoCloseable {
             this.payload = payload;
             this.count = count;
             this.future = future;
+        }
+    }
+
+    /**
+     * An append of {@code size} bytes waits for room. If the blocks already sealed free enough once
+     * uploaded, waiting for them is enough; sealing the active block as well would only cut it
+     * short and cost one more object (a PUT) per wait. Otherwise the active block holds the rest
+     * of the budget without reaching the size trigger: seal and upload it now so room is made.
+     * Called under the append lock.
+     */
+    private void sealIfUploadsCannotMakeRoom(int size) {
+        if (logCache.activeBytes() + size > config.logCacheSizeBytes()) {
+            sealAndUpload();
         }
     }
 
@@ -215,9 +228,7 @@ public final class StreamStore implements AutoCloseable {
                 WaitingAppend w = waiting.peekFirst();
                 Throwable unusable = unusable(w.stream);
                 if (unusable == null && !fitsBudget(w.payload.remaining())) {
-                    // The active block may hold the rest of the budget without reaching the size
-                    // trigger: upload it now so room is made.
-                    sealAndUpload();
+                    sealIfUploadsCannotMakeRoom(w.payload.remaining());
                     return;
                 }
                 waiting.pollFirst();

@@ -13,8 +13,10 @@ public final class StreamStoreConfig {
 
     public static final String UPLOAD_THRESHOLD_CONFIG = "s3.wal.upload.threshold.bytes";
     public static final String UPLOAD_THRESHOLD_DOC = "When the log cache holds this many bytes not yet sealed, "
-            + "they are sealed and uploaded as one stream-set object.";
-    public static final long UPLOAD_THRESHOLD_DEFAULT = 32L << 20;
+            + "they are sealed and uploaded as one stream-set object. Each object costs a PUT, so this sets the PUTs "
+            + "per GiB under load (160 MiB: about 6.4); the log cache must hold a few of these.";
+    // 160 MiB: above the 128 MiB per PUT that 8 PUTs per GiB needs, with room for partial seals.
+    public static final long UPLOAD_THRESHOLD_DEFAULT = 160L << 20;
 
     public static final String UPLOAD_INTERVAL_CONFIG = "s3.wal.upload.interval.ms";
     public static final String UPLOAD_INTERVAL_DOC = "Data older than this in the log cache is sealed and uploaded "
@@ -23,14 +25,19 @@ public final class StreamStoreConfig {
 
     public static final String SPLIT_THRESHOLD_CONFIG = "s3.stream.object.split.threshold.bytes";
     public static final String SPLIT_THRESHOLD_DOC = "A stream with at least this many bytes in one upload gets a "
-            + "stream object of its own instead of a share of the stream-set object.";
-    public static final long SPLIT_THRESHOLD_DEFAULT = 8L << 20;
+            + "stream object of its own instead of a share of the stream-set object. Each such object is one more "
+            + "PUT, so the default only splits out a stream that fills most of a seal; compaction splits big "
+            + "streams out of the small objects it merges (s3.compaction.split.threshold.bytes).";
+    // Large on purpose: splitting a 50 % stream out of every seal doubles the PUTs per GiB. A
+    // stream's data is contiguous inside a stream-set object, so catch-up reads do not suffer.
+    public static final long SPLIT_THRESHOLD_DEFAULT = 128L << 20;
 
     public static final String LOG_CACHE_SIZE_CONFIG = "s3.log.cache.size.bytes";
     public static final String LOG_CACHE_SIZE_DOC = "Memory for the log cache (the tail of every stream). Uploaded "
             + "data is evicted, oldest first, beyond it; data not yet uploaded is never evicted, and once it alone "
             + "fills this budget appends wait (s3.append.timeout.ms). Must be below the WAL's capacity.";
-    public static final long LOG_CACHE_SIZE_DEFAULT = 256L << 20;
+    // Room for the active seal and two in upload (160 MiB each) with margin; below the WAL's 1 GiB default.
+    public static final long LOG_CACHE_SIZE_DEFAULT = 512L << 20;
 
     public static final String APPEND_TIMEOUT_CONFIG = "s3.append.timeout.ms";
     public static final String APPEND_TIMEOUT_DOC = "When the log cache holds s3.log.cache.size.bytes not yet "
@@ -72,6 +79,8 @@ public final class StreamStoreConfig {
                     CompactionConfig.SMALL_OBJECT_DOC),
             new Key(CompactionConfig.MAX_MERGE_CONFIG, Long.toString(CompactionConfig.MAX_MERGE_DEFAULT),
                     CompactionConfig.MAX_MERGE_DOC),
+            new Key(CompactionConfig.SPLIT_THRESHOLD_CONFIG, Long.toString(CompactionConfig.SPLIT_THRESHOLD_DEFAULT),
+                    CompactionConfig.SPLIT_THRESHOLD_DOC),
             new Key(CompactionConfig.DELETE_DELAY_CONFIG, Long.toString(CompactionConfig.DELETE_DELAY_DEFAULT),
                     CompactionConfig.DELETE_DELAY_DOC));
 
@@ -87,6 +96,7 @@ public final class StreamStoreConfig {
     private final long compactionIntervalMs;
     private final long compactionSmallObjectBytes;
     private final long compactionMaxMergeBytes;
+    private final long compactionSplitThresholdBytes;
     private final long objectDeleteDelayMs;
 
     private StreamStoreConfig(Builder b) {
@@ -113,6 +123,7 @@ public final class StreamStoreConfig {
         this.compactionIntervalMs = b.compactionIntervalMs;
         this.compactionSmallObjectBytes = b.compactionSmallObjectBytes;
         this.compactionMaxMergeBytes = b.compactionMaxMergeBytes;
+        this.compactionSplitThresholdBytes = b.compactionSplitThresholdBytes;
         this.objectDeleteDelayMs = b.objectDeleteDelayMs;
         compaction(); // validates the compaction settings now, naming the key at fault
     }
@@ -124,7 +135,7 @@ public final class StreamStoreConfig {
                 .smallObjectBytes(compactionSmallObjectBytes)
                 .maxMergeBytes(compactionMaxMergeBytes)
                 .deleteDelayMs(objectDeleteDelayMs)
-                .splitThresholdBytes(splitThresholdBytes)
+                .splitThresholdBytes(compactionSplitThresholdBytes)
                 .prepareTtlMs(prepareTtlMs)
                 .objectBlockSizeBytes(objectBlockSizeBytes)
                 .build();
@@ -190,6 +201,7 @@ public final class StreamStoreConfig {
         private long compactionIntervalMs = CompactionConfig.INTERVAL_DEFAULT;
         private long compactionSmallObjectBytes = CompactionConfig.SMALL_OBJECT_DEFAULT;
         private long compactionMaxMergeBytes = CompactionConfig.MAX_MERGE_DEFAULT;
+        private long compactionSplitThresholdBytes = CompactionConfig.SPLIT_THRESHOLD_DEFAULT;
         private long objectDeleteDelayMs = CompactionConfig.DELETE_DELAY_DEFAULT;
 
         private Builder(int nodeId) {
@@ -251,6 +263,12 @@ public final class StreamStoreConfig {
         /** {@code s3.compaction.max.merge.bytes}. */
         public Builder compactionMaxMergeBytes(long v) {
             compactionMaxMergeBytes = v;
+            return this;
+        }
+
+        /** {@code s3.compaction.split.threshold.bytes}. */
+        public Builder compactionSplitThresholdBytes(long v) {
+            compactionSplitThresholdBytes = v;
             return this;
         }
 

@@ -67,6 +67,34 @@ class ObjectUploaderTest {
     }
 
     @Test
+    void encodedSizeBound_coversTheEncodedObject_forAssortedShapes() throws Exception {
+        java.util.Random random = new java.util.Random(42);
+        for (int round = 0; round < 20; round++) {
+            int blockSize = 1024 << random.nextInt(6);
+            int streams = 1 + random.nextInt(5);
+            List<StreamRecordBatch> batches = new ArrayList<>();
+            long payload = 0;
+            for (int s = 0; s < streams; s++) {
+                // Batches up to half a block: the bound's documented domain.
+                int size = 1 + random.nextInt(blockSize / 2);
+                int count = 1 + random.nextInt(200);
+                batches.addAll(run(s, 0, 0, count, 1, size));
+                payload += (long) count * size;
+            }
+            ObjectWriterConfig config = ObjectWriterConfig.builder().blockSize(blockSize).build();
+            long bound = ObjectUploader.encodedSizeBound(payload, batches.size(), streams, blockSize);
+
+            ObjectUploader uploader = ObjectUploader.create(storage, round, config, bound);
+            batches.forEach(uploader::write);
+            ObjectSummary summary = await(uploader.finish());
+
+            assertTrue(summary.size() <= bound, "round " + round + ": " + summary.size() + " > bound " + bound);
+            assertBatchesEqual(batches.subList(0, 1), readStream(ObjectReader.open(storage, round, summary.size()), 0)
+                    .subList(0, 1));
+        }
+    }
+
+    @Test
     void finish_overThreshold_usesMultipartPartsAndReadsBack() throws Exception {
         List<StreamRecordBatch> small = run(1, 0, 0, 300, 1, 10_000);     // 3 MB
         List<StreamRecordBatch> big = List.of(batch(2, 1, 0, 50, 7 << 20)); // a 7 MiB batch, its own block

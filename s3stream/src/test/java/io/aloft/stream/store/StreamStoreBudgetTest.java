@@ -14,6 +14,7 @@ import io.aloft.stream.metadata.MemoryStreamMetadata;
 import io.aloft.stream.storage.ForwardingObjectStorage;
 import io.aloft.stream.storage.MultipartUpload;
 import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.stream.storage.ObjectStorageStats;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.wal.BlockDeviceWal;
 import io.aloft.wal.WalConfig;
@@ -96,6 +97,41 @@ class StreamStoreBudgetTest {
             assertEquals(appended, resumed.get(10, TimeUnit.SECONDS));
             store.flush().get(10, TimeUnit.SECONDS);
             assertEquals(0, store.pendingUploadBytes());
+            assertEquals(263, readAll(stream, 0, 1000).size());
+            store.close();
+        }
+    }
+
+    @Test
+    void waitingAppend_sealedUploadsMakeRoom_activeBlockNotCutShort() throws Exception {
+        MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+        StreamStoreConfig config = StreamStoreConfig.builder(1).uploadThresholdBytes(64 * 1024)
+                .logCacheSizeBytes(256 * 1024).uploadIntervalMs(60_000).appendTimeoutMs(60_000).build();
+        try (ObjectStorage files = ObjectStorages.open(dir.resolve("objects").toUri().toString());
+                WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("a.wal"))
+                        .capacityBytes(4 << 20).build())) {
+            StalledStorage storage = new StalledStorage(files);
+            StreamStore store = StreamStore.open(config, wal, storage, metadata);
+            Stream stream = store.openStream(store.createStream().get(), 1).get();
+            List<CompletableFuture<Long>> acked = new ArrayList<>();
+            // 262 batches of 1000 bytes: three seals at the 64 KiB threshold (66 batches each),
+            // 64 batches in the active block, and the budget full.
+            for (int i = 0; i < 262; i++) {
+                acked.add(stream.append(payload(stream.streamId(), i, 1000), 1));
+            }
+            for (CompletableFuture<Long> f : acked) {
+                f.get(10, TimeUnit.SECONDS);
+            }
+            CompletableFuture<Long> waiting = stream.append(payload(stream.streamId(), 262, 1000), 1);
+            assertFalse(waiting.isDone(), "waits for the stalled uploads");
+
+            storage.release();
+            assertEquals(262, waiting.get(10, TimeUnit.SECONDS));
+            store.flush().get(10, TimeUnit.SECONDS);
+
+            // Three seals plus the flush of the active block. Sealing the active block when the
+            // append started waiting cut it short: a fifth, smaller object.
+            assertEquals(4, files.stats().requests(ObjectStorageStats.Operation.PUT));
             assertEquals(263, readAll(stream, 0, 1000).size());
             store.close();
         }

@@ -33,13 +33,26 @@ class StreamStoreConfigTest {
     void compaction_carriesTheStoreSettings() {
         StreamStoreConfig config = StreamStoreConfig.builder(7).compactionIntervalMs(5_000)
                 .compactionSmallObjectBytes(1 << 20).compactionMaxMergeBytes(64 << 20).objectDeleteDelayMs(1_000)
-                .splitThresholdBytes(2 << 20).build();
+                .compactionSplitThresholdBytes(2 << 20).splitThresholdBytes(64 << 20).build();
         CompactionConfig c = config.compaction();
         assertEquals(7, c.nodeId());
         assertEquals(5_000, c.intervalMs());
         assertEquals(1 << 20, c.smallObjectBytes());
         assertEquals(64 << 20, c.maxMergeBytes());
         assertEquals(1_000, c.deleteDelayMs());
-        assertEquals(2 << 20, c.splitThresholdBytes());
+        assertEquals(2 << 20, c.splitThresholdBytes(), "compaction has its own split threshold");
+        assertEquals(64 << 20, config.splitThresholdBytes());
+    }
+
+    @Test
+    void defaults_sealBigObjects_withinTheLogCacheAndTheWal() {
+        StreamStoreConfig d = StreamStoreConfig.builder(1).build();
+        // At least 128 MiB per PUT (the 8 PUTs per GiB) and no upload-time split of a
+        // stream holding half a seal; the log cache holds the active seal and two uploading.
+        assertTrue(d.uploadThresholdBytes() >= 128L << 20, "threshold " + d.uploadThresholdBytes());
+        assertTrue(d.splitThresholdBytes() > d.uploadThresholdBytes() / 2, "split " + d.splitThresholdBytes());
+        assertTrue(d.logCacheSizeBytes() >= 3 * d.uploadThresholdBytes(), "log cache " + d.logCacheSizeBytes());
+        assertTrue(d.logCacheSizeBytes() < io.aloft.wal.WalConfig.CAPACITY_DEFAULT, "must stay below the WAL");
+        assertEquals(CompactionConfig.SPLIT_THRESHOLD_DEFAULT, d.compaction().splitThresholdBytes());
     }
 }

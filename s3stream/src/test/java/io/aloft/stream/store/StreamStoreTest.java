@@ -210,6 +210,26 @@ class StreamStoreTest {
     }
 
     @Test
+    void upload_defaultSplitThreshold_sealIsOneObjectAndOnePut() throws Exception {
+        StreamStore store = openStore(smallConfig().splitThresholdBytes(StreamStoreConfig.SPLIT_THRESHOLD_DEFAULT)
+                .build(), openWal("a.wal"));
+        Stream big = store.openStream(store.createStream().get(), 1).get();
+        Stream small = store.openStream(store.createStream().get(), 1).get();
+        long putsBefore = storage.stats().requests(io.aloft.stream.storage.ObjectStorageStats.Operation.PUT);
+        // Half the seal is one stream: with the old 8 MiB-style split it would be a second object.
+        appendAll(big, 100, 1, 1000);
+        appendAll(small, 100, 1, 1000);
+        store.flush().get(10, TimeUnit.SECONDS);
+
+        assertEquals(1, storage.stats().requests(io.aloft.stream.storage.ObjectStorageStats.Operation.PUT)
+                - putsBefore);
+        List<ObjectRef> objects = metadata.getObjects(big.streamId(), 0, -1, 100).get();
+        assertEquals(1, objects.size());
+        assertEquals(S3Object.Type.STREAM_SET, objects.get(0).type());
+        assertEquals(100, readAll(big, 0, 1000).size());
+    }
+
+    @Test
     void reopen_readsCommittedDataFromObjects() throws Exception {
         WriteAheadLog wal = openWal("a.wal");
         StreamStore store = openStore(smallConfig().build(), wal);
