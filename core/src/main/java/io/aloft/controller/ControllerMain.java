@@ -1,0 +1,63 @@
+package io.aloft.controller;
+
+import io.aloft.controller.server.ControllerServer;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs one controller voter on its own, from a properties file with the keys of
+ * {@link ControllerConfig} (the broker embeds the same server; this is for dedicated controller
+ * nodes and for trying a 3-voter quorum by hand). Stops on SIGTERM/SIGINT.
+ *
+ * <p>Exit status: 2 for a bad configuration (the message names the key), 1 if the voter fails.
+ */
+public final class ControllerMain {
+    private ControllerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("usage: ControllerMain <controller.properties>");
+            System.exit(2);
+        }
+        ControllerConfig config;
+        try {
+            Properties props = new Properties();
+            try (Reader in = Files.newBufferedReader(Path.of(args[0]))) {
+                props.load(in);
+            }
+            config = ControllerConfig.fromProperties(props);
+            if (config.self() == null) {
+                throw new IllegalArgumentException(ControllerConfig.NODE_ID_CONFIG + ": " + config.nodeId()
+                        + " is not one of the voters in " + ControllerConfig.VOTERS_CONFIG + "=" + config.voters());
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("Invalid configuration: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        ControllerServer server;
+        try {
+            server = ControllerServer.start(config);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("Controller voter " + config.nodeId() + " failed to start: " + e);
+            System.exit(1);
+            return;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                server.close();
+            } catch (IOException e) {
+                System.err.println("Controller voter " + config.nodeId() + " did not close cleanly: " + e);
+            } finally {
+                stopped.countDown();
+            }
+        }, "controller-shutdown"));
+        stopped.await();
+    }
+}
