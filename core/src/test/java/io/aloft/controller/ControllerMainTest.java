@@ -1,0 +1,57 @@
+package io.aloft.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The stand-alone voter process refuses bad settings with a message naming the key. */
+class ControllerMainTest {
+    @TempDir
+    Path dir;
+
+    private record Outcome(int exitCode, String output) {
+    }
+
+    private Outcome run(String properties) throws Exception {
+        Path file = dir.resolve("controller.properties");
+        Files.writeString(file, properties);
+        Path out = dir.resolve("out.txt");
+        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), ControllerMain.class.getName(), file.toString()))
+                .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("ControllerMain did not exit");
+        }
+        return new Outcome(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void malformedVotersNameTheKey() throws Exception {
+        Outcome o = run("node.id=1\ncontroller.quorum.voters=1@127.0.0.1\nmetadata.log.dir=" + dir.resolve("m") + "\n");
+        assertEquals(2, o.exitCode(), o.output());
+        assertTrue(o.output().contains("controller.quorum.voters"), o.output());
+    }
+
+    @Test
+    void nodeThatIsNotAVoterIsRefused() throws Exception {
+        Outcome o = run("node.id=7\ncontroller.quorum.voters=1@127.0.0.1:" + TestQuorum.freePort()
+                + "\nmetadata.log.dir=" + dir.resolve("m") + "\n");
+        assertEquals(2, o.exitCode(), o.output());
+        assertTrue(o.output().contains("node.id"), o.output());
+    }
+
+    @Test
+    void nonNumericTimeoutNamesTheKey() throws Exception {
+        Outcome o = run("broker.session.timeout.ms=soon\n");
+        assertEquals(2, o.exitCode(), o.output());
+        assertTrue(o.output().contains("broker.session.timeout.ms"), o.output());
+    }
+}
