@@ -1,0 +1,121 @@
+package io.aloft.controller.client;
+
+import io.aloft.controller.ControllerException;
+import io.aloft.controller.command.BrokerHeartbeat;
+import io.aloft.controller.command.DrainBroker;
+import io.aloft.controller.command.RegisterBroker;
+import io.aloft.controller.model.BrokerState;
+import io.aloft.controller.model.Endpoint;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A broker's standing with the controller: registers this run of the broker (a fresh incarnation
+ * id, so the controller gives it a new broker epoch) and heartbeats every
+ * {@code broker.heartbeat.interval.ms}. If the controller no longer knows this incarnation
+ * (unregistered, or another run registered the same id), it registers again.
+ *
+ * <p>Thread-safe; heartbeats run on one daemon thread.
+ */
+public final class BrokerLifecycle implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(BrokerLifecycle.class);
+
+    private final ControllerClient client;
+    private final int brokerId;
+    private final String incarnationId = UUID.randomUUID().toString();
+    private final List<Endpoint> endpoints;
+    private final String rack;
+    private final ScheduledExecutorService timer;
+    private volatile long brokerEpoch = -1;
+    private volatile BrokerState state;
+
+    private BrokerLifecycle(ControllerClient client, int brokerId, List<Endpoint> endpoints, String rack) {
+        this.client = client;
+        this.brokerId = brokerId;
+        this.endpoints = List.copyOf(endpoints);
+        this.rack = rack;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "broker-heartbeat-" + brokerId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Registers and starts heartbeating; the future completes with the broker epoch once registered.
+     *
+     * @param rack rack id, or null
+     */
+    public static CompletableFuture<BrokerLifecycle> start(ControllerClient client, int brokerId,
+            List<Endpoint> endpoints, String rack) {
+        BrokerLifecycle lifecycle = new BrokerLifecycle(client, brokerId, endpoints, rack);
+        return lifecycle.register().thenApply(epoch -> {
+            long interval = client.config().heartbeatIntervalMs();
+            lifecycle.timer.scheduleWithFixedDelay(lifecycle::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
+            return lifecycle;
+        });
+    }
+
+    private CompletableFuture<Long> register() {
+        return client.submit(new RegisterBroker(brokerId, incarnationId, endpoints, rack), Long.class)
+                .thenApply(epoch -> {
+                    brokerEpoch = epoch;
+                    state = BrokerState.ACTIVE;
+                    log.info("Broker {} registered with epoch {}", brokerId, epoch);
+                    return epoch;
+                });
+    }
+
+    private void heartbeat() {
+        try {
+            state = client.submit(new BrokerHeartbeat(brokerId, brokerEpoch), BrokerState.class).join();
+        } catch (RuntimeException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof ControllerException ce && (ce.code() == ControllerException.Code.STALE_BROKER_EPOCH
+                    || ce.code() == ControllerException.Code.BROKER_NOT_FOUND)) {
+                log.warn("Broker {} is no longer registered as epoch {} ({}); registering again", brokerId,
+                        brokerEpoch, ce.getMessage());
+                register().exceptionally(err -> {
+                    log.warn("Broker {} could not register again; will retry", brokerId, err);
+                    return -1L;
+                }).join();
+            } else {
+                log.warn("Broker {} heartbeat failed; will retry", brokerId, cause);
+            }
+        }
+    }
+
+    /** Controlled shutdown: the controller moves this broker's partitions to others. */
+    public CompletableFuture<Void> drain() {
+        return client.submit(new DrainBroker(brokerId, brokerEpoch)).thenApply(v -> {
+            state = BrokerState.DRAINING;
+            return null;
+        });
+    }
+
+    public int brokerId() {
+        return brokerId;
+    }
+
+    /** The epoch of this run's registration (-1 before it). */
+    public long brokerEpoch() {
+        return brokerEpoch;
+    }
+
+    /** The state the controller reported at the last heartbeat. */
+    public BrokerState state() {
+        return state;
+    }
+
+    /** Stops heartbeating (the controller fences the broker after its session times out). */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
