@@ -49,6 +49,7 @@ import java.util.function.Consumer;
  * <p>Not thread-safe: the state machine applies commands on one thread and serves reads under a lock.
  */
 public final class ControllerState {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ControllerState.class);
 
     private StreamMetadataState streams;
     private ClusterState cluster;
@@ -84,6 +85,13 @@ public final class ControllerState {
             reply = failure(e);
         } catch (StreamMetadataException e) {
             reply = failure(e);
+        } catch (RuntimeException e) {
+            // A bug, not bad input (commands are validated before they change anything). Every
+            // replica hits it at the same entry; answering it keeps the quorum serving instead of
+            // stopping every voter at this entry.
+            log.error("Command {} failed unexpectedly at index {}", request.command(), index, e);
+            reply = Reply.failed(new Failure(Failure.CONTROLLER, ControllerException.Code.INVALID_REQUEST.name(),
+                    "internal error: " + e));
         }
         requests.record(request.clientId(), request.sequence(), reply, clockMs);
         requests.expire(clockMs);
