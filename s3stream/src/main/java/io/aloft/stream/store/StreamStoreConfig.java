@@ -147,6 +147,43 @@ public final class StreamStoreConfig {
         }
     }
 
+    /**
+     * Reads the stream store's keys of {@link #KEYS} from properties (others are ignored; missing
+     * ones take their defaults). A value that is not a number fails naming its key.
+     */
+    public static StreamStoreConfig fromProperties(int nodeId, java.util.Map<?, ?> props) {
+        Builder b = builder(nodeId);
+        java.util.Map<String, java.util.function.LongConsumer> setters = new java.util.LinkedHashMap<>();
+        setters.put(UPLOAD_THRESHOLD_CONFIG, b::uploadThresholdBytes);
+        setters.put(UPLOAD_INTERVAL_CONFIG, b::uploadIntervalMs);
+        setters.put(SPLIT_THRESHOLD_CONFIG, b::splitThresholdBytes);
+        setters.put(LOG_CACHE_SIZE_CONFIG, b::logCacheSizeBytes);
+        setters.put(APPEND_TIMEOUT_CONFIG, b::appendTimeoutMs);
+        setters.put(BLOCK_CACHE_SIZE_CONFIG, b::blockCacheSizeBytes);
+        setters.put(OBJECT_BLOCK_SIZE_CONFIG, v -> b.objectBlockSizeBytes((int) Math.max(Integer.MIN_VALUE,
+                Math.min(Integer.MAX_VALUE, v))));
+        setters.put(PREPARE_TTL_CONFIG, b::prepareTtlMs);
+        setters.put(CompactionConfig.INTERVAL_CONFIG, b::compactionIntervalMs);
+        setters.put(CompactionConfig.SMALL_OBJECT_CONFIG, b::compactionSmallObjectBytes);
+        setters.put(CompactionConfig.MAX_MERGE_CONFIG, b::compactionMaxMergeBytes);
+        setters.put(CompactionConfig.SPLIT_THRESHOLD_CONFIG, b::compactionSplitThresholdBytes);
+        setters.put(CompactionConfig.DELETE_DELAY_CONFIG, b::objectDeleteDelayMs);
+        for (java.util.Map.Entry<String, java.util.function.LongConsumer> e : setters.entrySet()) {
+            Object v = props.get(e.getKey());
+            if (v == null) {
+                continue;
+            }
+            long n;
+            try {
+                n = Long.parseLong(v.toString().trim());
+            } catch (NumberFormatException ex) {
+                throw new IllegalArgumentException(e.getKey() + ": '" + v + "' is not a number");
+            }
+            e.getValue().accept(n);
+        }
+        return b.build();
+    }
+
     public static Builder builder(int nodeId) {
         return new Builder(nodeId);
     }

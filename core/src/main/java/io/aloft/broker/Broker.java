@@ -1,0 +1,164 @@
+package io.aloft.broker;
+
+import io.aloft.broker.handler.ApiHandler;
+import io.aloft.broker.handler.ApiVersionsHandler;
+import io.aloft.broker.handler.CreateTopicsHandler;
+import io.aloft.broker.handler.DeleteTopicsHandler;
+import io.aloft.broker.handler.MetadataHandler;
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.network.KafkaServer;
+import io.aloft.broker.network.RequestDispatcher;
+import io.aloft.broker.topic.TopicManager;
+import io.aloft.controller.ControllerConfig;
+import io.aloft.controller.client.BrokerLifecycle;
+import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.client.ControllerStreamMetadata;
+import io.aloft.controller.client.MetadataWatcher;
+import io.aloft.controller.command.PutKv;
+import io.aloft.controller.model.Endpoint;
+import io.aloft.controller.query.Queries;
+import io.aloft.controller.server.ControllerServer;
+import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.stream.storage.ObjectStorages;
+import io.aloft.stream.store.StreamStore;
+import io.aloft.stream.store.StreamStoreConfig;
+import io.aloft.wal.BlockDeviceWal;
+import io.aloft.wal.WalConfig;
+import io.aloft.wal.WriteAheadLog;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Aloft broker: the embedded controller voter (when this node is one), the stream store on
+ * the WAL and object storage, the metadata cache fed by the controller's change feed, and the
+ * Kafka protocol server. {@link #start} brings them up in dependency order; {@link #close} takes
+ * them down in reverse, uploading the WAL tail before the controller goes.
+ */
+public final class Broker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Broker.class);
+
+    /** Streams backing each partition (records; the partition log decides their roles). */
+    static final int STREAMS_PER_PARTITION = 1;
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final int nodeId;
+    private KafkaServer server;
+    private String clusterId;
+
+    private Broker(int nodeId) {
+        this.nodeId = nodeId;
+    }
+
+    /**
+     * Starts a broker from properties (Kafka-style keys; see the README). Fails with an
+     * {@link IllegalArgumentException} naming the key for a bad setting.
+     */
+    public static Broker start(Map<String, String> properties) throws Exception {
+        Map<String, String> props = new HashMap<>(properties);
+        BrokerConfig config = BrokerConfig.fromProperties(props);
+        props.putIfAbsent(ControllerConfig.DATA_DIR_CONFIG, config.dataDir().resolve("metadata").toString());
+        props.putIfAbsent(WalConfig.PATH_CONFIG, config.dataDir().resolve("wal").toString());
+        ControllerConfig controllerConfig = ControllerConfig.fromProperties(props);
+        WalConfig walConfig = WalConfig.fromProperties(props);
+        StreamStoreConfig storeConfig = StreamStoreConfig.fromProperties(controllerConfig.nodeId(), props);
+
+        Broker broker = new Broker(controllerConfig.nodeId());
+        try {
+            broker.startComponents(config, controllerConfig, walConfig, storeConfig);
+            return broker;
+        } catch (Exception | Error e) {
+            broker.close();
+            throw e;
+        }
+    }
+
+    private void startComponents(BrokerConfig config, ControllerConfig controllerConfig, WalConfig walConfig,
+            StreamStoreConfig storeConfig) throws Exception {
+        Files.createDirectories(config.dataDir());
+        if (controllerConfig.self() != null) {
+            resources.add(ControllerServer.start(controllerConfig));
+        }
+        ControllerClient controller = ControllerClient.create(controllerConfig);
+        resources.add(controller);
+        clusterId = clusterId(controller);
+
+        WriteAheadLog wal = BlockDeviceWal.open(walConfig);
+        resources.add(wal);
+        ObjectStorage storage = ObjectStorages.open(config.objectStorageUrl());
+        resources.add(storage);
+        StreamStore store = StreamStore.open(storeConfig, wal, storage, new ControllerStreamMetadata(controller));
+        resources.add(store::close);
+
+        MetadataCache cache = new MetadataCache();
+        resources.add(MetadataWatcher.start(controller, cache));
+
+        TopicManager topics = new TopicManager(controller, cache, config.numPartitions(), STREAMS_PER_PARTITION);
+        AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
+        List<ApiHandler<?>> handlers = List.of(
+                new ApiVersionsHandler(dispatcher::get),
+                new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, () -> nodeId),
+                new CreateTopicsHandler(topics),
+                new DeleteTopicsHandler(cache, topics));
+        dispatcher.set(new RequestDispatcher(handlers));
+        server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
+                .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());
+        resources.add(server);
+
+        List<Endpoint> endpoints = new ArrayList<>();
+        for (BrokerConfig.ListenerAddress a : config.advertisedListeners()) {
+            int port = a.port() == 0 ? server.port(a.name()) : a.port();
+            String host = a.host().isEmpty() ? "127.0.0.1" : a.host();
+            endpoints.add(new Endpoint(a.name(), host, port, "PLAINTEXT"));
+        }
+        BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, null)
+                .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        resources.add(lifecycle);
+        log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
+    }
+
+    /** The cluster id: made once by the first broker and kept in the controller's key-value space. */
+    private static String clusterId(ControllerClient controller) throws Exception {
+        Queries.GetKv get = new Queries.GetKv("cluster.id");
+        byte[] existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
+        if (existing == null) {
+            controller.submit(new PutKv("cluster.id", Uuid.randomUuid().toString().getBytes(StandardCharsets.UTF_8)))
+                    .get(60, TimeUnit.SECONDS);
+            existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
+        }
+        return new String(existing, StandardCharsets.UTF_8);
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /** The port a listener is bound to. */
+    public int port(String listenerName) {
+        return server.port(listenerName);
+    }
+
+    @Override
+    public void close() {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                log.warn("Error closing {}", resources.get(i), e);
+            }
+        }
+        resources.clear();
+    }
+}

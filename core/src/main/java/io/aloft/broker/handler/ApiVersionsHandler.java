@@ -1,0 +1,39 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.network.RequestContext;
+import io.aloft.broker.network.RequestDispatcher;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+
+/** ApiVersions: exactly the APIs and version ranges the dispatcher serves. */
+public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequest> {
+    private final Supplier<RequestDispatcher> dispatcher;
+
+    /** @param dispatcher supplies the dispatcher this handler is registered with (built after it) */
+    public ApiVersionsHandler(Supplier<RequestDispatcher> dispatcher) {
+        this.dispatcher = dispatcher;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.API_VERSIONS;
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, ApiVersionsRequest request) {
+        ApiVersionsResponseData data = new ApiVersionsResponseData().setThrottleTimeMs(0);
+        if (!request.isValid()) {
+            // v3+: client software name and version must be non-empty and of legal characters.
+            data.setErrorCode(Errors.INVALID_REQUEST.code());
+        } else {
+            data.setErrorCode(Errors.NONE.code()).setApiKeys(dispatcher.get().apiVersions());
+        }
+        return CompletableFuture.completedFuture(new ApiVersionsResponse(data));
+    }
+}

@@ -1,0 +1,104 @@
+package io.aloft.broker.metadata;
+
+import io.aloft.controller.client.MetadataWatcher;
+import io.aloft.controller.model.BrokerInfo;
+import io.aloft.controller.model.ClusterImage;
+import io.aloft.controller.model.MetadataEvent;
+import io.aloft.controller.model.TopicInfo;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * This broker's view of brokers and topics, kept current by the controller's change feed (and by
+ * the broker's own successful topic commands, so a client sees a topic it just created at once).
+ * Readers get consistent immutable snapshots without locking.
+ *
+ * <p>Thread-safe: updates are serialised; reads see the latest published {@link View}.
+ */
+public final class MetadataCache implements MetadataWatcher.Listener {
+
+    /** One consistent state of the cache. */
+    public record View(Map<Integer, BrokerInfo> brokers, Map<String, TopicInfo> topicsByName,
+            Map<UUID, TopicInfo> topicsById) {
+
+        public TopicInfo topic(String name) {
+            return topicsByName.get(name);
+        }
+
+        public TopicInfo topic(UUID id) {
+            return topicsById.get(id);
+        }
+    }
+
+    private volatile View view = new View(Map.of(), Map.of(), Map.of());
+    private volatile boolean loaded;
+
+    public View view() {
+        return view;
+    }
+
+    /** Whether the first image from the controller has arrived. */
+    public boolean loaded() {
+        return loaded;
+    }
+
+    @Override
+    public synchronized void onImage(ClusterImage image) {
+        Map<Integer, BrokerInfo> brokers = new TreeMap<>();
+        image.brokers().forEach(b -> brokers.put(b.brokerId(), b));
+        publish(brokers, image.topics());
+        loaded = true;
+    }
+
+    @Override
+    public synchronized void onEvent(MetadataEvent e) {
+        Map<Integer, BrokerInfo> brokers = new TreeMap<>(view.brokers());
+        Map<UUID, TopicInfo> topics = new HashMap<>(view.topicsById());
+        if (e.broker() != null) {
+            brokers.put(e.broker().brokerId(), e.broker());
+        }
+        if (e.removedBrokerId() >= 0) {
+            brokers.remove(e.removedBrokerId());
+        }
+        if (e.topic() != null) {
+            topics.put(e.topic().topicId(), e.topic());
+        }
+        if (e.deletedTopic() != null) {
+            topics.remove(e.deletedTopic().topicId());
+        }
+        publish(brokers, topics.values());
+    }
+
+    /** A topic this broker just created or changed (the change feed will confirm it). */
+    public synchronized void putTopic(TopicInfo topic) {
+        Map<UUID, TopicInfo> topics = new HashMap<>(view.topicsById());
+        topics.put(topic.topicId(), topic);
+        publish(new TreeMap<>(view.brokers()), topics.values());
+    }
+
+    /** A topic this broker just deleted. */
+    public synchronized void removeTopic(UUID topicId) {
+        Map<UUID, TopicInfo> topics = new HashMap<>(view.topicsById());
+        topics.remove(topicId);
+        publish(new TreeMap<>(view.brokers()), topics.values());
+    }
+
+    private void publish(Map<Integer, BrokerInfo> brokers, Collection<TopicInfo> topics) {
+        Map<String, TopicInfo> byName = new TreeMap<>();
+        Map<UUID, TopicInfo> byId = new HashMap<>();
+        for (TopicInfo t : topics) {
+            byName.put(t.name(), t);
+            byId.put(t.topicId(), t);
+        }
+        view = new View(Map.copyOf(brokers), java.util.Collections.unmodifiableMap(byName), Map.copyOf(byId));
+    }
+
+    /** All topics in name order. */
+    public List<TopicInfo> topics() {
+        return List.copyOf(view.topicsByName().values());
+    }
+}

@@ -1,0 +1,16 @@
+package io.aloft.broker.network;
+
+import java.net.InetSocketAddress;
+import org.apache.kafka.common.requests.RequestHeader;
+
+/**
+ * Who sent a request and how: what a handler may need beyond the request body.
+ *
+ * @param header the parsed request header (API key and version, client id, correlation id)
+ * @param listenerName the listener the connection came in on
+ * @param clientAddress the peer's address
+ * @param connectionId unique per connection, for logs
+ */
+public record RequestContext(RequestHeader header, String listenerName, InetSocketAddress clientAddress,
+        String connectionId) {
+}

@@ -1,0 +1,99 @@
+package io.aloft.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Topic administration with the real kafka-clients Admin against one broker. */
+class AdminTopicsTest {
+    @TempDir
+    static Path dir;
+    static TestBroker broker;
+    static Admin admin;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = new TestBroker(dir);
+        admin = Admin.create(broker.clientProps());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (admin != null) {
+            admin.close();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void createDescribeListDelete() throws Exception {
+        admin.createTopics(List.of(new NewTopic("orders", 3, (short) 1)
+                .configs(Map.of("retention.ms", "3600000")))).all().get(30, TimeUnit.SECONDS);
+        assertTrue(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains("orders"));
+        TopicDescription d = admin.describeTopics(List.of("orders")).allTopicNames().get(30, TimeUnit.SECONDS)
+                .get("orders");
+        assertEquals(3, d.partitions().size());
+        d.partitions().forEach(p -> assertEquals(broker.broker().nodeId(), p.leader().id()));
+        assertFalse(d.topicId().toString().isEmpty());
+
+        ExecutionException dup = assertThrows(ExecutionException.class, () -> admin.createTopics(
+                List.of(new NewTopic("orders", 1, (short) 1))).all().get(30, TimeUnit.SECONDS));
+        assertInstanceOf(TopicExistsException.class, dup.getCause());
+
+        admin.deleteTopics(List.of("orders")).all().get(30, TimeUnit.SECONDS);
+        assertFalse(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains("orders"));
+        ExecutionException gone = assertThrows(ExecutionException.class,
+                () -> admin.deleteTopics(List.of("orders")).all().get(30, TimeUnit.SECONDS));
+        assertInstanceOf(UnknownTopicOrPartitionException.class, gone.getCause());
+    }
+
+    @Test
+    void badTopicsAreRefusedWithKafkaErrors() {
+        ExecutionException badName = assertThrows(ExecutionException.class, () -> admin.createTopics(
+                List.of(new NewTopic("bad/name", 1, (short) 1))).all().get(30, TimeUnit.SECONDS));
+        assertInstanceOf(InvalidTopicException.class, badName.getCause());
+        ExecutionException badConfig = assertThrows(ExecutionException.class, () -> admin.createTopics(
+                List.of(new NewTopic("t-bad-config", 1, (short) 1).configs(Map.of("no.such.config", "1"))))
+                .all().get(30, TimeUnit.SECONDS));
+        assertInstanceOf(InvalidConfigurationException.class, badConfig.getCause());
+    }
+
+    @Test
+    void validateOnlyCreatesNothing() throws Exception {
+        admin.createTopics(List.of(new NewTopic("dry-run", 2, (short) 1)), new CreateTopicsOptions().validateOnly(true))
+                .all().get(30, TimeUnit.SECONDS);
+        assertFalse(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains("dry-run"));
+    }
+
+    @Test
+    void defaultPartitionsAndReplicationFactor() throws Exception {
+        admin.createTopics(List.of(new NewTopic("defaults", java.util.Optional.empty(), java.util.Optional.empty())))
+                .all().get(30, TimeUnit.SECONDS);
+        TopicDescription d = admin.describeTopics(Set.of("defaults")).allTopicNames().get(30, TimeUnit.SECONDS)
+                .get("defaults");
+        assertEquals(1, d.partitions().size());
+    }
+}
