@@ -11,10 +11,9 @@ cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 props=$1
 if [ "${2:-}" != "--no-build" ]; then
-  mvn -B -q -pl core -am package dependency:build-classpath -DskipTests \
-    -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime >&2
+  mvn -B -q -pl core -am package -DskipTests >&2
 fi
 # shellcheck disable=SC2086
-exec java ${CONTROLLER_JAVA_OPTS:--Xmx512m} -Dlog4j2.shutdownHookEnabled=false -Dlog4j2.configurationFile="$PWD/config/log4j2-controller.xml" \
-  -cp "core/target/aloft-core-0.1.0-SNAPSHOT.jar:$(cat core/target/classpath.txt)" \
+exec java ${CONTROLLER_JAVA_OPTS:--Xmx512m} -Dlog4j2.shutdownHookEnabled=false -Dlog4j2.configurationFile="$PWD/config/log4j2.xml" \
+  -cp "core/target/aloft-core.jar:core/target/lib/*" \
   io.aloft.controller.ControllerMain "$props"
