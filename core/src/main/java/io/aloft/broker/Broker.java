@@ -2,7 +2,9 @@ package io.aloft.broker;
 
 import io.aloft.broker.handler.ApiHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
+import io.aloft.broker.handler.CreatePartitionsHandler;
 import io.aloft.broker.handler.CreateTopicsHandler;
+import io.aloft.broker.handler.DescribeClusterHandler;
 import io.aloft.broker.handler.DeleteTopicsHandler;
 import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.metadata.MetadataCache;
@@ -107,7 +109,9 @@ public final class Broker implements AutoCloseable {
                 new ApiVersionsHandler(dispatcher::get),
                 new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, () -> nodeId),
                 new CreateTopicsHandler(topics),
-                new DeleteTopicsHandler(cache, topics));
+                new DeleteTopicsHandler(cache, topics),
+                new CreatePartitionsHandler(cache, topics),
+                new DescribeClusterHandler(cache, clusterId, () -> nodeId));
         dispatcher.set(new RequestDispatcher(handlers));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());

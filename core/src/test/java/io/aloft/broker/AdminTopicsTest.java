@@ -96,4 +96,31 @@ class AdminTopicsTest {
                 .get("defaults");
         assertEquals(1, d.partitions().size());
     }
+
+    @Test
+    void createPartitionsGrowsOnlyUpwards() throws Exception {
+        admin.createTopics(List.of(new NewTopic("growing", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        admin.createPartitions(Map.of("growing", org.apache.kafka.clients.admin.NewPartitions.increaseTo(5)))
+                .all().get(30, TimeUnit.SECONDS);
+        assertEquals(5, admin.describeTopics(List.of("growing")).allTopicNames().get(30, TimeUnit.SECONDS)
+                .get("growing").partitions().size());
+        ExecutionException shrink = assertThrows(ExecutionException.class, () -> admin.createPartitions(
+                Map.of("growing", org.apache.kafka.clients.admin.NewPartitions.increaseTo(3)))
+                .all().get(30, TimeUnit.SECONDS));
+        assertInstanceOf(org.apache.kafka.common.errors.InvalidPartitionsException.class, shrink.getCause());
+        ExecutionException unknown = assertThrows(ExecutionException.class, () -> admin.createPartitions(
+                Map.of("no-such-topic", org.apache.kafka.clients.admin.NewPartitions.increaseTo(3)))
+                .all().get(30, TimeUnit.SECONDS));
+        assertInstanceOf(UnknownTopicOrPartitionException.class, unknown.getCause());
+    }
+
+    @Test
+    void describeClusterShowsThisBroker() throws Exception {
+        var cluster = admin.describeCluster();
+        assertEquals(broker.broker().clusterId(), cluster.clusterId().get(30, TimeUnit.SECONDS));
+        var nodes = cluster.nodes().get(30, TimeUnit.SECONDS);
+        assertEquals(1, nodes.size());
+        assertEquals(broker.broker().nodeId(), nodes.iterator().next().id());
+        assertEquals(broker.broker().port("PLAINTEXT"), nodes.iterator().next().port());
+    }
 }

@@ -2,6 +2,7 @@ package io.aloft.broker.topic;
 
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.command.CreatePartitions;
 import io.aloft.controller.command.CreateTopic;
 import io.aloft.controller.command.DeleteTopic;
 import io.aloft.controller.model.TopicInfo;
@@ -87,6 +88,15 @@ public final class TopicManager {
                 TopicInfo.class).thenApply(topic -> {
                     cache.putTopic(topic);
                     return topic;
+                });
+    }
+
+    /** Grows a topic to {@code totalPartitions}; the cache has the new partitions when the future completes. */
+    public CompletableFuture<TopicInfo> grow(TopicInfo topic, int totalPartitions) {
+        return controller.submit(new CreatePartitions(topic.name(), totalPartitions), TopicInfo.class)
+                .thenApply(grown -> {
+                    cache.putTopic(grown);
+                    return grown;
                 });
     }
 
