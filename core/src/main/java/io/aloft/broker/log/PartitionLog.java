@@ -1,10 +1,7 @@
 package io.aloft.broker.log;
 
-import io.aloft.stream.FetchResult;
 import io.aloft.stream.Stream;
 import io.aloft.stream.StreamFencedException;
-import io.aloft.stream.StreamOffsetOutOfRangeException;
-import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.store.StreamStore;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -58,8 +55,6 @@ public final class PartitionLog {
     public static final int STREAMS_PER_PARTITION = 2;
     /** A checkpoint is written after this many bytes of appends (and on close and log-start moves). */
     static final long CHECKPOINT_INTERVAL_BYTES = 4L << 20;
-    /** Bytes read per fetch while scanning for a timestamp. */
-    static final int SCAN_FETCH_BYTES = 256 * 1024;
     /** DeleteRecords' "up to the high watermark" offset. */
     public static final long HIGH_WATERMARK = -1L;
 
@@ -299,28 +294,10 @@ public final class PartitionLog {
         }
         return records.fetch(fetchOffset, hw, Math.max(1, maxBytes)).handle((fetched, error) -> {
             if (error != null) {
-                throw readError(error);
+                throw StoredRecords.readError(tp, error);
             }
-            return new LogReadResult(concat(fetched, maxBytes, minOneMessage), hw, logStartOffset);
+            return new LogReadResult(StoredRecords.concat(fetched, maxBytes, minOneMessage), hw, logStartOffset);
         });
-    }
-
-    private static MemoryRecords concat(FetchResult fetched, int maxBytes, boolean minOneMessage) {
-        List<StreamRecordBatch> taken = new ArrayList<>();
-        int total = 0;
-        for (StreamRecordBatch b : fetched.batches()) {
-            if (total + b.size() > maxBytes && !(taken.isEmpty() && minOneMessage)) {
-                break;
-            }
-            taken.add(b);
-            total += b.size();
-        }
-        if (taken.isEmpty()) {
-            return MemoryRecords.EMPTY;
-        }
-        ByteBuffer out = ByteBuffer.allocate(total);
-        taken.forEach(b -> out.put(b.payloadView()));
-        return MemoryRecords.readableRecords(out.flip());
     }
 
     /**
@@ -378,7 +355,7 @@ public final class PartitionLog {
             from = Math.max(index.base(i), start);
         }
         TimestampOffset[] found = new TimestampOffset[1];
-        return scan(from, hw, new RecordVisitor() {
+        return StoredRecords.scan(tp, records, from, hw, new StoredRecords.Visitor() {
             @Override
             public boolean wants(RecordBatch batch) {
                 return batch.maxTimestamp() >= timestampMs && batch.lastOffset() >= start;
@@ -419,7 +396,7 @@ public final class PartitionLog {
             to = Math.min(index.end(best), hw);
         }
         TimestampOffset[] found = new TimestampOffset[1];
-        return scan(from, to, new RecordVisitor() {
+        return StoredRecords.scan(tp, records, from, to, new StoredRecords.Visitor() {
             @Override
             public boolean wants(RecordBatch batch) {
                 return batch.lastOffset() >= start;
@@ -433,42 +410,6 @@ public final class PartitionLog {
                 return false;
             }
         }).thenApply(v -> Optional.ofNullable(found[0]));
-    }
-
-    /** Visits stored records in offset order. */
-    private interface RecordVisitor {
-        /** Whether to look at the batch's records at all. */
-        boolean wants(RecordBatch batch);
-
-        /** Returns true to stop the scan. */
-        boolean visit(RecordBatch batch, Record record);
-    }
-
-    private CompletableFuture<Void> scan(long from, long to, RecordVisitor visitor) {
-        if (from >= to) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return records.fetch(from, to, SCAN_FETCH_BYTES).handle((fetched, error) -> {
-            if (error != null) {
-                throw readError(error);
-            }
-            return fetched;
-        }).thenCompose(fetched -> {
-            for (StreamRecordBatch sb : fetched.batches()) {
-                RecordBatch batch = PartitionLogLoader.onlyBatch(tp, sb);
-                if (visitor.wants(batch)) {
-                    for (Record r : batch) {
-                        if (visitor.visit(batch, r)) {
-                            return CompletableFuture.completedFuture(null);
-                        }
-                    }
-                }
-            }
-            if (fetched.batches().isEmpty()) {
-                return CompletableFuture.completedFuture(null);
-            }
-            return scan(fetched.batches().get(fetched.batches().size() - 1).lastOffsetExclusive(), to, visitor);
-        });
     }
 
     /**
@@ -611,7 +552,7 @@ public final class PartitionLog {
 
     /** Stops the log after a stream failure (its state may be ahead of its data); returns the error. */
     private PartitionLogException fail(Throwable error) {
-        Throwable cause = unwrap(error);
+        Throwable cause = StoredRecords.unwrap(error);
         if (cause instanceof PartitionLogException ple) {
             return ple;
         }
@@ -631,27 +572,6 @@ public final class PartitionLog {
         }
         wakeAll();
         return ple;
-    }
-
-    private PartitionLogException readError(Throwable error) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof PartitionLogException ple) {
-            return ple;
-        }
-        if (cause instanceof StreamOffsetOutOfRangeException) {
-            return new PartitionLogException(Errors.OFFSET_OUT_OF_RANGE, tp + ": " + cause.getMessage(), cause);
-        }
-        if (cause instanceof StreamFencedException) {
-            return new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + " is owned by a newer epoch", cause);
-        }
-        return new PartitionLogException(Errors.KAFKA_STORAGE_ERROR, tp + ": read failed: " + cause, cause);
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     @Override
