@@ -1,0 +1,83 @@
+package io.aloft.broker.log;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * The record format of a partition's state stream: each record is one checkpoint of the log's
+ * state up to an offset of the records stream, so a reopened log reads the checkpoints and replays
+ * only the records appended after the last one.
+ *
+ * <pre>
+ * offset  length  field
+ * 0       4       magic 0x414C4350 ("ALCP")
+ * 4       1       version (1)
+ * 5       1       kind: 1 full (replaces all state), 2 partial (index entries changed since the
+ *                 previous checkpoint; producers and log start are always complete)
+ * 6       4       CRC32C of every byte from offset 10 to the end
+ * 10      8       log start offset
+ * 18      ...     index section ({@link LogIndex#writeCheckpoint}); its end offset is the
+ *                 records-stream offset the checkpoint covers
+ * ...     ...     producer section ({@link ProducerStateManager#writeSnapshot})
+ * </pre>
+ *
+ * <p>Stateless.
+ */
+final class Checkpoint {
+    static final int MAGIC = 0x414C4350;
+    static final byte VERSION = 1;
+    static final byte FULL = 1;
+    static final byte PARTIAL = 2;
+    static final int MAGIC_OFFSET = 0;
+    static final int VERSION_OFFSET = 4;
+    static final int KIND_OFFSET = 5;
+    static final int CRC_OFFSET = 6;
+    static final int BODY_OFFSET = 10;
+
+    private Checkpoint() {
+    }
+
+    /** Encodes the current state; the buffer returned belongs to the caller. */
+    static ByteBuffer encode(boolean full, long logStartOffset, LogIndex index, ProducerStateManager producers) {
+        int size = BODY_OFFSET + 8 + index.checkpointSize(full) + producers.snapshotSize();
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.putInt(MAGIC).put(VERSION).put(full ? FULL : PARTIAL).putInt(0).putLong(logStartOffset);
+        index.writeCheckpoint(out, full);
+        producers.writeSnapshot(out);
+        out.flip();
+        out.putInt(CRC_OFFSET, crc(out));
+        return out;
+    }
+
+    /**
+     * Applies one checkpoint to the given state and returns its log start offset.
+     *
+     * @throws IllegalStateException if the record is not a checkpoint or fails its CRC
+     */
+    static long apply(ByteBuffer record, LogIndex index, ProducerStateManager producers) {
+        ByteBuffer in = record.slice();
+        if (in.remaining() < BODY_OFFSET + 8 || in.getInt(MAGIC_OFFSET) != MAGIC) {
+            throw new IllegalStateException("not a partition checkpoint");
+        }
+        if (in.get(VERSION_OFFSET) != VERSION) {
+            throw new IllegalStateException("unknown checkpoint version " + in.get(VERSION_OFFSET));
+        }
+        if (in.getInt(CRC_OFFSET) != crc(in)) {
+            throw new IllegalStateException("checkpoint fails its CRC");
+        }
+        byte kind = in.get(KIND_OFFSET);
+        in.position(BODY_OFFSET);
+        long logStart = in.getLong();
+        index.readCheckpoint(in, kind == FULL);
+        producers.readSnapshot(in);
+        return logStart;
+    }
+
+    private static int crc(ByteBuffer b) {
+        CRC32C crc = new CRC32C();
+        ByteBuffer body = b.duplicate();
+        body.position(BODY_OFFSET);
+        crc.update(body);
+        return (int) crc.getValue();
+    }
+}

@@ -1,0 +1,581 @@
+package io.aloft.broker.log;
+
+import io.aloft.stream.Stream;
+import io.aloft.stream.StreamFencedException;
+import io.aloft.stream.store.StreamStore;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.TimestampType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Kafka partition on two streams: the <b>records stream</b> holds the partition's record
+ * batches, one Kafka batch per stream batch, so stream offsets are Kafka offsets; the <b>state
+ * stream</b> holds checkpoints ({@link Checkpoint}) of the time index, producer state and log
+ * start offset, so a reopened log replays only the records appended after the last checkpoint.
+ *
+ * <h2>Append</h2>
+ * Batches are validated as Kafka does ({@link BatchValidator}), then, under {@code lock}: checked
+ * against producer state, given offsets from the log end, rewritten in place and handed to the
+ * records stream. Offsets are taken and stream appends issued in one critical section, so the
+ * order of offsets is the order of stream appends; the stream acknowledges appends in that order
+ * once durable in the WAL, and the high watermark moves then. A single replica means the high
+ * watermark is the log end: everything below it is durable.
+ *
+ * <p>Producer state and the index are updated when offsets are taken, before the data is durable,
+ * so the next pipelined batch of a producer is checked against the one before it. If a stream
+ * append fails, that state is ahead of the data: the log then refuses everything
+ * (KAFKA_STORAGE_ERROR, or NOT_LEADER_OR_FOLLOWER when a newer owner fenced it) and must be
+ * reopened, which rebuilds the state from what is durable.
+ *
+ * <h2>Waiting readers</h2>
+ * All waiters share one future, replaced each time the high watermark moves, so memory is one
+ * future plus one dependent per waiter whatever the number of waiting fetches.
+ *
+ * <p>Thread-safe. Futures complete on the stream store's threads; callers should continue on
+ * their own executor. Failed futures carry a {@link PartitionLogException}, possibly wrapped in a
+ * {@link CompletionException} by a dependent stage.
+ */
+public final class PartitionLog {
+    private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
+
+    /** Streams the controller creates per partition: records, then state. */
+    public static final int STREAMS_PER_PARTITION = 2;
+    /** A checkpoint is written after this many bytes of appends (and on close and log-start moves). */
+    static final long CHECKPOINT_INTERVAL_BYTES = 4L << 20;
+    /** DeleteRecords' "up to the high watermark" offset. */
+    public static final long HIGH_WATERMARK = -1L;
+
+    private final TopicPartition tp;
+    private final Stream records;
+    private final Stream state;
+    private final int leaderEpoch;
+    private final LongSupplier time;
+    private volatile LogConfig config;
+
+    private final Object lock = new Object();
+    /** Guarded by lock. */
+    private final LogIndex index;
+    /** Guarded by lock. */
+    private final ProducerStateManager producers;
+    /** Offset the next batch takes; guarded by lock. */
+    private long nextOffset;
+    /** Guarded by lock. */
+    private long bytesSinceCheckpoint;
+    /** Bytes of partial checkpoints since the last full one; guarded by lock. */
+    private long partialBytesSinceFull;
+    /** Completes when every append issued so far is durable; guarded by lock. */
+    private CompletableFuture<Void> lastAppend = CompletableFuture.completedFuture(null);
+    /** Completes when every checkpoint issued so far is written; guarded by lock. */
+    private CompletableFuture<Void> checkpoints = CompletableFuture.completedFuture(null);
+    /** Written under lock. */
+    private volatile long logStartOffset;
+    /** Set once when the log stops; never under another lock, as stream callbacks may hold the store's. */
+    private final AtomicReference<PartitionLogException> failure = new AtomicReference<>();
+    private volatile boolean closed;
+
+    private final Object waitLock = new Object();
+    /** Written under waitLock. */
+    private volatile long highWatermark;
+    /** Completed when the high watermark next moves; guarded by waitLock. */
+    private CompletableFuture<Void> dataArrived = new CompletableFuture<>();
+
+    private PartitionLog(TopicPartition tp, Stream records, Stream state, int leaderEpoch, LogConfig config,
+            LongSupplier time, PartitionLogLoader.Loaded loaded) {
+        this.tp = tp;
+        this.records = records;
+        this.state = state;
+        this.leaderEpoch = leaderEpoch;
+        this.config = config;
+        this.time = time;
+        this.index = loaded.index();
+        this.producers = loaded.producers();
+        this.logStartOffset = loaded.logStartOffset();
+        this.nextOffset = loaded.endOffset();
+        this.highWatermark = loaded.endOffset();
+    }
+
+    /**
+     * Opens the partition's streams with {@code streamEpoch} (fencing any earlier owner) and
+     * rebuilds its state from them.
+     *
+     * @param streamIds {@link #STREAMS_PER_PARTITION} stream ids, in the order the controller created them
+     * @param leaderEpoch the epoch written into every batch appended
+     * @param time wall-clock milliseconds
+     */
+    public static CompletableFuture<PartitionLog> open(TopicPartition tp, List<Long> streamIds, StreamStore store,
+            long streamEpoch, int leaderEpoch, LogConfig config, LongSupplier time) {
+        if (streamIds.size() != STREAMS_PER_PARTITION) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(tp + ": expected "
+                    + STREAMS_PER_PARTITION + " stream ids, got " + streamIds));
+        }
+        CompletableFuture<Stream> records = store.openStream(streamIds.get(0), streamEpoch);
+        CompletableFuture<Stream> state = store.openStream(streamIds.get(1), streamEpoch);
+        return records.thenCombine(state, (r, s) -> new Stream[] {r, s}).thenCompose(streams ->
+                PartitionLogLoader.load(tp, streams[0], streams[1], config, time.getAsLong()).thenApply(loaded -> {
+                    PartitionLog pl = new PartitionLog(tp, streams[0], streams[1], leaderEpoch, config, time, loaded);
+                    log.info("Opened {} with stream epoch {} and leader epoch {}: offsets {}..{}, {} producers", tp,
+                            streamEpoch, leaderEpoch, loaded.logStartOffset(), loaded.endOffset(),
+                            loaded.producers().size());
+                    return pl;
+                }));
+    }
+
+    public TopicPartition topicPartition() {
+        return tp;
+    }
+
+    public int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    /** First offset still in the log (ListOffsets EARLIEST). */
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    /** Offset past the last durable record: the log end and high watermark (ListOffsets LATEST). */
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    public LogConfig config() {
+        return config;
+    }
+
+    /** Applies new topic settings (AlterConfigs) to later appends and retention runs. */
+    public void updateConfig(LogConfig newConfig) {
+        this.config = newConfig;
+    }
+
+    /**
+     * Bytes of the batches from the log start to the log end, for DescribeLogDirs. Approximate:
+     * counted per index entry (about {@code index.interval.bytes}), so the first entry is counted
+     * whole when the log start falls inside it, and appends not yet durable are included.
+     */
+    public long sizeInBytes() {
+        synchronized (lock) {
+            return index.totalBytes();
+        }
+    }
+
+    /**
+     * Validates the batches, gives them offsets at the log end and appends them.
+     *
+     * <p>Takes the records' buffer: its batches are rewritten in place (base offset, partition
+     * leader epoch, max timestamp), as Kafka does, and the caller must not reuse it.
+     *
+     * @return the offsets taken, once durable; for a retry of one of a producer's last five
+     *     batches, the offsets it took then (nothing is appended again). Fails with a
+     *     {@link PartitionLogException}.
+     */
+    public CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend) {
+        long now = time.getAsLong();
+        LogConfig cfg = config;
+        List<BatchValidator.Checked> batches;
+        try {
+            batches = BatchValidator.validate(batchesToAppend, cfg, now);
+        } catch (PartitionLogException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (batches.isEmpty()) {
+            return CompletableFuture.completedFuture(new AppendResult(-1, -1, -1, logStartOffset));
+        }
+        long logAppendTime = cfg.timestampType() == TimestampType.LOG_APPEND_TIME ? now : RecordBatch.NO_TIMESTAMP;
+        synchronized (lock) {
+            PartitionLogException unusable = unusable();
+            if (unusable != null) {
+                return CompletableFuture.failedFuture(unusable);
+            }
+            ProducerStateManager.Update update = producers.update();
+            long next = nextOffset;
+            for (BatchValidator.Checked c : batches) {
+                RecordBatch b = c.batch();
+                if (b.hasProducerId()) {
+                    ProducerStateManager.BatchMetadata dup = update.duplicateOf(b);
+                    if (dup != null) {
+                        // Kafka answers the first duplicate found and appends nothing of the request.
+                        AppendResult r = new AppendResult(dup.firstOffset(), dup.lastOffset(),
+                                dup.logAppendTimeMs(), logStartOffset);
+                        return lastAppend.thenApply(v -> r);
+                    }
+                    long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
+                    try {
+                        update.append(b, next, next + c.count() - 1, maxTs, logAppendTime);
+                    } catch (PartitionLogException e) {
+                        return CompletableFuture.failedFuture(new PartitionLogException(e.error(),
+                                tp + ": " + e.getMessage()));
+                    }
+                }
+                next += c.count();
+            }
+            update.commit();
+            return appendLocked(batches, cfg, now, logAppendTime);
+        }
+    }
+
+    private CompletableFuture<AppendResult> appendLocked(List<BatchValidator.Checked> batches, LogConfig cfg,
+            long now, long logAppendTime) {
+        long base = nextOffset;
+        List<CompletableFuture<Long>> appends = new ArrayList<>(batches.size());
+        for (BatchValidator.Checked c : batches) {
+            long assigned = nextOffset;
+            BatchValidator.assign(c, assigned, leaderEpoch, cfg.timestampType(), now);
+            long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
+            int size = c.bytes().remaining();
+            index.add(assigned, c.count(), maxTs, size, cfg.indexIntervalBytes());
+            appends.add(streamAppend(c).thenApply(got -> {
+                if (got != assigned) {
+                    throw new IllegalStateException("the records stream placed a batch at " + got + ", not "
+                            + assigned);
+                }
+                return got;
+            }));
+            nextOffset += c.count();
+            bytesSinceCheckpoint += size;
+        }
+        long end = nextOffset;
+        CompletableFuture<AppendResult> result = CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new))
+                .handle((v, error) -> {
+                    if (error != null) {
+                        throw fail(error);
+                    }
+                    advanceHighWatermark(end);
+                    return new AppendResult(base, end - 1, logAppendTime, logStartOffset);
+                });
+        lastAppend = result.thenApply(r -> null);
+        if (bytesSinceCheckpoint >= CHECKPOINT_INTERVAL_BYTES) {
+            checkpointLocked();
+        }
+        return result;
+    }
+
+    /** The stream append, with a synchronous throw turned into a failed future (handled like any failure). */
+    private CompletableFuture<Long> streamAppend(BatchValidator.Checked c) {
+        try {
+            return records.append(c.bytes(), c.count());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Reads stored batches from {@code fetchOffset} up to the high watermark, as they are stored:
+     * the first batch holds {@code fetchOffset} and may start below it. Batches are never split:
+     * {@code maxBytes} bounds the total unless {@code minOneMessage} lets a larger first batch through.
+     *
+     * @return fails with OFFSET_OUT_OF_RANGE when {@code fetchOffset} is outside [log start, high watermark]
+     */
+    public CompletableFuture<LogReadResult> read(long fetchOffset, int maxBytes, boolean minOneMessage) {
+        PartitionLogException unusable = unusable();
+        if (unusable != null) {
+            return CompletableFuture.failedFuture(unusable);
+        }
+        long hw = highWatermark;
+        long start = logStartOffset;
+        if (fetchOffset < start || fetchOffset > hw) {
+            return CompletableFuture.failedFuture(new PartitionLogException(Errors.OFFSET_OUT_OF_RANGE, tp
+                    + ": offset " + fetchOffset + " is outside [" + start + ", " + hw + "]"));
+        }
+        if (fetchOffset == hw || (maxBytes <= 0 && !minOneMessage)) {
+            return CompletableFuture.completedFuture(new LogReadResult(MemoryRecords.EMPTY, hw, start));
+        }
+        return records.fetch(fetchOffset, hw, Math.max(1, maxBytes)).handle((fetched, error) -> {
+            if (error != null) {
+                throw StoredRecords.readError(tp, error);
+            }
+            return new LogReadResult(StoredRecords.concat(fetched, maxBytes, minOneMessage), hw, logStartOffset);
+        });
+    }
+
+    /**
+     * Completes once the high watermark is above {@code offset} (at once if it already is), or when
+     * the log closes or fails, so a waiting fetch should read again after it completes.
+     */
+    public CompletableFuture<Void> awaitData(long offset) {
+        CompletableFuture<Void> next;
+        synchronized (waitLock) {
+            if (highWatermark > offset || closed || failure.get() != null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            next = dataArrived;
+        }
+        return next.thenCompose(v -> awaitData(offset));
+    }
+
+    private void advanceHighWatermark(long end) {
+        CompletableFuture<Void> woken;
+        synchronized (waitLock) {
+            if (end <= highWatermark) {
+                return;
+            }
+            highWatermark = end;
+            woken = dataArrived;
+            dataArrived = new CompletableFuture<>();
+        }
+        woken.complete(null);
+    }
+
+    private void wakeAll() {
+        CompletableFuture<Void> woken;
+        synchronized (waitLock) {
+            woken = dataArrived;
+            dataArrived = new CompletableFuture<>();
+        }
+        woken.complete(null);
+    }
+
+    /**
+     * ListOffsets by timestamp: the first record at or above the log start whose timestamp is at
+     * least {@code timestampMs}, found through the time index and one scan of the batches from the
+     * first index entry that reaches the timestamp. Empty when no durable record does.
+     */
+    public CompletableFuture<Optional<TimestampOffset>> offsetForTimestamp(long timestampMs) {
+        long from;
+        long start;
+        long hw = highWatermark;
+        synchronized (lock) {
+            int i = index.firstAtLeast(timestampMs, 0);
+            if (i < 0 || index.base(i) >= hw) {
+                return CompletableFuture.completedFuture(Optional.empty());
+            }
+            start = logStartOffset;
+            from = Math.max(index.base(i), start);
+        }
+        TimestampOffset[] found = new TimestampOffset[1];
+        return StoredRecords.scan(tp, records, from, hw, new StoredRecords.Visitor() {
+            @Override
+            public boolean wants(RecordBatch batch) {
+                return batch.maxTimestamp() >= timestampMs && batch.lastOffset() >= start;
+            }
+
+            @Override
+            public boolean visit(RecordBatch batch, Record r) {
+                if (r.offset() >= start && r.timestamp() >= timestampMs) {
+                    found[0] = new TimestampOffset(r.timestamp(), r.offset(), batch.partitionLeaderEpoch());
+                    return true;
+                }
+                return false;
+            }
+        }).thenApply(v -> Optional.ofNullable(found[0]));
+    }
+
+    /**
+     * ListOffsets MAX_TIMESTAMP: the first record with the largest timestamp at or above the log
+     * start (found through the index, then one entry's batches). Empty for an empty log.
+     */
+    public CompletableFuture<Optional<TimestampOffset>> maxTimestamp() {
+        long from;
+        long to;
+        long start;
+        long hw = highWatermark;
+        synchronized (lock) {
+            int best = -1;
+            for (int i = 0; i < index.size() && index.base(i) < hw; i++) {
+                if (best < 0 || index.maxTimestamp(i) > index.maxTimestamp(best)) {
+                    best = i;
+                }
+            }
+            if (best < 0) {
+                return CompletableFuture.completedFuture(Optional.empty());
+            }
+            start = logStartOffset;
+            from = Math.max(index.base(best), start);
+            to = Math.min(index.end(best), hw);
+        }
+        TimestampOffset[] found = new TimestampOffset[1];
+        return StoredRecords.scan(tp, records, from, to, new StoredRecords.Visitor() {
+            @Override
+            public boolean wants(RecordBatch batch) {
+                return batch.lastOffset() >= start;
+            }
+
+            @Override
+            public boolean visit(RecordBatch batch, Record r) {
+                if (r.offset() >= start && (found[0] == null || r.timestamp() > found[0].timestamp())) {
+                    found[0] = new TimestampOffset(r.timestamp(), r.offset(), batch.partitionLeaderEpoch());
+                }
+                return false;
+            }
+        }).thenApply(v -> Optional.ofNullable(found[0]));
+    }
+
+    /**
+     * DeleteRecords: moves the log start to {@code offset} ({@link #HIGH_WATERMARK} for the high
+     * watermark); an offset at or below the current log start changes nothing.
+     *
+     * @return the log start offset afterwards, once the move is durable; fails with
+     *     OFFSET_OUT_OF_RANGE when {@code offset} is above the high watermark
+     */
+    public CompletableFuture<Long> deleteRecordsBefore(long offset) {
+        synchronized (lock) {
+            PartitionLogException unusable = unusable();
+            if (unusable != null) {
+                return CompletableFuture.failedFuture(unusable);
+            }
+            long hw = highWatermark;
+            long target = offset == HIGH_WATERMARK ? hw : offset;
+            if (target < 0 || target > hw) {
+                return CompletableFuture.failedFuture(new PartitionLogException(Errors.OFFSET_OUT_OF_RANGE, tp
+                        + ": cannot delete records before " + offset + ", above the high watermark " + hw));
+            }
+            return moveLogStartLocked(target);
+        }
+    }
+
+    /**
+     * Deletes whole index entries from the log start, oldest first: those whose largest timestamp
+     * is more than {@code retention.ms} before {@code nowMs}, then those the log can lose while
+     * still holding at least {@code retention.bytes}. -1 disables either rule.
+     *
+     * @return the log start offset afterwards, once the move is durable
+     */
+    public CompletableFuture<Long> applyRetention(long nowMs) {
+        synchronized (lock) {
+            PartitionLogException unusable = unusable();
+            if (unusable != null) {
+                return CompletableFuture.failedFuture(unusable);
+            }
+            LogConfig cfg = config;
+            long hw = highWatermark;
+            long newStart = logStartOffset;
+            int i = 0;
+            if (cfg.retentionMs() >= 0) {
+                while (i < index.size() && index.end(i) <= hw && nowMs - index.maxTimestamp(i) > cfg.retentionMs()) {
+                    newStart = index.end(i++);
+                }
+            }
+            if (cfg.retentionBytes() >= 0) {
+                long size = index.totalBytes();
+                for (int j = 0; j < i; j++) {
+                    size -= index.bytes(j);
+                }
+                while (i < index.size() && index.end(i) <= hw && size - index.bytes(i) >= cfg.retentionBytes()) {
+                    size -= index.bytes(i);
+                    newStart = index.end(i++);
+                }
+            }
+            return moveLogStartLocked(newStart);
+        }
+    }
+
+    private CompletableFuture<Long> moveLogStartLocked(long target) {
+        if (target <= logStartOffset) {
+            return CompletableFuture.completedFuture(logStartOffset);
+        }
+        logStartOffset = target;
+        index.truncateHead(target);
+        // The stream is trimmed at a batch boundary: the start of the entry holding the new start.
+        long trimTo = index.size() > 0 ? Math.min(index.base(0), target) : target;
+        // Checkpoint first: a restart must not find the stream trimmed past the recorded log start.
+        return checkpointLocked().thenCompose(v -> records.trim(trimTo)).handle((v, error) -> {
+            if (error != null) {
+                throw fail(error);
+            }
+            return target;
+        });
+    }
+
+    /**
+     * Writes a checkpoint of the current state once every append issued so far is durable (a
+     * checkpoint never covers data that could be lost). Every so often it is a full one, and the
+     * state stream is trimmed to it, so that stream stays about twice the state's size.
+     */
+    private CompletableFuture<Void> checkpointLocked() {
+        producers.expire(time.getAsLong(), config.producerIdExpirationMs());
+        long fullSize = index.checkpointSize(true) + producers.snapshotSize();
+        boolean full = partialBytesSinceFull >= fullSize;
+        ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers);
+        index.markClean();
+        partialBytesSinceFull = full ? 0 : partialBytesSinceFull + payload.remaining();
+        bytesSinceCheckpoint = 0;
+        checkpoints = checkpoints.thenCombine(lastAppend, (a, b) -> (Void) null)
+                .thenCompose(v -> state.append(payload, 1))
+                .thenCompose(at -> full ? state.trim(at) : CompletableFuture.completedFuture(null))
+                .whenComplete((v, error) -> {
+                    if (error != null) {
+                        fail(error);
+                    }
+                });
+        return checkpoints;
+    }
+
+    /** Writes a checkpoint now (for tests); completes once it is durable. */
+    CompletableFuture<Void> checkpoint() {
+        synchronized (lock) {
+            return checkpointLocked();
+        }
+    }
+
+    /**
+     * Writes a last checkpoint, then closes both streams (their data is uploaded and the next owner
+     * opens them with a higher epoch). Waiting readers are woken; later calls fail with
+     * NOT_LEADER_OR_FOLLOWER.
+     */
+    public CompletableFuture<Void> close() {
+        CompletableFuture<Void> checkpointed;
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.completedFuture(null);
+            }
+            closed = true;
+            checkpointed = failure.get() == null ? checkpointLocked() : CompletableFuture.completedFuture(null);
+        }
+        wakeAll();
+        return checkpointed.handle((v, error) -> (Void) null)
+                .thenCompose(v -> CompletableFuture.allOf(records.close(), state.close()))
+                .whenComplete((v, error) -> log.info("Closed {} at offsets {}..{}", tp, logStartOffset, highWatermark));
+    }
+
+    private PartitionLogException unusable() {
+        PartitionLogException failed = failure.get();
+        if (failed != null) {
+            return failed;
+        }
+        if (closed) {
+            return new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + " is closed on this broker");
+        }
+        return null;
+    }
+
+    /** Stops the log after a stream failure (its state may be ahead of its data); returns the error. */
+    private PartitionLogException fail(Throwable error) {
+        Throwable cause = StoredRecords.unwrap(error);
+        if (cause instanceof PartitionLogException ple) {
+            return ple;
+        }
+        PartitionLogException ple;
+        if (cause instanceof StreamFencedException) {
+            ple = new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + " is owned by a newer epoch", cause);
+        } else {
+            ple = new PartitionLogException(Errors.KAFKA_STORAGE_ERROR, tp + " failed to append: " + cause, cause);
+        }
+        if (!failure.compareAndSet(null, ple)) {
+            return failure.get();
+        }
+        if (ple.error() == Errors.NOT_LEADER_OR_FOLLOWER) {
+            log.info("{} was fenced by a newer owner; it refuses further requests", tp);
+        } else {
+            log.error("{} stops: an append failed and its state may be ahead of its data; reopen it", tp, cause);
+        }
+        wakeAll();
+        return ple;
+    }
+
+    @Override
+    public String toString() {
+        return "PartitionLog(" + tp + ", " + logStartOffset + ".." + highWatermark + ")";
+    }
+}

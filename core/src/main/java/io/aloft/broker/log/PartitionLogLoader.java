@@ -1,0 +1,95 @@
+package io.aloft.broker.log;
+
+import io.aloft.stream.FetchResult;
+import io.aloft.stream.Stream;
+import io.aloft.stream.StreamRecordBatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+/**
+ * Rebuilds a partition's state when it is opened: applies the checkpoints of the state stream in
+ * order, then replays the batches the records stream holds past the last checkpoint (at most
+ * about {@link PartitionLog#CHECKPOINT_INTERVAL_BYTES}, plus whatever a crash left unchecked).
+ *
+ * <p>Confined to the open's future chain; used once.
+ */
+final class PartitionLogLoader {
+    /** Bytes read per fetch while loading. */
+    static final int LOAD_FETCH_BYTES = 1 << 20;
+
+    /** What a loaded partition starts from. */
+    record Loaded(LogIndex index, ProducerStateManager producers, long logStartOffset, long endOffset) {
+    }
+
+    private PartitionLogLoader() {
+    }
+
+    static CompletableFuture<Loaded> load(TopicPartition tp, Stream records, Stream state, LogConfig config,
+            long nowMs) {
+        LogIndex index = new LogIndex(records.startOffset());
+        ProducerStateManager producers = new ProducerStateManager();
+        long[] logStart = {records.startOffset()};
+        CompletableFuture<Void> checkpoints = readAll(state, state.startOffset(),
+                b -> logStart[0] = Checkpoint.apply(b.payloadView(), index, producers));
+        return checkpoints.thenCompose(v -> {
+            long end = records.confirmOffset();
+            if (index.endOffset() > end) {
+                throw new PartitionLogException(Errors.KAFKA_STORAGE_ERROR, tp + ": a checkpoint covers offsets up to "
+                        + index.endOffset() + " but the records stream ends at " + end);
+            }
+            // Data below the records stream's start is gone; so are index entries for it.
+            index.truncateHead(records.startOffset());
+            int interval = config.indexIntervalBytes();
+            return readAll(records, index.endOffset(), b -> {
+                if (b.baseOffset() < index.endOffset()) {
+                    return; // the first fetched batch may begin before the requested offset
+                }
+                RecordBatch batch = onlyBatch(tp, b);
+                index.add(b.baseOffset(), b.count(), batch.maxTimestamp(), b.size(), interval);
+                producers.replay(batch);
+            }).thenApply(x -> {
+                long start = Math.max(logStart[0], records.startOffset());
+                index.truncateHead(start);
+                producers.expire(nowMs, config.producerIdExpirationMs());
+                return new Loaded(index, producers, start, end);
+            });
+        });
+    }
+
+    /** A stored batch: exactly one Kafka record batch per stream batch, as {@link PartitionLog} appends them. */
+    static RecordBatch onlyBatch(TopicPartition tp, StreamRecordBatch b) {
+        RecordBatch found = null;
+        for (RecordBatch batch : MemoryRecords.readableRecords(b.payloadView()).batches()) {
+            if (found != null) {
+                throw new PartitionLogException(Errors.KAFKA_STORAGE_ERROR, tp + ": stream batch at "
+                        + b.baseOffset() + " holds more than one record batch");
+            }
+            found = batch;
+        }
+        if (found == null || found.baseOffset() != b.baseOffset() || found.lastOffset() + 1 != b.lastOffsetExclusive()) {
+            throw new PartitionLogException(Errors.KAFKA_STORAGE_ERROR, tp + ": stream batch at " + b.baseOffset()
+                    + " does not hold the record batch for its offsets");
+        }
+        return found;
+    }
+
+    /** Feeds every batch from {@code from} to the stream's confirmed end to {@code sink}, in order. */
+    static CompletableFuture<Void> readAll(Stream stream, long from, Consumer<StreamRecordBatch> sink) {
+        long end = stream.confirmOffset();
+        if (from >= end) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return stream.fetch(from, end, LOAD_FETCH_BYTES).thenCompose((FetchResult r) -> {
+            if (r.batches().isEmpty()) {
+                return CompletableFuture.failedFuture(new PartitionLogException(Errors.KAFKA_STORAGE_ERROR,
+                        "stream " + stream.streamId() + " returned nothing at " + from + " below its end " + end));
+            }
+            r.batches().forEach(sink);
+            return readAll(stream, r.batches().get(r.batches().size() - 1).lastOffsetExclusive(), sink);
+        });
+    }
+}

@@ -1,0 +1,143 @@
+package io.aloft.broker.log;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.aloft.stream.metadata.MemoryStreamMetadata;
+import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.stream.storage.ObjectStorages;
+import io.aloft.stream.store.StreamStore;
+import io.aloft.stream.store.StreamStoreConfig;
+import io.aloft.wal.BlockDeviceWal;
+import io.aloft.wal.WalConfig;
+import io.aloft.wal.WriteAheadLog;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+
+/**
+ * Real parts for partition-log tests: a WAL file, file:// object storage, in-memory stream
+ * metadata, a stream store on them, and a settable clock. Closed by the test.
+ */
+final class LogFixture implements AutoCloseable {
+    static final TopicPartition TP = new TopicPartition("orders", 3);
+    static final long T0 = 1_700_000_000_000L;
+
+    final Path dir;
+    final AtomicLong clock = new AtomicLong(T0);
+    final MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+    final ObjectStorage storage;
+    WriteAheadLog wal;
+    StreamStore store;
+    final List<Long> streamIds = new ArrayList<>();
+    private final List<PartitionLog> opened = new ArrayList<>();
+    private long epoch;
+
+    LogFixture(Path dir) throws Exception {
+        this.dir = dir;
+        this.storage = ObjectStorages.open(dir.resolve("objects").toUri().toString());
+        startStore();
+        for (int i = 0; i < PartitionLog.STREAMS_PER_PARTITION; i++) {
+            streamIds.add(store.createStream().get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Opens the WAL and a stream store on it (recovering what the WAL holds). */
+    void startStore() throws Exception {
+        wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("broker.wal")).capacityBytes(16 << 20).build());
+        store = StreamStore.open(StreamStoreConfig.builder(1).uploadThresholdBytes(256 * 1024)
+                .logCacheSizeBytes(1 << 20).uploadIntervalMs(60_000).objectBlockSizeBytes(16 * 1024).build(),
+                wal, storage, metadata, clock::get);
+    }
+
+    /** Closes the store and the WAL, as a broker shutting down does. */
+    void stopStore() throws Exception {
+        store.close();
+        wal.close();
+    }
+
+    /** Opens the partition with the next stream epoch (fencing any earlier handle). */
+    PartitionLog open(Map<String, String> topicConfig) throws Exception {
+        epoch++;
+        PartitionLog log = PartitionLog.open(TP, streamIds, store, epoch, (int) epoch,
+                LogConfig.fromTopicOverrides(topicConfig, LogConfig.defaults()), clock::get)
+                .get(10, TimeUnit.SECONDS);
+        opened.add(log);
+        return log;
+    }
+
+    PartitionLog open() throws Exception {
+        return open(Map.of());
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (PartitionLog log : opened) {
+            log.close().get(10, TimeUnit.SECONDS);
+        }
+        stopStore();
+        storage.close();
+    }
+
+    static SimpleRecord rec(long ts, String value) {
+        return new SimpleRecord(ts, ("k-" + value).getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** One batch of {@code n} records with timestamp {@code ts}. */
+    static MemoryRecords batch(Compression compression, long ts, int n) {
+        SimpleRecord[] records = new SimpleRecord[n];
+        for (int i = 0; i < n; i++) {
+            records[i] = rec(ts, "v" + i);
+        }
+        return MemoryRecords.withRecords(compression, records);
+    }
+
+    static MemoryRecords batch(int n) {
+        return batch(Compression.NONE, T0, n);
+    }
+
+    /** An idempotent batch of {@code n} records from sequence {@code seq}. */
+    static MemoryRecords idempotent(long pid, short producerEpoch, int seq, int n) {
+        SimpleRecord[] records = new SimpleRecord[n];
+        for (int i = 0; i < n; i++) {
+            records[i] = rec(T0, "p" + pid + "-" + (seq + i));
+        }
+        return MemoryRecords.withIdempotentRecords(Compression.NONE, pid, producerEpoch, seq, records);
+    }
+
+    static <T> T get(CompletableFuture<T> f) throws Exception {
+        return f.get(10, TimeUnit.SECONDS);
+    }
+
+    /** Asserts the future fails with a PartitionLogException carrying {@code expected}. */
+    static PartitionLogException assertFails(Errors expected, CompletableFuture<?> f) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        Throwable cause = e.getCause();
+        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        PartitionLogException ple = assertInstanceOf(PartitionLogException.class, cause);
+        assertEquals(expected, ple.error(), ple.getMessage());
+        return ple;
+    }
+
+    static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+}
