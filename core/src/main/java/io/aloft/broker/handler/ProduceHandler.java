@@ -1,0 +1,116 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.log.AppendResult;
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.network.RequestContext;
+import io.aloft.broker.partition.PartitionManager;
+import io.aloft.controller.model.TopicInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
+import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponseCollection;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+
+/**
+ * Produce. Every acks setting waits for the WAL: an append completes only once durable, so
+ * acks=1 and acks=all mean the same here (one copy, in shared durable storage) and acks=0 gets
+ * no response at all, as Kafka defines.
+ */
+public final class ProduceHandler implements ApiHandler<ProduceRequest> {
+    private final MetadataCache cache;
+    private final PartitionManager partitions;
+
+    public ProduceHandler(MetadataCache cache, PartitionManager partitions) {
+        this.cache = cache;
+        this.partitions = partitions;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.PRODUCE;
+    }
+
+    @Override
+    public short minVersion() {
+        return 3; // the oldest Kafka 4.x brokers serve (magic 2 only)
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, ProduceRequest request) {
+        short acks = request.acks();
+        List<CompletableFuture<TopicProduceResponse>> topics = new ArrayList<>();
+        for (TopicProduceData t : request.data().topicData()) {
+            topics.add(produceTopic(t, acks, request.data().transactionalId()));
+        }
+        return CompletableFuture.allOf(topics.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            TopicProduceResponseCollection out = new TopicProduceResponseCollection();
+            topics.forEach(t -> out.add(t.join()));
+            return new ProduceResponse(new ProduceResponseData().setThrottleTimeMs(0).setResponses(out));
+        });
+    }
+
+    private CompletableFuture<TopicProduceResponse> produceTopic(TopicProduceData t, short acks, String transactionalId) {
+        String name = t.name();
+        Uuid topicId = t.topicId();
+        if ((name == null || name.isEmpty()) && topicId != null && !Uuid.ZERO_UUID.equals(topicId)) {
+            TopicInfo topic = cache.view().topic(new UUID(topicId.getMostSignificantBits(),
+                    topicId.getLeastSignificantBits()));
+            name = topic == null ? null : topic.name();
+        }
+        List<CompletableFuture<PartitionProduceResponse>> parts = new ArrayList<>();
+        for (PartitionProduceData p : t.partitionData()) {
+            if (name == null) {
+                parts.add(done(p.index(), Errors.UNKNOWN_TOPIC_ID, "unknown topic id " + topicId));
+            } else if (acks != 0 && acks != 1 && acks != -1) {
+                parts.add(done(p.index(), Errors.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1, not " + acks));
+            } else if (transactionalId != null) {
+                parts.add(done(p.index(), Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                        "transactions are not supported yet"));
+            } else if (!(p.records() instanceof MemoryRecords records)) {
+                parts.add(done(p.index(), Errors.CORRUPT_MESSAGE, "no record batches"));
+            } else {
+                parts.add(append(new TopicPartition(name, p.index()), records));
+            }
+        }
+        String resolved = name;
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            List<PartitionProduceResponse> out = new ArrayList<>();
+            parts.forEach(p -> out.add(p.join()));
+            return new TopicProduceResponse().setName(t.name() == null || t.name().isEmpty() ? "" : resolved)
+                    .setTopicId(topicId).setPartitionResponses(out);
+        });
+    }
+
+    private CompletableFuture<PartitionProduceResponse> append(TopicPartition tp, MemoryRecords records) {
+        return partitions.leaderLog(tp).thenCompose(log -> log.append(records)).handle((AppendResult r, Throwable e) -> {
+            if (e != null) {
+                Errors code = PartitionErrors.toKafka(e);
+                return new PartitionProduceResponse().setIndex(tp.partition()).setErrorCode(code.code())
+                        .setErrorMessage(PartitionErrors.message(e)).setBaseOffset(-1).setLogAppendTimeMs(-1)
+                        .setLogStartOffset(-1);
+            }
+            return new PartitionProduceResponse().setIndex(tp.partition()).setErrorCode(Errors.NONE.code())
+                    .setBaseOffset(r.baseOffset()).setLogAppendTimeMs(r.logAppendTimeMs())
+                    .setLogStartOffset(r.logStartOffset());
+        });
+    }
+
+    private static CompletableFuture<PartitionProduceResponse> done(int partition, Errors error, String message) {
+        return CompletableFuture.completedFuture(new PartitionProduceResponse().setIndex(partition)
+                .setErrorCode(error.code()).setErrorMessage(message).setBaseOffset(-1).setLogAppendTimeMs(-1)
+                .setLogStartOffset(-1));
+    }
+}

@@ -1,0 +1,196 @@
+package io.aloft.broker.partition;
+
+import io.aloft.broker.log.LogConfig;
+import io.aloft.broker.log.PartitionLog;
+import io.aloft.broker.log.PartitionLogException;
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.controller.model.PartitionInfo;
+import io.aloft.controller.model.TopicInfo;
+import io.aloft.stream.metadata.StreamInfo;
+import io.aloft.stream.metadata.StreamMetadata;
+import io.aloft.stream.store.StreamStore;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partition logs this broker serves: opened on first use when the metadata says this broker
+ * leads the partition, closed when it no longer does (moved, topic deleted, or a new leader
+ * epoch), and kept within retention by a periodic pass.
+ *
+ * <p>Opening takes the partition's streams with an epoch above their current one, which fences
+ * whichever broker had them before: no two brokers ever append to one partition.
+ *
+ * <p>Thread-safe.
+ */
+public final class PartitionManager implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PartitionManager.class);
+
+    private final int brokerId;
+    private final MetadataCache cache;
+    private final StreamStore store;
+    private final StreamMetadata streams;
+    private final LogConfig brokerDefaults;
+    private final LongSupplier clock;
+    private final Map<TopicPartition, Entry> logs = new HashMap<>();
+    private boolean closed;
+
+    /** One served partition: the leader epoch it was opened for, and the log (being) opened. */
+    private record Entry(int leaderEpoch, CompletableFuture<PartitionLog> log) {
+    }
+
+    public PartitionManager(int brokerId, MetadataCache cache, StreamStore store, StreamMetadata streams,
+            LogConfig brokerDefaults, LongSupplier clock, ScheduledExecutorService scheduler, long maintenanceMs) {
+        this.brokerId = brokerId;
+        this.cache = cache;
+        this.store = store;
+        this.streams = streams;
+        this.brokerDefaults = brokerDefaults;
+        this.clock = clock;
+        scheduler.scheduleWithFixedDelay(this::maintain, maintenanceMs, maintenanceMs, TimeUnit.MILLISECONDS);
+    }
+
+    public LogConfig brokerDefaults() {
+        return brokerDefaults;
+    }
+
+    /**
+     * The log of a partition this broker leads; fails with {@link PartitionLogException} carrying
+     * UNKNOWN_TOPIC_OR_PARTITION or NOT_LEADER_OR_FOLLOWER otherwise.
+     */
+    public CompletableFuture<PartitionLog> leaderLog(TopicPartition tp) {
+        TopicInfo topic = cache.view().topic(tp.topic());
+        if (topic == null || tp.partition() < 0 || tp.partition() >= topic.partitions().size()) {
+            return CompletableFuture.failedFuture(new PartitionLogException(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                    tp + " does not exist"));
+        }
+        PartitionInfo p = topic.partitions().get(tp.partition());
+        if (p.brokerId() != brokerId) {
+            return CompletableFuture.failedFuture(new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER,
+                    tp + " is served by broker " + p.brokerId() + ", not " + brokerId));
+        }
+        CompletableFuture<PartitionLog> stale = null;
+        CompletableFuture<PartitionLog> opening;
+        synchronized (this) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER,
+                        "broker shutting down"));
+            }
+            Entry e = logs.get(tp);
+            if (e != null && e.leaderEpoch() == p.leaderEpoch() && !e.log().isCompletedExceptionally()) {
+                return e.log();
+            }
+            if (e != null) {
+                stale = e.log();
+            }
+            opening = new CompletableFuture<>();
+            logs.put(tp, new Entry(p.leaderEpoch(), opening));
+        }
+        CompletableFuture<Void> previousClosed = stale == null ? CompletableFuture.completedFuture(null)
+                : closeQuietly(stale);
+        LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults);
+        previousClosed.thenCompose(v -> nextStreamEpoch(p.streamIds()))
+                .thenCompose(epoch -> PartitionLog.open(tp, p.streamIds(), store, epoch, p.leaderEpoch(), config, clock))
+                .whenComplete((pl, error) -> {
+                    if (error != null) {
+                        log.warn("Could not open {}", tp, error);
+                        synchronized (this) {
+                            logs.remove(tp, new Entry(p.leaderEpoch(), opening));
+                        }
+                        opening.completeExceptionally(error);
+                    } else {
+                        opening.complete(pl);
+                    }
+                });
+        return opening;
+    }
+
+    /** One above the highest current epoch of the partition's streams. */
+    private CompletableFuture<Long> nextStreamEpoch(List<Long> streamIds) {
+        List<CompletableFuture<StreamInfo>> infos = new ArrayList<>();
+        for (long id : streamIds) {
+            infos.add(streams.describeStream(id));
+        }
+        return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            long max = 0;
+            for (CompletableFuture<StreamInfo> i : infos) {
+                max = Math.max(max, i.join().epoch());
+            }
+            return max + 1;
+        });
+    }
+
+    /** Closes logs this broker no longer leads and applies retention to the others. */
+    void maintain() {
+        try {
+            List<Map.Entry<TopicPartition, Entry>> current;
+            synchronized (this) {
+                current = new ArrayList<>(logs.entrySet());
+            }
+            MetadataCache.View view = cache.view();
+            for (Map.Entry<TopicPartition, Entry> e : current) {
+                TopicPartition tp = e.getKey();
+                TopicInfo topic = view.topic(tp.topic());
+                PartitionInfo p = topic == null || tp.partition() >= topic.partitions().size() ? null
+                        : topic.partitions().get(tp.partition());
+                if (p == null || p.brokerId() != brokerId || p.leaderEpoch() != e.getValue().leaderEpoch()) {
+                    synchronized (this) {
+                        logs.remove(tp, e.getValue());
+                    }
+                    log.info("No longer serving {} (leader epoch {}); closing its log", tp, e.getValue().leaderEpoch());
+                    closeQuietly(e.getValue().log());
+                } else if (e.getValue().log().isDone() && !e.getValue().log().isCompletedExceptionally()) {
+                    PartitionLog pl = e.getValue().log().join();
+                    pl.updateConfig(LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults));
+                    pl.applyRetention(clock.getAsLong()).exceptionally(err -> {
+                        log.warn("Retention of {} failed", tp, err);
+                        return 0L;
+                    });
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Partition maintenance failed", e);
+        }
+    }
+
+    private static CompletableFuture<Void> closeQuietly(CompletableFuture<PartitionLog> log) {
+        return log.thenCompose(PartitionLog::close).exceptionally(e -> null);
+    }
+
+    /** The logs open now (for DescribeLogDirs and tests). */
+    public synchronized Map<TopicPartition, PartitionLog> openLogs() {
+        Map<TopicPartition, PartitionLog> out = new HashMap<>();
+        logs.forEach((tp, e) -> {
+            if (e.log().isDone() && !e.log().isCompletedExceptionally()) {
+                out.put(tp, e.log().join());
+            }
+        });
+        return out;
+    }
+
+    /** Closes every log (uploading what they hold). */
+    @Override
+    public void close() {
+        List<CompletableFuture<PartitionLog>> all;
+        synchronized (this) {
+            closed = true;
+            all = logs.values().stream().map(Entry::log).toList();
+            logs.clear();
+        }
+        CompletableFuture<?>[] closing = all.stream().map(PartitionManager::closeQuietly).toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(closing).get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("Not every partition log closed cleanly", e);
+        }
+    }
+}
