@@ -3,8 +3,8 @@ package io.aloft.controller.query;
 import java.util.List;
 
 /**
- * Read-only requests, answered from the leader's applied state after a read-index round (so a
- * caller never sees state older than what it wrote). Each is a record so it travels through the
+ * Read-only requests, answered by the leader from its applied state (a leader answers only once
+ * it has applied everything committed before its term, so a caller sees what it wrote). Each is a record so it travels through the
  * same codec as commands.
  */
 public final class Queries {
