@@ -13,7 +13,9 @@ import java.io.IOException;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * {@link StreamMetadataException}, a rejected cluster command as a {@link ControllerException},
  * and no answer within the timeout as {@link ControllerException.Code#UNAVAILABLE}.
  *
+ * <p>Returned futures complete on the client's own callback threads, never on Ratis's: Ratis
+ * delivers a reply while holding its connection's lock, and a caller's continuation that submits
+ * the next request (through another connection, whose reply thread may be doing the same the
+ * other way round) would deadlock on it.
+ *
  * <p>Thread-safe.
  */
 public final class ControllerClient implements AutoCloseable {
@@ -52,6 +59,7 @@ public final class ControllerClient implements AutoCloseable {
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong sequence = new AtomicLong();
     private final ScheduledExecutorService retryTimer;
+    private final ExecutorService callbackPool;
     private volatile boolean closed;
 
     private ControllerClient(ControllerConfig config) {
@@ -62,6 +70,12 @@ public final class ControllerClient implements AutoCloseable {
         }
         this.retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "controller-client-retry");
+            t.setDaemon(true);
+            return t;
+        });
+        // Unbounded but idle threads expire: a caller that blocks in a callback must not stall others.
+        this.callbackPool = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "controller-client-callback");
             t.setDaemon(true);
             return t;
         });
@@ -139,7 +153,7 @@ public final class ControllerClient implements AutoCloseable {
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }
-        sent.whenComplete((reply, error) -> {
+        sent.whenCompleteAsync((reply, error) -> {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause == null && reply.isSuccess()) {
                 complete(reply, result);
@@ -156,7 +170,16 @@ public final class ControllerClient implements AutoCloseable {
             // The same bytes again (same request id), possibly through another Raft client.
             retryTimer.schedule(() -> attempt(call, deadlineNanos, what, result, nextRaftClient()),
                     RETRY_SLEEP_MS, TimeUnit.MILLISECONDS);
-        });
+        }, this::runCallback);
+    }
+
+    /** Runs on a callback thread; inline once closed (the pool is gone, and pending futures must still complete). */
+    private void runCallback(Runnable task) {
+        try {
+            callbackPool.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run();
+        }
     }
 
     private static void complete(RaftClientReply raftReply, CompletableFuture<Object> result) {
@@ -205,6 +228,7 @@ public final class ControllerClient implements AutoCloseable {
                 first = first == null ? e : first;
             }
         }
+        callbackPool.shutdown();
         if (first != null) {
             throw first;
         }
