@@ -36,35 +36,48 @@ final class ChangeFeed {
     }
 
     /** Forgets all history: the state was replaced by a snapshot at {@code index}. */
-    synchronized void reset(long index) {
-        events.clear();
-        completeFrom = index + 1;
-        // Waiters' positions may no longer be servable: let them ask again and get an image.
-        for (Waiter w : waiters) {
-            w.future().complete(new Poll(true, List.of()));
+    void reset(long index) {
+        List<Waiter> woken;
+        synchronized (this) {
+            events.clear();
+            completeFrom = index + 1;
+            // Waiters' positions may no longer be servable: let them ask again and get an image.
+            woken = new ArrayList<>(waiters);
+            waiters.clear();
         }
-        waiters.clear();
+        woken.forEach(w -> w.future().complete(new Poll(true, List.of())));
     }
 
-    synchronized void publish(List<MetadataEvent> applied) {
+    void publish(List<MetadataEvent> applied) {
         if (applied.isEmpty()) {
             return;
         }
-        events.addAll(applied);
-        while (events.size() > maxEvents) {
-            long evicted = events.removeFirst().index();
-            while (!events.isEmpty() && events.peekFirst().index() == evicted) {
-                events.removeFirst();
+        List<Waiter> woken = new ArrayList<>();
+        List<Poll> polls = new ArrayList<>();
+        synchronized (this) {
+            events.addAll(applied);
+            while (events.size() > maxEvents) {
+                long evicted = events.removeFirst().index();
+                while (!events.isEmpty() && events.peekFirst().index() == evicted) {
+                    events.removeFirst();
+                }
+                completeFrom = evicted + 1;
             }
-            completeFrom = evicted + 1;
+            for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+                Waiter w = it.next();
+                Poll poll = pollLocked(w.fromIndex());
+                if (poll.needsImage() || !poll.events().isEmpty()) {
+                    it.remove();
+                    woken.add(w);
+                    polls.add(poll);
+                }
+            }
         }
-        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
-            Waiter w = it.next();
-            Poll poll = pollLocked(w.fromIndex());
-            if (poll.needsImage() || !poll.events().isEmpty()) {
-                w.future().complete(poll);
-                it.remove();
-            }
+        // Completed outside the loop and the lock: completion runs the waiter's continuations on
+        // this thread, and those remove the waiter (modifying the list being iterated, which threw
+        // on the apply thread and so stopped the voter) and build the reply.
+        for (int i = 0; i < woken.size(); i++) {
+            woken.get(i).future().complete(polls.get(i));
         }
     }
 
