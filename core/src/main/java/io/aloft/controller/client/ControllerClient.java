@@ -211,7 +211,7 @@ public final class ControllerClient implements AutoCloseable {
         }
     }
 
-    /** A dedicated Raft client for long polls, which would otherwise hold up the ordered request pipelines. */
+    /** A dedicated Raft client for the watcher's polls, which would otherwise queue in the ordered request pipelines. */
     RaftClient newWatchClient() {
         return newRaftClient(config);
     }

@@ -41,6 +41,8 @@ public final class Queries {
     /**
      * Long poll of the change feed: replies with a {@link io.aloft.controller.model.WatchResult} as
      * soon as there are events at or after {@code fromIndex}, or after {@code maxWaitMs} with none.
+     * The controller currently caps the wait at 0: it answers at once (see
+     * {@code ControllerStateMachine.MAX_WATCH_WAIT_MS}).
      */
     public record Watch(long fromIndex, long maxWaitMs) {
     }
