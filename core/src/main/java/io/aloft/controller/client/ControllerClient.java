@@ -104,9 +104,13 @@ public final class ControllerClient implements AutoCloseable {
 
     /** Replicates {@code command} (a command record of {@code io.aloft.controller.command} or s3stream's metadata requests). */
     public CompletableFuture<Object> submit(Object command) {
-        Request request = new Request(clientId, sequence.incrementAndGet(), System.currentTimeMillis(), command);
+        return submitRequest(new Request(clientId, sequence.incrementAndGet(), System.currentTimeMillis(), command));
+    }
+
+    /** Sends a request with the id it already has (tests send one request twice, as a retry would). */
+    CompletableFuture<Object> submitRequest(Request request) {
         Message message = Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(request)));
-        return send(c -> c.async().send(message), deadline(), command);
+        return send(c -> c.async().send(message), deadline(), request.command());
     }
 
     /** Answers {@code query} (a record of {@link io.aloft.controller.query.Queries}) from the leader's applied state. */
