@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FailoverTest {
     /** Commits acknowledged between steps: enough that each step's writes span real traffic. */
-    private static final int STEP = 100;
+    private static final int STEP = 60;
 
     @TempDir
     Path dir;

@@ -38,7 +38,8 @@ class FollowerReadTest {
             long stream = new ControllerStreamMetadata(client).createStream(new CreateStreamRequest(1))
                     .get(60, TimeUnit.SECONDS);
             int follower = leader == 1 ? 2 : 1;
-            Message read = Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(new Queries.DescribeStream(stream))));
+            Message read = Message.valueOf(ByteString.copyFrom(
+                    Codecs.CODEC.encode(new Queries.DescribeStream(stream))));
             // No retries: the reply of the one server asked is what this test is about.
             try (RaftClient raw = RaftClient.newBuilder().setProperties(RaftSetup.baseProperties())
                     .setRaftGroup(RaftSetup.group(q.config(1).voters())).setRetryPolicy(RetryPolicies.noRetry())

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class VoterCrashTest {
     private static final int ROUNDS = Integer.getInteger("aloft.controller.crash.rounds", 2);
     /** Commits acknowledged between steps. */
-    private static final int STEP = 50;
+    private static final int STEP = 40;
     private static final int VOTERS = 3;
 
     @TempDir
@@ -88,7 +88,8 @@ class VoterCrashTest {
                     writer.awaitAcked(writer.acked() + STEP, "before kill " + round);
                     int leader = awaitLeader();
                     kill(leader);
-                    writer.awaitAcked(writer.acked() + STEP, "after SIGKILL of leader " + leader + " (kill " + round + ")");
+                    writer.awaitAcked(writer.acked() + STEP, "after SIGKILL of leader " + leader
+                            + " (kill " + round + ")");
                     start(leader);
                 }
                 writer.awaitAcked(writer.acked() + STEP, "after the last restart");
@@ -119,7 +120,9 @@ class VoterCrashTest {
     private void start(int id) throws IOException {
         Path log = dir.resolve("voter-" + id + ".log");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                // Small and quick to start (C1 only, one compiler thread): it runs seconds on 2 shared cores.
+                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
+                "-cp", System.getProperty("java.class.path"),
                 ControllerVoterChild.class.getName(), Integer.toString(id), voters,
                 dir.resolve("voter-" + id).toString());
         // A file, not a pipe: nothing has to drain it, and what a killed voter wrote is kept.

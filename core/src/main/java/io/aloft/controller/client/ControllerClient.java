@@ -215,7 +215,7 @@ public final class ControllerClient implements AutoCloseable {
         }
     }
 
-    /** A dedicated Raft client for the watcher's polls, which would otherwise queue in the ordered request pipelines. */
+    /** A dedicated Raft client for the watcher's polls, which would otherwise queue in the ordered pipelines. */
     RaftClient newWatchClient() {
         return newRaftClient(config);
     }

@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * Read-only requests, answered by the leader from its applied state (a leader answers only once
- * it has applied everything committed before its term, so a caller sees what it wrote). Each is a record so it travels through the
- * same codec as commands.
+ * it has applied everything committed before its term, so a caller sees what it wrote). Each is
+ * a record so it travels through the same codec as commands.
  */
 public final class Queries {
     private Queries() {
