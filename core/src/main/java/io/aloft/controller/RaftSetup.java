@@ -74,10 +74,14 @@ public final class RaftSetup {
         // The extra commit-index entry per write costs ~35% of single-writer throughput and buys
         // only a faster restart; commit is re-learned from the leader anyway.
         RaftServerConfigKeys.Log.setLogMetadataEnabled(props, false);
-        // Reads: a read index (confirmed by a leader lease when it holds one), so no reader sees
-        // state older than what it already wrote or read.
-        RaftServerConfigKeys.Read.setOption(props, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(props, true);
+        // Reads: answered by the leader only, once it has applied everything committed before its
+        // term; a follower answers NotLeader and the client follows it to the leader. Not Ratis's
+        // LINEARIZABLE option: with it a follower forwards a read index request to the leader over
+        // the server-to-server async protocol, which the netty transport does not implement, so a
+        // read that reaches a follower (any new client's first guess may be one) is never answered
+        // and hangs until the client's RPC timeout. The cost of leader-only reads: a leader cut off
+        // from the majority may answer reads until it steps down.
+        RaftServerConfigKeys.Read.setOption(props, RaftServerConfigKeys.Read.Option.DEFAULT);
         // Elections: Ratis's 150-300 ms churns on a loaded 2-core machine; this still elects a new
         // leader well within a second.
         RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));

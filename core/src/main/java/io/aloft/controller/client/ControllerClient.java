@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * <p>Failures arrive in the returned futures: a rejected stream command as a
  * {@link StreamMetadataException}, a rejected cluster command as a {@link ControllerException},
  * and no answer within the timeout as {@link ControllerException.Code#UNAVAILABLE}.
+ *
+ * <p>Returned futures complete on the client's own callback threads, never on Ratis's: Ratis
+ * delivers a reply while holding its connection's lock, and a caller's continuation that submits
+ * the next request (through another connection, whose reply thread may be doing the same the
+ * other way round) would deadlock on it.
  *
  * <p>Thread-safe.
  */
@@ -113,7 +119,11 @@ public final class ControllerClient implements AutoCloseable {
      * in any order relative to those: a caller that needs an order waits for the earlier future.
      */
     public CompletableFuture<Object> submit(Object command) {
-        Request request = new Request(clientId, sequence.incrementAndGet(), System.currentTimeMillis(), command);
+        return submitRequest(new Request(clientId, sequence.incrementAndGet(), System.currentTimeMillis(), command));
+    }
+
+    /** Sends a request with the id it already has (tests send one request twice, as a retry would). */
+    CompletableFuture<Object> submitRequest(Request request) {
         CompletableFuture<Object> result = new CompletableFuture<>();
         List<Pending> batch = null;
         synchronized (batchLock) {
@@ -243,7 +253,16 @@ public final class ControllerClient implements AutoCloseable {
             // The same bytes again (same request id), possibly through another Raft client.
             retryTimer.schedule(() -> attempt(call, deadlineNanos, what, result, nextRaftClient()),
                     RETRY_SLEEP_MS, TimeUnit.MILLISECONDS);
-        }, callbacks);
+        }, this::runCallback);
+    }
+
+    /** Runs on a callback thread; inline once closed (the pool is gone, and pending futures must still complete). */
+    private void runCallback(Runnable task) {
+        try {
+            callbacks.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run();
+        }
     }
 
     private static void complete(RaftClientReply raftReply, CompletableFuture<Object> result) {
@@ -275,7 +294,7 @@ public final class ControllerClient implements AutoCloseable {
         }
     }
 
-    /** A dedicated Raft client for long polls, which would otherwise hold up the ordered request pipelines. */
+    /** A dedicated Raft client for the watcher's polls, which would otherwise queue in the ordered pipelines. */
     RaftClient newWatchClient() {
         return newRaftClient(config);
     }
@@ -284,7 +303,6 @@ public final class ControllerClient implements AutoCloseable {
     public void close() throws IOException {
         closed = true;
         retryTimer.shutdownNow();
-        callbacks.shutdown();
         IOException first = null;
         for (RaftClient c : clients) {
             try {
@@ -293,6 +311,7 @@ public final class ControllerClient implements AutoCloseable {
                 first = first == null ? e : first;
             }
         }
+        callbacks.shutdown();
         if (first != null) {
             throw first;
         }

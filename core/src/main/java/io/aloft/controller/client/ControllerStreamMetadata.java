@@ -20,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * s3stream's {@link StreamMetadata} on the controller quorum: every command is replicated, every
- * query is a linearizable read of the leader's state. Rejections arrive as the same
+ * query is answered from the leader's applied state. Rejections arrive as the same
  * {@link io.aloft.stream.metadata.StreamMetadataException} codes the in-memory implementation
  * gives, so the stream store behaves identically on either.
  */

@@ -16,16 +16,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Follows the controller's change feed on its own thread: a long poll that returns as soon as
- * brokers or topics change. The listener first gets a full {@link ClusterImage}, then every
- * change in log order; after falling behind (or a controller restart) it gets a new image.
+ * Follows the controller's change feed on its own thread: it polls the leader, again at once
+ * after changes and every {@value #IDLE_POLL_INTERVAL_MS} ms while nothing changes (the controller
+ * answers polls at once rather than holding them open; see {@code ControllerStateMachine}). The
+ * listener first gets a full {@link ClusterImage}, then every change in log order; after falling
+ * behind (or a controller restart) it gets a new image.
  *
  * <p>The listener runs on the watcher's thread, one call at a time. Close to stop.
  */
 public final class MetadataWatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MetadataWatcher.class);
-    /** How long one poll waits at the leader for a change before returning empty. */
-    static final long POLL_WAIT_MS = 3_000;
+    /** How long one poll asks the leader to wait for a change (the leader answers at once anyway). */
+    static final long POLL_WAIT_MS = 0;
+    /** The pause after a poll that brought nothing: the latency of a change reaching a watcher. */
+    static final long IDLE_POLL_INTERVAL_MS = 100;
 
     /** Receives the cluster state and its changes. */
     public interface Listener {
@@ -82,6 +86,9 @@ public final class MetadataWatcher implements AutoCloseable {
                     listener.onEvent(e);
                 }
                 position = result.nextIndex();
+                if (result.image() == null && result.events().isEmpty()) {
+                    sleepQuietly(IDLE_POLL_INTERVAL_MS);
+                }
             } catch (Exception e) {
                 if (closed) {
                     return;

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Read-only requests, answered from the leader's applied state after a read-index round (so a
- * caller never sees state older than what it wrote). Each is a record so it travels through the
- * same codec as commands.
+ * Read-only requests, answered by the leader from its applied state (a leader answers only once
+ * it has applied everything committed before its term, so a caller sees what it wrote). Each is
+ * a record so it travels through the same codec as commands.
  */
 public final class Queries {
     private Queries() {
@@ -45,6 +45,8 @@ public final class Queries {
     /**
      * Long poll of the change feed: replies with a {@link io.aloft.controller.model.WatchResult} as
      * soon as there are events at or after {@code fromIndex}, or after {@code maxWaitMs} with none.
+     * The controller currently caps the wait at 0: it answers at once (see
+     * {@code ControllerStateMachine.MAX_WATCH_WAIT_MS}).
      */
     public record Watch(long fromIndex, long maxWaitMs) {
     }

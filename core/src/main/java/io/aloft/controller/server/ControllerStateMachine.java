@@ -63,6 +63,14 @@ final class ControllerStateMachine extends BaseStateMachine {
     private static final byte[] SNAPSHOT_MAGIC = {'A', 'L', 'F', 'T', 'S', 'N', 'A', 'P'};
     private static final byte SNAPSHOT_VERSION = 1;
 
+    /**
+     * How long a watch may wait for changes: not at all. Ratis's netty server handles each request
+     * on one of its few I/O threads and blocks that thread until the reply is ready, so a parked
+     * watch stalled every connection sharing the thread (writes were measured waiting 3 to 10 s
+     * behind 3 s watches). Watchers poll instead.
+     */
+    static final long MAX_WATCH_WAIT_MS = 0;
+
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final ChangeFeed feed;
@@ -179,12 +187,16 @@ final class ControllerStateMachine extends BaseStateMachine {
     }
 
     private CompletableFuture<Message> watch(Queries.Watch w) {
-        long maxWaitMs = Math.max(0, Math.min(w.maxWaitMs(), 10_000));
+        long maxWaitMs = Math.max(0, Math.min(w.maxWaitMs(), MAX_WATCH_WAIT_MS));
         CompletableFuture<ChangeFeed.Poll> poll = feed.watch(w.fromIndex());
         if (!poll.isDone()) {
-            // An empty answer after the wait; the watcher just asks again.
-            timer.schedule(() -> poll.complete(new ChangeFeed.Poll(false, List.of())), maxWaitMs,
-                    TimeUnit.MILLISECONDS);
+            // An empty answer (at once, or after the wait); the watcher just asks again.
+            ChangeFeed.Poll empty = new ChangeFeed.Poll(false, List.of());
+            if (maxWaitMs == 0) {
+                poll.complete(empty);
+            } else {
+                timer.schedule(() -> poll.complete(empty), maxWaitMs, TimeUnit.MILLISECONDS);
+            }
         }
         return poll.thenApply(p -> {
             lock.readLock().lock();
