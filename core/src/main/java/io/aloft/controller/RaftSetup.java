@@ -74,8 +74,9 @@ public final class RaftSetup {
         // The extra commit-index entry per write costs ~35% of single-writer throughput and buys
         // only a faster restart; commit is re-learned from the leader anyway.
         RaftServerConfigKeys.Log.setLogMetadataEnabled(props, false);
-        // Reads: answered by the leader only, once it has applied everything committed before its
-        // term; a follower answers NotLeader and the client follows it to the leader. Not Ratis's
+        // Reads: ControllerClient sends stale reads with the index of its latest write (any voter
+        // answers once applied); plain read-only requests (the change feed) go to the leader only,
+        // a follower answering NotLeader. Not Ratis's
         // LINEARIZABLE option: with it a follower forwards a read index request to the leader over
         // the server-to-server async protocol, which the netty transport does not implement, so a
         // read that reaches a follower (any new client's first guess may be one) is never answered

@@ -68,7 +68,10 @@ class SnapshotTest {
     void followerBehindPurgedLogCatchesUpBySnapshot_andQuorumRestartsFromSnapshots() throws Exception {
         String before;
         long applied;
-        try (TestQuorum q = new TestQuorum(dir, 3, b -> b.snapshotIntervalEntries(SNAPSHOT_INTERVAL));
+        // As many Raft connections as chains in flight, so the client never batches commands: the
+        // test needs one log entry per command to reach several snapshots.
+        try (TestQuorum q = new TestQuorum(dir, 3, b -> b.snapshotIntervalEntries(SNAPSHOT_INTERVAL)
+                .clientConnections(STREAMS));
                 ControllerClient client = q.newClient()) {
             int leader = q.awaitLeader();
             int follower = leader == 3 ? 2 : 3;

@@ -25,10 +25,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -61,9 +65,18 @@ public final class ControllerClient implements AutoCloseable {
 
     private final ControllerConfig config;
     private final RaftClient[] clients;
+    /**
+     * For reads, which go to one chosen voter: no Ratis-level retries (they would keep asking a
+     * stopped voter for up to the request timeout); {@link #attempt} retries on another voter.
+     */
+    private final RaftClient[] readClients;
     private final AtomicInteger nextClient = new AtomicInteger();
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong sequence = new AtomicLong();
+    /** The highest log index of a write this client saw acknowledged: reads wait until it is applied. */
+    private final AtomicLong lastWriteIndex = new AtomicLong(0);
+    private final AtomicInteger nextReadPeer = new AtomicInteger();
+    private final List<RaftPeerId> peers;
     private final ScheduledExecutorService retryTimer;
     /** Completes replies and sends follow-up batches; callers' future callbacks run here too. */
     private final ExecutorService callbacks;
@@ -75,9 +88,12 @@ public final class ControllerClient implements AutoCloseable {
 
     private ControllerClient(ControllerConfig config) {
         this.config = config;
+        this.peers = config.voters().stream().map(v -> RaftSetup.peerId(v.id())).toList();
         this.clients = new RaftClient[config.clientConnections()];
+        this.readClients = new RaftClient[config.clientConnections()];
         for (int i = 0; i < clients.length; i++) {
             clients[i] = newRaftClient(config);
+            readClients[i] = newRaftClient(config, RetryPolicies.noRetry());
         }
         this.retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "controller-client-retry");
@@ -95,6 +111,14 @@ public final class ControllerClient implements AutoCloseable {
     /** A client of the quorum in {@code config.voters()} (the node itself need not be a voter). */
     public static ControllerClient create(ControllerConfig config) {
         return new ControllerClient(config);
+    }
+
+    static RaftClient newRaftClient(ControllerConfig config, RetryPolicy policy) {
+        return RaftClient.newBuilder()
+                .setProperties(RaftSetup.baseProperties())
+                .setRaftGroup(RaftSetup.group(config.voters()))
+                .setRetryPolicy(policy)
+                .build();
     }
 
     static RaftClient newRaftClient(ControllerConfig config) {
@@ -193,7 +217,23 @@ public final class ControllerClient implements AutoCloseable {
     /** Answers {@code query} (a record of {@link io.aloft.controller.query.Queries}) from the leader's applied state. */
     public CompletableFuture<Object> query(Object query) {
         Message message = Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(query)));
-        return send(c -> c.async().sendReadOnly(message), deadline(), query);
+        // Read-your-writes without Ratis's read-index path (which netty followers cannot forward):
+        // the chosen voter answers once it has applied this client's latest write. The leader is
+        // asked when known, else the voters in turn.
+        long minIndex = lastWriteIndex.get();
+        return send(c -> c.async().sendStaleRead(message, minIndex, readTarget(c)), deadline(), query,
+                this::nextReadClient);
+    }
+
+    private RaftPeerId readTarget(RaftClient client) {
+        RaftPeerId leader = client.getLeaderId();
+        int n = nextReadPeer.getAndIncrement();
+        if (leader != null && n % 4 != 3) {
+            return leader;
+        }
+        // Every fourth read, and whenever no leader is known, the voters in turn: a stale leader id
+        // (a stopped voter) must not pin reads, and any voter that applied our writes may answer.
+        return peers.get(Math.floorMod(n, peers.size()));
     }
 
     /** {@link #submit}, with the result cast. */
@@ -212,9 +252,44 @@ public final class ControllerClient implements AutoCloseable {
 
     private CompletableFuture<Object> send(Function<RaftClient, CompletableFuture<RaftClientReply>> call,
             long deadlineNanos, Object what) {
+        return send(call, deadlineNanos, what, this::nextRaftClient);
+    }
+
+    private CompletableFuture<Object> send(Function<RaftClient, CompletableFuture<RaftClientReply>> call,
+            long deadlineNanos, Object what, Supplier<RaftClient> pick) {
         CompletableFuture<Object> result = new CompletableFuture<>();
-        attempt(call, deadlineNanos, what, result, nextRaftClient());
+        attempt(call, deadlineNanos, what, result, pick);
         return result;
+    }
+
+    /**
+     * A read client without retries closes its pipeline to a voter for good after one failure
+     * (Ratis resets it only on its own retry path); swap in a fresh client so reads recover once
+     * the voter is back.
+     */
+    private void replaceReadClient(RaftClient broken) {
+        RaftClient replaced = null;
+        synchronized (readClients) {
+            for (int i = 0; i < readClients.length; i++) {
+                if (readClients[i] == broken && !closed) {
+                    readClients[i] = newRaftClient(config, RetryPolicies.noRetry());
+                    replaced = broken;
+                }
+            }
+        }
+        if (replaced != null) {
+            try {
+                replaced.close();
+            } catch (IOException | RuntimeException e) {
+                log.debug("Closing a broken read client failed", e);
+            }
+        }
+    }
+
+    private RaftClient nextReadClient() {
+        synchronized (readClients) {
+            return readClients[Math.floorMod(nextClient.getAndIncrement(), readClients.length)];
+        }
     }
 
     private RaftClient nextRaftClient() {
@@ -222,7 +297,8 @@ public final class ControllerClient implements AutoCloseable {
     }
 
     private void attempt(Function<RaftClient, CompletableFuture<RaftClientReply>> call, long deadlineNanos,
-            Object what, CompletableFuture<Object> result, RaftClient client) {
+            Object what, CompletableFuture<Object> result, Supplier<RaftClient> pick) {
+        RaftClient client = pick.get();
         if (closed) {
             result.completeExceptionally(new ControllerException(ControllerException.Code.UNAVAILABLE,
                     "controller client closed"));
@@ -239,6 +315,9 @@ public final class ControllerClient implements AutoCloseable {
         sent.whenCompleteAsync((reply, error) -> {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause == null && reply.isSuccess()) {
+                if (reply.getLogIndex() > 0) {
+                    lastWriteIndex.accumulateAndGet(reply.getLogIndex(), Math::max);
+                }
                 complete(reply, result);
                 return;
             }
@@ -249,9 +328,12 @@ public final class ControllerClient implements AutoCloseable {
                                 + config.requestTimeoutMs() + " ms", why));
                 return;
             }
+            if (why instanceof AlreadyClosedException) {
+                replaceReadClient(client);
+            }
             log.debug("Retrying {} after {}", what.getClass().getSimpleName(), String.valueOf(why));
             // The same bytes again (same request id), possibly through another Raft client.
-            retryTimer.schedule(() -> attempt(call, deadlineNanos, what, result, nextRaftClient()),
+            retryTimer.schedule(() -> attempt(call, deadlineNanos, what, result, pick),
                     RETRY_SLEEP_MS, TimeUnit.MILLISECONDS);
         }, this::runCallback);
     }
@@ -304,7 +386,11 @@ public final class ControllerClient implements AutoCloseable {
         closed = true;
         retryTimer.shutdownNow();
         IOException first = null;
-        for (RaftClient c : clients) {
+        List<RaftClient> all = new ArrayList<>(List.of(clients));
+        synchronized (readClients) {
+            all.addAll(List.of(readClients));
+        }
+        for (RaftClient c : all) {
             try {
                 c.close();
             } catch (IOException e) {

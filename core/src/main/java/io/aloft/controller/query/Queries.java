@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Read-only requests, answered by the leader from its applied state (a leader answers only once
- * it has applied everything committed before its term, so a caller sees what it wrote). Each is
- * a record so it travels through the same codec as commands.
+ * Read-only requests, answered by a voter from its applied state once it has applied the asking
+ * client's latest write (see {@code ControllerClient#query}), so a caller sees what it wrote.
+ * Each is a record so it travels through the same codec as commands.
  */
 public final class Queries {
     private Queries() {
