@@ -208,4 +208,36 @@ class OffsetTest {
         kit.restart();
         assertEquals(-1, fetch(kit.coordinator, "simple", "t", 0), "the expiry was persisted");
     }
+
+    @Test
+    void commit_concurrentFromManyThreads_everyPartitionEndsAtItsLastCommit() throws Exception {
+        GroupTestKit kit = new GroupTestKit();
+        int threads = 4;
+        int commits = 200;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int partition = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 1; i <= commits; i++) {
+                        assertEquals(Errors.NONE, commitError(kit.coordinator.commitOffsets(
+                                commit("shared", "", -1, "t", partition, i), COMMIT_V).join()));
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int t = 0; t < threads; t++) {
+            assertEquals(commits, fetch(kit.coordinator, "shared", "t", t));
+        }
+        kit.restart();
+        for (int t = 0; t < threads; t++) {
+            assertEquals(commits, fetch(kit.coordinator, "shared", "t", t));
+        }
+    }
 }
