@@ -1,0 +1,44 @@
+package io.aloft.broker.group;
+
+import java.util.List;
+
+/**
+ * One change of coordinator state, as appended to a partition of {@code __consumer_offsets} and
+ * replayed on load. Replaying a partition's records in order rebuilds its groups and offsets:
+ * a later record for the same {@link GroupRecordCodec#key key} replaces an earlier one, and a
+ * tombstone removes it, so the log may be compacted by key as Kafka compacts this topic.
+ * Immutable; byte arrays are never modified after construction.
+ */
+public sealed interface GroupRecord {
+
+    String groupId();
+
+    /** The committed offset of one partition for one group. */
+    record OffsetCommit(String groupId, String topic, int partition, long offset, int leaderEpoch,
+                        String metadata, long commitTimestampMs, long expireTimestampMs) implements GroupRecord {
+    }
+
+    /** The committed offset of one partition for one group was deleted. */
+    record OffsetTombstone(String groupId, String topic, int partition) implements GroupRecord {
+    }
+
+    /**
+     * The group's membership after a rebalance (or its emptiness): enough to restore a Stable or
+     * Empty group on load. {@code protocolName} and {@code leaderId} are null for an empty group.
+     */
+    record GroupMetadata(String groupId, String protocolType, int generationId, String protocolName,
+                         String leaderId, long stateTimestampMs, List<Member> members) implements GroupRecord {
+        public GroupMetadata {
+            members = List.copyOf(members);
+        }
+    }
+
+    /** One member inside {@link GroupMetadata}: its subscription for the chosen protocol, and assignment. */
+    record Member(String memberId, String groupInstanceId, String clientId, String clientHost,
+                  int rebalanceTimeoutMs, int sessionTimeoutMs, byte[] subscription, byte[] assignment) {
+    }
+
+    /** The group was deleted; its offsets were tombstoned before this record. */
+    record GroupTombstone(String groupId) implements GroupRecord {
+    }
+}

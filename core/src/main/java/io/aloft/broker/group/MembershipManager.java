@@ -1,0 +1,475 @@
+package io.aloft.broker.group;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The classic rebalance protocol for one group at a time: JoinGroup, the delayed join (initial
+ * delay and rebalance timeout), generations, leader election, protocol selection, session
+ * timeouts and member removal. SyncGroup, Heartbeat and LeaveGroup are in {@link SyncAndLeave},
+ * which uses the transitions here.
+ *
+ * <p>Every method expects the caller to hold the group's lock, except {@link #join}, which takes
+ * it. Timer tasks take the lock themselves and check a token so that a timer cancelled after it
+ * started firing does nothing. Thread-safe in that sense; holds no per-group state of its own.
+ */
+final class MembershipManager {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MembershipManager.class);
+
+    private final GroupCoordinatorConfig config;
+    private final GroupTimer timer;
+    private final GroupLog log;
+
+    MembershipManager(GroupCoordinatorConfig config, GroupTimer timer, GroupLog log) {
+        this.config = config;
+        this.timer = timer;
+        this.log = log;
+    }
+
+    // ---- JoinGroup -----------------------------------------------------------------------
+
+    /** What a JoinGroup asks for, with version-dependent fields already interpreted. */
+    record JoinRequest(String memberId, String groupInstanceId, String protocolType,
+                       List<GroupMember.Protocol> protocols, int sessionTimeoutMs, int rebalanceTimeoutMs,
+                       String clientId, String clientHost, short version) {
+
+        static JoinRequest of(JoinGroupRequestData req, short version, String clientId, String clientHost) {
+            List<GroupMember.Protocol> protocols = new ArrayList<>();
+            req.protocols().forEach(p -> protocols.add(new GroupMember.Protocol(p.name(), p.metadata())));
+            // v0 has no rebalance timeout: the session timeout served as both.
+            int rebalance = version == 0 ? req.sessionTimeoutMs() : req.rebalanceTimeoutMs();
+            return new JoinRequest(req.memberId() == null ? "" : req.memberId(),
+                    version >= 5 ? req.groupInstanceId() : null, req.protocolType(), protocols,
+                    req.sessionTimeoutMs(), rebalance, clientId, clientHost, version);
+        }
+
+        List<String> protocolNames() {
+            return protocols.stream().map(GroupMember.Protocol::name).toList();
+        }
+    }
+
+    CompletableFuture<JoinGroupResponseData> join(ClassicGroup g, JoinRequest req) {
+        CompletableFuture<JoinGroupResponseData> future = new CompletableFuture<>();
+        if (req.sessionTimeoutMs() < config.minSessionTimeoutMs()
+                || req.sessionTimeoutMs() > config.maxSessionTimeoutMs()) {
+            future.complete(Responses.joinError(Errors.INVALID_SESSION_TIMEOUT, req.memberId(), req.version()));
+            return future;
+        }
+        g.inLock(() -> {
+            Errors error = req.memberId().isEmpty() ? joinNewMember(g, req, future) : joinKnownMember(g, req, future);
+            if (error != Errors.NONE) {
+                g.complete(future, Responses.joinError(error, req.memberId(), req.version()));
+            }
+        });
+        return future;
+    }
+
+    private Errors joinNewMember(ClassicGroup g, JoinRequest req, CompletableFuture<JoinGroupResponseData> future) {
+        if (g.is(GroupState.DEAD)) {
+            return Errors.COORDINATOR_NOT_AVAILABLE; // deleted or unloaded meanwhile; the client retries
+        }
+        if (!acceptsJoiningMember(g, null)) {
+            return Errors.GROUP_MAX_SIZE_REACHED;
+        }
+        if (!g.supportsProtocols(req.protocolType(), req.protocolNames())) {
+            return Errors.INCONSISTENT_GROUP_PROTOCOL;
+        }
+        String newId = (req.clientId() == null ? "" : req.clientId()) + "-" + UUID.randomUUID();
+        if (req.groupInstanceId() != null) {
+            String oldId = g.staticMembers.get(req.groupInstanceId());
+            if (oldId != null) {
+                replaceStaticMember(g, oldId, newId, req, future);
+            } else {
+                addMemberAndRebalance(g, newId, req, future);
+            }
+        } else if (req.version() >= 4) {
+            // KIP-394: hand out the id first, so a client that times out and retries does not
+            // leave a half-joined member behind; the member joins for real with this id.
+            addPendingMember(g, newId, req.sessionTimeoutMs());
+            g.complete(future, Responses.joinError(Errors.MEMBER_ID_REQUIRED, newId, req.version()));
+        } else {
+            addMemberAndRebalance(g, newId, req, future);
+        }
+        return Errors.NONE;
+    }
+
+    private Errors joinKnownMember(ClassicGroup g, JoinRequest req, CompletableFuture<JoinGroupResponseData> future) {
+        String memberId = req.memberId();
+        if (g.is(GroupState.DEAD)) {
+            return Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        if (g.pendingMembers.containsKey(memberId)) {
+            if (!acceptsJoiningMember(g, memberId)) {
+                return Errors.GROUP_MAX_SIZE_REACHED;
+            }
+            if (!g.supportsProtocols(req.protocolType(), req.protocolNames())) {
+                return Errors.INCONSISTENT_GROUP_PROTOCOL;
+            }
+            g.pendingMembers.remove(memberId);
+            addMemberAndRebalance(g, memberId, req, future);
+            return Errors.NONE;
+        }
+        if (g.isStaticMemberFenced(req.groupInstanceId(), memberId)) {
+            return Errors.FENCED_INSTANCE_ID;
+        }
+        GroupMember m = g.member(memberId);
+        if (m == null || g.is(GroupState.EMPTY)) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        if (!g.supportsProtocols(req.protocolType(), req.protocolNames())) {
+            return Errors.INCONSISTENT_GROUP_PROTOCOL;
+        }
+        switch (g.state) {
+            case PREPARING_REBALANCE -> updateMemberAndRebalance(g, m, req, future);
+            case COMPLETING_REBALANCE -> {
+                if (m.sameProtocols(req.protocols())) {
+                    // The member lost our JoinGroup response: send it again, same generation.
+                    g.complete(future, joinResponse(g, m, req.version(), g.isLeader(memberId), false));
+                } else {
+                    updateMemberAndRebalance(g, m, req, future);
+                }
+            }
+            case STABLE -> {
+                if (g.isLeader(memberId) || !m.sameProtocols(req.protocols())) {
+                    // A rejoining leader wants to reassign (e.g. metadata changed); a changed
+                    // subscription needs a new assignment.
+                    updateMemberAndRebalance(g, m, req, future);
+                } else {
+                    g.complete(future, joinResponse(g, m, req.version(), false, false));
+                }
+            }
+            default -> {
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
+        }
+        return Errors.NONE;
+    }
+
+    /** group.max.size counts members and ids handed out but not yet joined with. */
+    private boolean acceptsJoiningMember(ClassicGroup g, String pendingId) {
+        if (g.is(GroupState.EMPTY) && g.members.isEmpty() && g.pendingMembers.isEmpty()) {
+            return true;
+        }
+        int others = g.members.size() + g.pendingMembers.size() - (pendingId != null ? 1 : 0);
+        return others < config.maxSize();
+    }
+
+    private void addPendingMember(ClassicGroup g, String memberId, int sessionTimeoutMs) {
+        long token = g.nextSequence();
+        g.pendingMembers.put(memberId, token);
+        timer.schedule(sessionTimeoutMs, () -> g.inLock(() -> {
+            if (Objects.equals(g.pendingMembers.get(memberId), token)) {
+                g.pendingMembers.remove(memberId);
+                LOG.debug("group {}: pending member {} did not join in time", g.groupId, memberId);
+                if (g.is(GroupState.PREPARING_REBALANCE)) {
+                    tryCompleteJoin(g);
+                }
+            }
+        }));
+    }
+
+    private void addMemberAndRebalance(ClassicGroup g, String memberId, JoinRequest req,
+                                       CompletableFuture<JoinGroupResponseData> future) {
+        GroupMember m = new GroupMember(memberId, req.groupInstanceId(), req.protocolType(), req.clientId(),
+                req.clientHost(), req.rebalanceTimeoutMs(), req.sessionTimeoutMs(), req.protocols());
+        m.isNew = true;
+        m.awaitingJoin = future;
+        m.joinVersion = req.version();
+        g.add(m);
+        if (g.initialDelayActive) {
+            g.newMemberAdded = true;
+        }
+        scheduleSession(g, m);
+        maybePrepareRebalance(g, "member " + memberId + " joined");
+    }
+
+    private void updateMemberAndRebalance(ClassicGroup g, GroupMember m, JoinRequest req,
+                                          CompletableFuture<JoinGroupResponseData> future) {
+        if (m.awaitingJoin != null) {
+            // A retried JoinGroup replaces the earlier one; that connection gets told to rejoin.
+            g.complete(m.awaitingJoin, Responses.joinError(Errors.REBALANCE_IN_PROGRESS, m.memberId, m.joinVersion));
+        }
+        m.protocols = List.copyOf(req.protocols());
+        m.rebalanceTimeoutMs = req.rebalanceTimeoutMs();
+        m.sessionTimeoutMs = req.sessionTimeoutMs();
+        m.clientId = req.clientId();
+        m.clientHost = req.clientHost();
+        m.awaitingJoin = future;
+        m.joinVersion = req.version();
+        maybePrepareRebalance(g, "member " + m.memberId + " rejoined");
+    }
+
+    /**
+     * KIP-345: a static member restarting joins with its instance id and no member id. It takes
+     * over the old member's place and assignment under a new member id; the old id is fenced.
+     * A Stable group needs no rebalance unless the member's protocols changed, or it is the
+     * leader and its client cannot be told to skip the assignment (JoinGroup below v9, KIP-814).
+     */
+    private void replaceStaticMember(ClassicGroup g, String oldId, String newId, JoinRequest req,
+                                     CompletableFuture<JoinGroupResponseData> future) {
+        GroupMember old = g.member(oldId);
+        cancelSession(old);
+        if (old.awaitingJoin != null) {
+            g.complete(old.awaitingJoin, Responses.joinError(Errors.FENCED_INSTANCE_ID, oldId, old.joinVersion));
+            old.awaitingJoin = null;
+        }
+        if (old.awaitingSync != null) {
+            g.complete(old.awaitingSync, Responses.syncError(Errors.FENCED_INSTANCE_ID));
+            old.awaitingSync = null;
+        }
+        GroupMember m = new GroupMember(newId, req.groupInstanceId(), req.protocolType(), req.clientId(),
+                req.clientHost(), req.rebalanceTimeoutMs(), req.sessionTimeoutMs(), req.protocols());
+        m.assignment = old.assignment;
+        g.replace(oldId, m);
+        scheduleSession(g, m);
+        LOG.debug("group {}: static member {} replaced member {} by {}", g.groupId, req.groupInstanceId(), oldId, newId);
+        boolean leader = g.isLeader(newId);
+        boolean keepsAssignment = g.is(GroupState.STABLE) && old.sameProtocols(req.protocols())
+                && Objects.equals(g.protocolName, g.selectProtocol()) && !(leader && req.version() < 9);
+        if (keepsAssignment) {
+            int generation = g.generationId;
+            log.append(g.partition, List.of(g.toRecord(null))).whenComplete((v, failure) -> g.inLock(() -> {
+                if (failure != null) {
+                    LOG.warn("group {}: could not persist static member replacement", g.groupId, failure);
+                    g.complete(future, Responses.joinError(Responses.forLogFailure(failure), newId, req.version()));
+                } else if (g.generationId != generation || g.member(newId) != m) {
+                    g.complete(future, Responses.joinError(Errors.REBALANCE_IN_PROGRESS, newId, req.version()));
+                } else {
+                    g.complete(future, joinResponse(g, m, req.version(), leader, leader));
+                }
+            }));
+            return;
+        }
+        m.awaitingJoin = future;
+        m.joinVersion = req.version();
+        maybePrepareRebalance(g, "static member " + req.groupInstanceId() + " rejoined");
+    }
+
+    // ---- the delayed join ----------------------------------------------------------------
+
+    void maybePrepareRebalance(ClassicGroup g, String reason) {
+        switch (g.state) {
+            case STABLE, COMPLETING_REBALANCE, EMPTY -> prepareRebalance(g, reason);
+            case PREPARING_REBALANCE -> tryCompleteJoin(g);
+            default -> {
+            }
+        }
+    }
+
+    void prepareRebalance(ClassicGroup g, String reason) {
+        if (g.is(GroupState.COMPLETING_REBALANCE)) {
+            resetAssignments(g, Errors.REBALANCE_IN_PROGRESS);
+        }
+        cancelJoinTimer(g);
+        boolean initial = g.is(GroupState.EMPTY) && config.initialRebalanceDelayMs() > 0;
+        g.transitionTo(GroupState.PREPARING_REBALANCE, timer.nowMs());
+        LOG.debug("group {}: preparing rebalance of generation {}: {}", g.groupId, g.generationId, reason);
+        int rebalanceTimeout = g.rebalanceTimeoutMs();
+        if (initial) {
+            // Wait for the rest of a starting group instead of rebalancing once per member.
+            int delay = Math.min(config.initialRebalanceDelayMs(), rebalanceTimeout);
+            g.initialDelayActive = true;
+            g.newMemberAdded = false;
+            g.initialDelayRemainingMs = Math.max(rebalanceTimeout - config.initialRebalanceDelayMs(), 0);
+            scheduleJoinTimer(g, delay, this::onInitialDelayExpired);
+        } else {
+            scheduleJoinTimer(g, rebalanceTimeout, this::completeJoin);
+            tryCompleteJoin(g);
+        }
+    }
+
+    private void onInitialDelayExpired(ClassicGroup g) {
+        if (g.newMemberAdded && g.initialDelayRemainingMs > 0) {
+            long delay = Math.min(config.initialRebalanceDelayMs(), g.initialDelayRemainingMs);
+            g.initialDelayRemainingMs = Math.max(g.initialDelayRemainingMs - config.initialRebalanceDelayMs(), 0);
+            g.newMemberAdded = false;
+            g.initialDelayActive = true;
+            scheduleJoinTimer(g, delay, this::onInitialDelayExpired);
+        } else {
+            completeJoin(g);
+        }
+    }
+
+    void tryCompleteJoin(ClassicGroup g) {
+        if (g.is(GroupState.PREPARING_REBALANCE) && !g.initialDelayActive && g.allMembersJoined()) {
+            completeJoin(g);
+        }
+    }
+
+    /**
+     * Ends the join phase: members that did not rejoin are dropped (static ones keep their place
+     * until their session expires, KIP-345), a new generation starts, and every waiting member
+     * gets its JoinGroup response; the leader's carries the member list.
+     */
+    private void completeJoin(ClassicGroup g) {
+        cancelJoinTimer(g);
+        for (GroupMember m : new ArrayList<>(g.members.values())) {
+            if (m.awaitingJoin == null && !m.isStatic()) {
+                LOG.debug("group {}: member {} did not rejoin within the rebalance timeout", g.groupId, m.memberId);
+                cancelSession(m);
+                g.remove(m.memberId);
+            }
+        }
+        if (!g.members.isEmpty() && g.members.values().stream().noneMatch(m -> m.awaitingJoin != null)) {
+            // Only static members that have not rejoined are left: give them another round.
+            scheduleJoinTimer(g, g.rebalanceTimeoutMs(), this::completeJoin);
+            return;
+        }
+        GroupMember leader = g.leaderId == null ? null : g.member(g.leaderId);
+        if (leader == null || leader.awaitingJoin == null) {
+            g.leaderId = g.members.values().stream().filter(m -> m.awaitingJoin != null)
+                    .map(m -> m.memberId).findFirst().orElse(null);
+        }
+        g.generationId++;
+        if (g.members.isEmpty()) {
+            g.protocolName = null;
+            g.leaderId = null;
+            g.transitionTo(GroupState.EMPTY, timer.nowMs());
+            LOG.debug("group {}: generation {} is empty", g.groupId, g.generationId);
+            log.append(g.partition, List.of(g.toRecord(null))).whenComplete((v, failure) -> {
+                if (failure != null) {
+                    LOG.warn("group {}: could not persist empty generation {}", g.groupId, g.generationId, failure);
+                }
+            });
+            return;
+        }
+        g.protocolName = g.selectProtocol();
+        g.transitionTo(GroupState.COMPLETING_REBALANCE, timer.nowMs());
+        LOG.debug("group {}: generation {} with {} members, protocol {}, leader {}", g.groupId, g.generationId,
+                g.members.size(), g.protocolName, g.leaderId);
+        for (GroupMember m : g.members.values()) {
+            if (m.awaitingJoin != null) {
+                g.complete(m.awaitingJoin, joinResponse(g, m, m.joinVersion, g.isLeader(m.memberId), false));
+                m.awaitingJoin = null;
+                m.isNew = false;
+                scheduleSession(g, m);
+            }
+        }
+    }
+
+    private JoinGroupResponseData joinResponse(ClassicGroup g, GroupMember m, short version,
+                                               boolean withMembers, boolean skipAssignment) {
+        return new JoinGroupResponseData()
+                .setErrorCode(Errors.NONE.code())
+                .setGenerationId(g.generationId)
+                .setProtocolType(g.protocolType)
+                .setProtocolName(g.protocolName)
+                .setLeader(g.leaderId)
+                .setSkipAssignment(skipAssignment)
+                .setMemberId(m.memberId)
+                .setMembers(withMembers ? g.memberListForLeader() : List.of());
+    }
+
+    /** Clears assignments and answers members waiting in SyncGroup with {@code error}. */
+    void resetAssignments(ClassicGroup g, Errors error) {
+        for (GroupMember m : g.members.values()) {
+            m.assignment = GroupMember.EMPTY;
+            if (m.awaitingSync != null) {
+                g.complete(m.awaitingSync, Responses.syncError(error));
+                m.awaitingSync = null;
+            }
+        }
+    }
+
+    private void scheduleJoinTimer(ClassicGroup g, long delayMs, Consumer<ClassicGroup> action) {
+        long token = ++g.joinTimerToken;
+        g.joinTimer = timer.schedule(delayMs, () -> g.inLock(() -> {
+            if (g.joinTimerToken == token && g.is(GroupState.PREPARING_REBALANCE)) {
+                g.joinTimer = null;
+                g.initialDelayActive = false;
+                action.accept(g);
+            }
+        }));
+    }
+
+    void cancelJoinTimer(ClassicGroup g) {
+        g.joinTimerToken++;
+        g.initialDelayActive = false;
+        if (g.joinTimer != null) {
+            g.joinTimer.cancel();
+            g.joinTimer = null;
+        }
+    }
+
+    // ---- sessions and removal ------------------------------------------------------------
+
+    /** (Re)arms the member's session timer: heartbeats, syncs and commits keep a member alive. */
+    void scheduleSession(ClassicGroup g, GroupMember m) {
+        cancelSession(m);
+        long token = m.sessionToken;
+        m.sessionTimer = timer.schedule(m.sessionTimeoutMs, () -> g.inLock(() -> {
+            if (m.sessionToken != token || g.member(m.memberId) != m) {
+                return;
+            }
+            if (m.awaitingJoin != null || m.awaitingSync != null) {
+                // A member blocked in JoinGroup or SyncGroup cannot heartbeat; the rebalance
+                // timeout, not the session timeout, bounds how long it may wait.
+                scheduleSession(g, m);
+                return;
+            }
+            LOG.debug("group {}: member {} session expired", g.groupId, m.memberId);
+            removeMember(g, m, "session timeout of member " + m.memberId);
+        }));
+    }
+
+    void cancelSession(GroupMember m) {
+        m.sessionToken++;
+        if (m.sessionTimer != null) {
+            m.sessionTimer.cancel();
+            m.sessionTimer = null;
+        }
+    }
+
+    /** Removes a member (leave or session expiry) and rebalances the rest. */
+    void removeMember(ClassicGroup g, GroupMember m, String reason) {
+        cancelSession(m);
+        if (m.awaitingJoin != null) {
+            g.complete(m.awaitingJoin, Responses.joinError(Errors.UNKNOWN_MEMBER_ID, m.memberId, m.joinVersion));
+            m.awaitingJoin = null;
+        }
+        if (m.awaitingSync != null) {
+            g.complete(m.awaitingSync, Responses.syncError(Errors.UNKNOWN_MEMBER_ID));
+            m.awaitingSync = null;
+        }
+        g.remove(m.memberId);
+        switch (g.state) {
+            case PREPARING_REBALANCE -> tryCompleteJoin(g);
+            case STABLE, COMPLETING_REBALANCE -> prepareRebalance(g, reason);
+            default -> {
+            }
+        }
+    }
+
+    /** Restarts session timers of members restored from the log; silent ones then expire as usual. */
+    void restore(ClassicGroup g) {
+        g.members.values().forEach(m -> scheduleSession(g, m));
+    }
+
+    /** The group is going away (deleted, or its partition unloaded): stop timers, answer waiters. */
+    void shutDown(ClassicGroup g, Errors error) {
+        cancelJoinTimer(g);
+        g.pendingMembers.clear();
+        for (GroupMember m : g.members.values()) {
+            cancelSession(m);
+            if (m.awaitingJoin != null) {
+                g.complete(m.awaitingJoin, Responses.joinError(error, m.memberId, m.joinVersion));
+                m.awaitingJoin = null;
+            }
+            if (m.awaitingSync != null) {
+                g.complete(m.awaitingSync, Responses.syncError(error));
+                m.awaitingSync = null;
+            }
+        }
+        g.transitionTo(GroupState.DEAD, timer.nowMs());
+    }
+}

@@ -1,0 +1,402 @@
+package io.aloft.broker.group;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData.OffsetDeleteResponsePartition;
+import org.apache.kafka.common.message.OffsetDeleteResponseData.OffsetDeleteResponseTopic;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Committed offsets: OffsetCommit, OffsetFetch, OffsetDelete, the offset part of DeleteGroups,
+ * and retention.
+ *
+ * <p>An offset becomes visible when its record is durable, not when it is requested: the write
+ * is issued under the group lock (so the log holds writes in the order they were issued) and
+ * applied when the append completes, unless a later write of the same partition was issued
+ * meanwhile (its sequence in {@link ClassicGroup#lastOffsetWrite} wins, as it does in the log).
+ * Each method takes the group's lock itself. Holds no per-group state.
+ */
+final class OffsetManager {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OffsetManager.class);
+
+    /** What a fetch reports for a partition without a committed offset. */
+    static final long NO_OFFSET = -1L;
+
+    private final GroupCoordinatorConfig config;
+    private final GroupTimer timer;
+    private final GroupLog log;
+    private final MembershipManager membership;
+    private final TopicIdResolver topicIds;
+
+    OffsetManager(GroupCoordinatorConfig config, GroupTimer timer, GroupLog log, MembershipManager membership,
+                  TopicIdResolver topicIds) {
+        this.config = config;
+        this.timer = timer;
+        this.log = log;
+        this.membership = membership;
+        this.topicIds = topicIds;
+    }
+
+    // ---- OffsetCommit --------------------------------------------------------------------
+
+    CompletableFuture<OffsetCommitResponseData> commit(ClassicGroup g, OffsetCommitRequestData req, short version) {
+        CompletableFuture<OffsetCommitResponseData> future = new CompletableFuture<>();
+        g.inLock(() -> {
+            Errors error = validateCommit(g, req);
+            if (error != Errors.NONE) {
+                g.complete(future, commitResponse(req, version, (t, p) -> error));
+                return;
+            }
+            GroupMember m = req.memberId() == null ? null : g.member(req.memberId());
+            if (m != null) {
+                membership.scheduleSession(g, m); // a commit proves the member alive, as a heartbeat does
+            }
+            long now = timer.nowMs();
+            // retentionTimeMs exists in v2-4 only; -1 there and later means the broker's retention.
+            long expire = version <= 4 && req.retentionTimeMs() >= 0 ? now + req.retentionTimeMs() : -1L;
+            Map<TopicPartition, Errors> errors = new HashMap<>();
+            List<GroupRecord> records = new ArrayList<>();
+            Map<TopicPartition, Long> sequences = new HashMap<>();
+            for (OffsetCommitRequestTopic t : req.topics()) {
+                String name = version >= 10 ? topicIds.name(t.topicId()) : t.name();
+                for (OffsetCommitRequestPartition p : t.partitions()) {
+                    TopicPartition tp = new TopicPartition(name == null ? "" : name, p.partitionIndex());
+                    String metadata = p.committedMetadata() == null ? "" : p.committedMetadata();
+                    if (name == null) {
+                        errors.put(key(t, p), Errors.UNKNOWN_TOPIC_ID);
+                    } else if (metadata.getBytes(StandardCharsets.UTF_8).length > config.offsetMetadataMaxBytes()) {
+                        errors.put(key(t, p), Errors.OFFSET_METADATA_TOO_LARGE);
+                    } else {
+                        records.add(new GroupRecord.OffsetCommit(g.groupId, name, p.partitionIndex(),
+                                p.committedOffset(), p.committedLeaderEpoch(), metadata, now, expire));
+                        long seq = g.nextSequence();
+                        g.lastOffsetWrite.put(tp, seq);
+                        sequences.put(tp, seq);
+                    }
+                }
+            }
+            if (records.isEmpty()) {
+                g.complete(future, commitResponse(req, version, (t, p) -> errors.getOrDefault(key(t, p), Errors.NONE)));
+                return;
+            }
+            log.append(g.partition, records).whenComplete((v, failure) -> g.inLock(() -> {
+                Errors writeError = failure == null ? Errors.NONE : Responses.forLogFailure(failure);
+                if (failure != null) {
+                    LOG.warn("group {}: offset commit could not be persisted", g.groupId, failure);
+                    sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
+                } else {
+                    for (GroupRecord r : records) {
+                        GroupRecord.OffsetCommit c = (GroupRecord.OffsetCommit) r;
+                        TopicPartition tp = new TopicPartition(c.topic(), c.partition());
+                        applyIfLatest(g, tp, sequences.get(tp), c);
+                    }
+                }
+                g.complete(future, commitResponse(req, version,
+                        (t, p) -> errors.getOrDefault(key(t, p), writeError)));
+            }));
+        });
+        return future;
+    }
+
+    /** Kafka's classic rules: who may commit, with which generation, in which state. */
+    private static Errors validateCommit(ClassicGroup g, OffsetCommitRequestData req) {
+        if (g.is(GroupState.DEAD)) {
+            return Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        int generation = req.generationIdOrMemberEpoch();
+        if (generation < 0 && g.is(GroupState.EMPTY)) {
+            return Errors.NONE; // a "simple" commit: admin client, or a consumer without group management
+        }
+        boolean fromMember = generation >= 0 || (req.memberId() != null && !req.memberId().isEmpty())
+                || req.groupInstanceId() != null;
+        if (fromMember) {
+            Errors e = SyncAndLeave.validate(g, req.groupInstanceId(), req.memberId(), generation);
+            if (e != Errors.NONE) {
+                return e;
+            }
+        } else if (!g.is(GroupState.EMPTY)) {
+            return Errors.UNKNOWN_MEMBER_ID; // a simple commit must not overwrite an active group's offsets
+        }
+        // Assignments are being handed out; a commit now could be for partitions the member loses.
+        return g.is(GroupState.COMPLETING_REBALANCE) ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
+    }
+
+    private static TopicPartition key(OffsetCommitRequestTopic t, OffsetCommitRequestPartition p) {
+        return new TopicPartition(t.name() + "/" + t.topicId(), p.partitionIndex());
+    }
+
+    private interface PartitionError {
+        Errors of(OffsetCommitRequestTopic t, OffsetCommitRequestPartition p);
+    }
+
+    static OffsetCommitResponseData commitError(OffsetCommitRequestData req, short version, Errors error) {
+        return commitResponse(req, version, (t, p) -> error);
+    }
+
+    private static OffsetCommitResponseData commitResponse(OffsetCommitRequestData req, short version,
+                                                           PartitionError error) {
+        List<OffsetCommitResponseTopic> topics = new ArrayList<>();
+        for (OffsetCommitRequestTopic t : req.topics()) {
+            List<OffsetCommitResponsePartition> partitions = new ArrayList<>();
+            for (OffsetCommitRequestPartition p : t.partitions()) {
+                partitions.add(new OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
+                        .setErrorCode(error.of(t, p).code()));
+            }
+            OffsetCommitResponseTopic rt = new OffsetCommitResponseTopic().setPartitions(partitions);
+            if (version >= 10) {
+                rt.setTopicId(t.topicId());
+            } else {
+                rt.setName(t.name());
+            }
+            topics.add(rt);
+        }
+        return new OffsetCommitResponseData().setTopics(topics);
+    }
+
+    private static void applyIfLatest(ClassicGroup g, TopicPartition tp, Long seq, GroupRecord.OffsetCommit value) {
+        if (g.is(GroupState.DEAD) || seq == null || !seq.equals(g.lastOffsetWrite.get(tp))) {
+            return; // the group was deleted, or a later write of this partition was issued after this one
+        }
+        g.lastOffsetWrite.remove(tp);
+        if (value == null) {
+            g.offsets.remove(tp);
+        } else {
+            g.offsets.put(tp, value);
+        }
+    }
+
+    // ---- OffsetFetch ---------------------------------------------------------------------
+
+    /** One topic of a fetch: by name, or by id (v10+); null partitions means all committed ones. */
+    record TopicQuery(String name, Uuid id, List<Integer> partitions) {
+    }
+
+    record PartitionResult(int partition, long offset, int leaderEpoch, String metadata, Errors error) {
+    }
+
+    record TopicResult(String name, Uuid id, List<PartitionResult> partitions) {
+    }
+
+    /**
+     * Offsets of {@code g} (null: an unknown group, which has none) for {@code topics}, or for
+     * every topic with a commit when {@code topics} is null.
+     */
+    List<TopicResult> fetch(ClassicGroup g, List<TopicQuery> topics, boolean byId) {
+        if (g == null) {
+            return fetchLocked(null, topics, byId);
+        }
+        return g.inLock(() -> fetchLocked(g, topics, byId));
+    }
+
+    private List<TopicResult> fetchLocked(ClassicGroup g, List<TopicQuery> topics, boolean byId) {
+        List<TopicResult> out = new ArrayList<>();
+        if (topics == null) {
+            if (g == null) {
+                return out;
+            }
+            Map<String, List<GroupRecord.OffsetCommit>> byTopic = new TreeMap<>();
+            for (GroupRecord.OffsetCommit c : g.offsets.values()) {
+                byTopic.computeIfAbsent(c.topic(), k -> new ArrayList<>()).add(c);
+            }
+            byTopic.forEach((topic, commits) -> {
+                Uuid id = byId ? topicIds.id(topic) : null;
+                if (byId && id == null) {
+                    return; // the topic is gone; a client asking by id cannot name it
+                }
+                commits.sort(Comparator.comparingInt(GroupRecord.OffsetCommit::partition));
+                out.add(new TopicResult(topic, id, commits.stream().map(OffsetManager::found).toList()));
+            });
+            return out;
+        }
+        for (TopicQuery q : topics) {
+            String name = q.name();
+            List<PartitionResult> parts = new ArrayList<>();
+            for (int p : q.partitions()) {
+                if (name == null) {
+                    parts.add(new PartitionResult(p, NO_OFFSET, -1, "", Errors.UNKNOWN_TOPIC_ID));
+                    continue;
+                }
+                GroupRecord.OffsetCommit c = g == null ? null : g.offsets.get(new TopicPartition(name, p));
+                parts.add(c == null ? new PartitionResult(p, NO_OFFSET, -1, "", Errors.NONE) : found(c));
+            }
+            out.add(new TopicResult(name, q.id(), parts));
+        }
+        return out;
+    }
+
+    private static PartitionResult found(GroupRecord.OffsetCommit c) {
+        return new PartitionResult(c.partition(), c.offset(), c.leaderEpoch(), c.metadata(), Errors.NONE);
+    }
+
+    // ---- OffsetDelete --------------------------------------------------------------------
+
+    /**
+     * Deletes offsets of an empty group, or of topics an active consumer group does not
+     * subscribe to; offsets of subscribed topics get GROUP_SUBSCRIBED_TO_TOPIC.
+     */
+    CompletableFuture<OffsetDeleteResponseData> deleteOffsets(ClassicGroup g, OffsetDeleteRequestData req) {
+        CompletableFuture<OffsetDeleteResponseData> future = new CompletableFuture<>();
+        g.inLock(() -> {
+            Optional<Set<String>> subscribed;
+            if (g.is(GroupState.DEAD)) {
+                g.complete(future, new OffsetDeleteResponseData().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
+                return;
+            } else if (g.is(GroupState.EMPTY)) {
+                subscribed = Optional.of(Set.of());
+            } else if (ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(g.protocolType)) {
+                subscribed = g.subscribedTopics();
+            } else {
+                g.complete(future, new OffsetDeleteResponseData().setErrorCode(Errors.NON_EMPTY_GROUP.code()));
+                return;
+            }
+            OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection topics =
+                    new OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection();
+            List<GroupRecord> tombstones = new ArrayList<>();
+            Map<TopicPartition, Long> sequences = new HashMap<>();
+            for (OffsetDeleteRequestData.OffsetDeleteRequestTopic t : req.topics()) {
+                // Unknown subscriptions count as subscribed: better refuse than delete live offsets.
+                boolean isSubscribed = subscribed.map(s -> s.contains(t.name())).orElse(true);
+                OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection parts =
+                        new OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection();
+                for (OffsetDeleteRequestData.OffsetDeleteRequestPartition p : t.partitions()) {
+                    Errors e = isSubscribed ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
+                    parts.add(new OffsetDeleteResponsePartition().setPartitionIndex(p.partitionIndex())
+                            .setErrorCode(e.code()));
+                    TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
+                    if (!isSubscribed && (g.offsets.containsKey(tp) || g.lastOffsetWrite.containsKey(tp))) {
+                        tombstones.add(new GroupRecord.OffsetTombstone(g.groupId, tp.topic(), tp.partition()));
+                        long seq = g.nextSequence();
+                        g.lastOffsetWrite.put(tp, seq);
+                        sequences.put(tp, seq);
+                    }
+                }
+                topics.add(new OffsetDeleteResponseTopic().setName(t.name()).setPartitions(parts));
+            }
+            OffsetDeleteResponseData response = new OffsetDeleteResponseData().setTopics(topics);
+            if (tombstones.isEmpty()) {
+                g.complete(future, response);
+                return;
+            }
+            log.append(g.partition, tombstones).whenComplete((v, failure) -> g.inLock(() -> {
+                if (failure != null) {
+                    LOG.warn("group {}: offset deletion could not be persisted", g.groupId, failure);
+                    sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
+                    g.complete(future, new OffsetDeleteResponseData()
+                            .setErrorCode(Responses.forLogFailure(failure).code()));
+                    return;
+                }
+                sequences.forEach((tp, seq) -> applyIfLatest(g, tp, seq, null));
+                g.complete(future, response);
+            }));
+        });
+        return future;
+    }
+
+    /** Tombstones for every offset of {@code g}, including commits still being written. Lock held. */
+    static List<GroupRecord> allOffsetTombstones(ClassicGroup g) {
+        Set<TopicPartition> all = new HashSet<>(g.offsets.keySet());
+        all.addAll(g.lastOffsetWrite.keySet());
+        List<GroupRecord> out = new ArrayList<>();
+        for (TopicPartition tp : all) {
+            out.add(new GroupRecord.OffsetTombstone(g.groupId, tp.topic(), tp.partition()));
+        }
+        return out;
+    }
+
+    // ---- retention -----------------------------------------------------------------------
+
+    /**
+     * Deletes expired offsets of {@code g} (KIP-211): an explicit expiry time (OffsetCommit v2-4)
+     * wins; otherwise offsets of an empty group expire {@code offsets.retention.minutes} after it
+     * became empty (after their commit, for a group never managed by the coordinator), and offsets
+     * of topics an active consumer group no longer subscribes to expire that long after their
+     * commit. Returns true when the group is left empty, without offsets or pending writes.
+     */
+    CompletableFuture<Boolean> expireOffsets(ClassicGroup g) {
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        g.inLock(() -> {
+            long now = timer.nowMs();
+            long retention = config.offsetsRetentionMs();
+            Optional<Set<String>> subscribed = g.is(GroupState.EMPTY) ? Optional.of(Set.of()) : g.subscribedTopics();
+            boolean consumerGroup = ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(g.protocolType);
+            if (!g.is(GroupState.EMPTY) && !consumerGroup) {
+                g.complete(done, false); // an active non-consumer group's topics are unknown: keep everything
+                return;
+            }
+            List<GroupRecord> tombstones = new ArrayList<>();
+            Map<TopicPartition, Long> sequences = new HashMap<>();
+            for (GroupRecord.OffsetCommit c : g.offsets.values()) {
+                TopicPartition tp = new TopicPartition(c.topic(), c.partition());
+                boolean expired;
+                if (c.expireTimestampMs() >= 0) {
+                    expired = now >= c.expireTimestampMs();
+                } else if (g.is(GroupState.EMPTY)) {
+                    long base = g.protocolType != null ? g.stateTimestampMs : c.commitTimestampMs();
+                    expired = now - base >= retention;
+                } else {
+                    expired = !subscribed.map(s -> s.contains(c.topic())).orElse(true)
+                            && now - c.commitTimestampMs() >= retention;
+                }
+                if (expired && !g.lastOffsetWrite.containsKey(tp)) {
+                    tombstones.add(new GroupRecord.OffsetTombstone(g.groupId, c.topic(), c.partition()));
+                    long seq = g.nextSequence();
+                    g.lastOffsetWrite.put(tp, seq);
+                    sequences.put(tp, seq);
+                }
+            }
+            if (tombstones.isEmpty()) {
+                g.complete(done, isDisposable(g));
+                return;
+            }
+            LOG.debug("group {}: expiring {} offsets", g.groupId, tombstones.size());
+            log.append(g.partition, tombstones).whenComplete((v, failure) -> g.inLock(() -> {
+                if (failure == null) {
+                    sequences.forEach((tp, seq) -> applyIfLatest(g, tp, seq, null));
+                } else {
+                    sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
+                    LOG.warn("group {}: expired offsets could not be deleted", g.groupId, failure);
+                }
+                g.complete(done, isDisposable(g));
+            }));
+        });
+        return done;
+    }
+
+    /** Lock held. */
+    static boolean isDisposable(ClassicGroup g) {
+        return g.is(GroupState.EMPTY) && g.members.isEmpty() && g.pendingMembers.isEmpty()
+                && g.offsets.isEmpty() && g.lastOffsetWrite.isEmpty();
+    }
+
+    // ---- replay --------------------------------------------------------------------------
+
+    static void replay(ClassicGroup g, GroupRecord.OffsetCommit c) {
+        g.offsets.put(new TopicPartition(c.topic(), c.partition()), c);
+    }
+
+    static void replay(ClassicGroup g, GroupRecord.OffsetTombstone t) {
+        g.offsets.remove(new TopicPartition(t.topic(), t.partition()));
+    }
+}
