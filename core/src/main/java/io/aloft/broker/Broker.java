@@ -5,6 +5,13 @@ import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.CreatePartitionsHandler;
 import io.aloft.broker.handler.CreateTopicsHandler;
 import io.aloft.broker.handler.DescribeClusterHandler;
+import io.aloft.broker.handler.FetchHandler;
+import io.aloft.broker.handler.InitProducerIdHandler;
+import io.aloft.broker.producer.ProducerIdManager;
+import io.aloft.broker.handler.ProduceHandler;
+import io.aloft.broker.log.LogConfig;
+import io.aloft.broker.log.PartitionLog;
+import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.handler.DeleteTopicsHandler;
 import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.metadata.MetadataCache;
@@ -33,6 +40,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.Uuid;
@@ -47,9 +56,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
-
-    /** Streams backing each partition (records; the partition log decides their roles). */
-    static final int STREAMS_PER_PARTITION = 1;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final int nodeId;
@@ -75,7 +81,7 @@ public final class Broker implements AutoCloseable {
 
         Broker broker = new Broker(controllerConfig.nodeId());
         try {
-            broker.startComponents(config, controllerConfig, walConfig, storeConfig);
+            broker.startComponents(config, controllerConfig, walConfig, storeConfig, props);
             return broker;
         } catch (Exception | Error e) {
             broker.close();
@@ -84,7 +90,7 @@ public final class Broker implements AutoCloseable {
     }
 
     private void startComponents(BrokerConfig config, ControllerConfig controllerConfig, WalConfig walConfig,
-            StreamStoreConfig storeConfig) throws Exception {
+            StreamStoreConfig storeConfig, Map<String, String> props) throws Exception {
         Files.createDirectories(config.dataDir());
         if (controllerConfig.self() != null) {
             resources.add(ControllerServer.start(controllerConfig));
@@ -103,7 +109,17 @@ public final class Broker implements AutoCloseable {
         MetadataCache cache = new MetadataCache();
         resources.add(MetadataWatcher.start(controller, cache));
 
-        TopicManager topics = new TopicManager(controller, cache, config.numPartitions(), STREAMS_PER_PARTITION);
+        TopicManager topics = new TopicManager(controller, cache, config.numPartitions(),
+                PartitionLog.STREAMS_PER_PARTITION);
+        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
+            Thread t = new Thread(r, "broker-scheduler");
+            t.setDaemon(true);
+            return t;
+        });
+        resources.add(scheduler::shutdownNow);
+        PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
+                LogConfig.fromBrokerProperties(props), System::currentTimeMillis, scheduler, 30_000);
+        resources.add(partitions);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(dispatcher::get),
@@ -111,7 +127,10 @@ public final class Broker implements AutoCloseable {
                 new CreateTopicsHandler(topics),
                 new DeleteTopicsHandler(cache, topics),
                 new CreatePartitionsHandler(cache, topics),
-                new DescribeClusterHandler(cache, clusterId, () -> nodeId));
+                new DescribeClusterHandler(cache, clusterId, () -> nodeId),
+                new ProduceHandler(cache, partitions),
+                new FetchHandler(cache, partitions, scheduler),
+                new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)));
         dispatcher.set(new RequestDispatcher(handlers));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());

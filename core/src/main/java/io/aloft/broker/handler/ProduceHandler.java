@@ -95,7 +95,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     }
 
     private CompletableFuture<PartitionProduceResponse> append(TopicPartition tp, MemoryRecords records) {
-        return partitions.leaderLog(tp).thenCompose(log -> log.append(records)).handle((AppendResult r, Throwable e) -> {
+        return partitions.append(tp, records).handle((AppendResult r, Throwable e) -> {
             if (e != null) {
                 Errors code = PartitionErrors.toKafka(e);
                 return new PartitionProduceResponse().setIndex(tp.partition()).setErrorCode(code.code())

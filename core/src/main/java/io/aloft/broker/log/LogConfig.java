@@ -114,6 +114,63 @@ public final class LogConfig {
         return new LogConfig(CONFIG_DEF.parse(values));
     }
 
+    /** Broker keys (Kafka's names) that set the default of a topic key. */
+    private static final Map<String, String> BROKER_KEYS = Map.of(
+            "message.max.bytes", MAX_MESSAGE_BYTES_CONFIG,
+            "log.message.timestamp.type", MESSAGE_TIMESTAMP_TYPE_CONFIG,
+            "log.message.timestamp.before.max.ms", MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
+            "log.message.timestamp.after.max.ms", MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
+            "log.retention.ms", RETENTION_MS_CONFIG,
+            "log.retention.bytes", RETENTION_BYTES_CONFIG,
+            "log.index.interval.bytes", INDEX_INTERVAL_BYTES_CONFIG,
+            "producer.id.expiration.ms", PRODUCER_ID_EXPIRATION_MS_CONFIG);
+
+    /**
+     * The broker-wide topic defaults from a broker's properties, by Kafka's broker key names
+     * ({@code log.retention.ms} — or, as in Kafka, {@code log.retention.minutes} /
+     * {@code log.retention.hours} when it is absent — {@code log.retention.bytes},
+     * {@code message.max.bytes}, {@code log.message.timestamp.type}, ...).
+     *
+     * @throws IllegalArgumentException naming the broker key of a bad value
+     */
+    public static LogConfig fromBrokerProperties(Map<String, String> props) {
+        Map<String, String> topicValues = new HashMap<>();
+        Map<String, String> origin = new HashMap<>();
+        BROKER_KEYS.forEach((brokerKey, topicKey) -> {
+            String v = props.get(brokerKey);
+            if (v != null) {
+                topicValues.put(topicKey, v.trim());
+                origin.put(topicKey, brokerKey);
+            }
+        });
+        if (!topicValues.containsKey(RETENTION_MS_CONFIG)) {
+            for (String[] unit : new String[][] {{"log.retention.minutes", "60000"}, {"log.retention.hours", "3600000"}}) {
+                String v = props.get(unit[0]);
+                if (v != null) {
+                    try {
+                        topicValues.put(RETENTION_MS_CONFIG, Long.toString(Math.multiplyExact(Long.parseLong(v.trim()),
+                                Long.parseLong(unit[1]))));
+                    } catch (NumberFormatException | ArithmeticException e) {
+                        throw new IllegalArgumentException(unit[0] + ": '" + v + "' is not a valid number");
+                    }
+                    origin.put(RETENTION_MS_CONFIG, unit[0]);
+                    break;
+                }
+            }
+        }
+        try {
+            return from(topicValues);
+        } catch (ConfigException e) {
+            String key = e.getMessage();
+            for (Map.Entry<String, String> o : origin.entrySet()) {
+                if (key != null && key.contains(o.getKey())) {
+                    throw new IllegalArgumentException(o.getValue() + ": " + e.getMessage(), e);
+                }
+            }
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
     /**
      * A topic's overrides laid over the broker's defaults.
      *

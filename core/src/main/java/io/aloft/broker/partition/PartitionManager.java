@@ -1,5 +1,6 @@
 package io.aloft.broker.partition;
 
+import io.aloft.broker.log.AppendResult;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.PartitionLogException;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +44,8 @@ public final class PartitionManager implements AutoCloseable {
     private final LogConfig brokerDefaults;
     private final LongSupplier clock;
     private final Map<TopicPartition, Entry> logs = new HashMap<>();
+    /** Per partition, the latest append's submission: the next append is submitted after it. */
+    private final Map<TopicPartition, CompletableFuture<?>> appendOrder = new HashMap<>();
     private boolean closed;
 
     /** One served partition: the leader epoch it was opened for, and the log (being) opened. */
@@ -112,6 +116,24 @@ public final class PartitionManager implements AutoCloseable {
                     }
                 });
         return opening;
+    }
+
+    /**
+     * Appends to a partition this broker leads, calling {@link PartitionLog#append} in the order
+     * of these calls even while the log is still opening. (Continuations on one pending future run
+     * in no guaranteed order, so a producer's pipelined batches could otherwise reach the log
+     * reordered.) Each append waits only for the previous one to be <em>submitted</em>, not durable.
+     */
+    public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records) {
+        CompletableFuture<CompletableFuture<AppendResult>> submitted;
+        synchronized (appendOrder) {
+            CompletableFuture<?> previous = appendOrder.getOrDefault(tp, CompletableFuture.completedFuture(null));
+            submitted = previous.handle((v, e) -> null)
+                    .thenCompose(v -> leaderLog(tp))
+                    .thenApply(log -> log.append(records));
+            appendOrder.put(tp, submitted);
+        }
+        return submitted.thenCompose(f -> f);
     }
 
     /** One above the highest current epoch of the partition's streams. */

@@ -1,5 +1,6 @@
 package io.aloft.controller.codec;
 
+import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.AlterTopicConfigs;
 import io.aloft.controller.command.BrokerHeartbeat;
 import io.aloft.controller.command.CreatePartitions;
@@ -80,7 +81,9 @@ public final class Codecs {
             ControllerSnapshot.class, ControllerSnapshot.Kv.class, ControllerSnapshot.Session.class,
             ControllerSnapshot.CachedReply.class,
             // 55: batching
-            RequestBatch.class);
+            RequestBatch.class,
+            // 56: producer ids
+            AllocateProducerIds.class);
 
     /** The codec over {@link #TYPES}. */
     public static final RecordCodec CODEC = new RecordCodec(TYPES);

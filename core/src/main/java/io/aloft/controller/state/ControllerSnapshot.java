@@ -21,9 +21,11 @@ import java.util.UUID;
  * @param clockMs the latest time any applied command carried
  * @param lastSessionSweepMs when idle client sessions were last expired
  * @param sessions recent replies per client, for idempotent retries
+ * @param nextProducerId the first idempotent-producer id not yet given to a broker
  */
 public record ControllerSnapshot(StreamMetadataSnapshot streams, long nextBrokerEpoch, List<BrokerInfo> brokers,
-        List<TopicInfo> topics, List<Kv> kv, long clockMs, long lastSessionSweepMs, List<Session> sessions) {
+        List<TopicInfo> topics, List<Kv> kv, long clockMs, long lastSessionSweepMs, List<Session> sessions,
+        long nextProducerId) {
 
     public ControllerSnapshot {
         Objects.requireNonNull(streams, "streams");
@@ -48,7 +50,8 @@ public record ControllerSnapshot(StreamMetadataSnapshot streams, long nextBroker
     /** A canonical text form (one line per entity, in id order) for comparing states. */
     public String dump() {
         StringBuilder sb = new StringBuilder(streams.dump());
-        sb.append("nextBrokerEpoch=").append(nextBrokerEpoch).append(" clockMs=").append(clockMs)
+        sb.append("nextBrokerEpoch=").append(nextBrokerEpoch).append(" nextProducerId=").append(nextProducerId)
+                .append(" clockMs=").append(clockMs)
                 .append(" lastSessionSweepMs=").append(lastSessionSweepMs).append('\n');
         for (BrokerInfo b : brokers) {
             sb.append(b).append('\n');

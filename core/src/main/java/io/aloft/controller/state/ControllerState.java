@@ -1,6 +1,7 @@
 package io.aloft.controller.state;
 
 import io.aloft.controller.ControllerException;
+import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.AlterTopicConfigs;
 import io.aloft.controller.command.BrokerHeartbeat;
 import io.aloft.controller.command.CreatePartitions;
@@ -56,6 +57,7 @@ public final class ControllerState {
     private final TreeMap<String, byte[]> kv = new TreeMap<>();
     private final RequestLog requests = new RequestLog();
     private long clockMs;
+    private long nextProducerId;
 
     /** An empty state. */
     public ControllerState() {
@@ -142,6 +144,14 @@ public final class ControllerState {
             return cluster.alterConfigs(c, events, index);
         } else if (command instanceof ReassignPartition c) {
             return cluster.reassign(c, events, index);
+        } else if (command instanceof AllocateProducerIds c) {
+            if (c.count() < 1 || c.count() > 1_000_000) {
+                throw new ControllerException(ControllerException.Code.INVALID_REQUEST, "producer id block of "
+                        + c.count() + " is outside [1, 1000000]");
+            }
+            long first = nextProducerId;
+            nextProducerId += c.count();
+            return first;
         // Key-value space.
         } else if (command instanceof PutKv c) {
             kv.put(c.key(), c.value().clone());
@@ -234,7 +244,8 @@ public final class ControllerState {
             entries.add(new ControllerSnapshot.Kv(e.getKey(), e.getValue().clone()));
         }
         return new ControllerSnapshot(streams.snapshot(), cluster.nextBrokerEpoch(), List.copyOf(cluster.brokers()),
-                List.copyOf(cluster.topics()), entries, clockMs, requests.lastSweepMs(), requests.snapshot());
+                List.copyOf(cluster.topics()), entries, clockMs, requests.lastSweepMs(), requests.snapshot(),
+                nextProducerId);
     }
 
     /** Replaces this state with a snapshot's. */
@@ -245,6 +256,7 @@ public final class ControllerState {
         kv.clear();
         snapshot.kv().forEach(e -> kv.put(e.key(), e.value().clone()));
         clockMs = snapshot.clockMs();
+        nextProducerId = snapshot.nextProducerId();
         requests.restore(snapshot.lastSessionSweepMs(), snapshot.sessions());
     }
 }

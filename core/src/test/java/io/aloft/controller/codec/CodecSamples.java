@@ -2,6 +2,7 @@ package io.aloft.controller.codec;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.AlterTopicConfigs;
 import io.aloft.controller.command.BrokerHeartbeat;
 import io.aloft.controller.command.CreatePartitions;
@@ -116,7 +117,8 @@ final class CodecSamples {
                         List.of(new ControllerSnapshot.Kv("k", new byte[] {1, 2})), 1000, 0,
                         List.of(new ControllerSnapshot.Session(client, 999, List.of(
                                 new ControllerSnapshot.CachedReply(1, Reply.of(3L)),
-                                new ControllerSnapshot.CachedReply(2, Reply.failed(failure)))))),
+                                new ControllerSnapshot.CachedReply(2, Reply.failed(failure))))), 5000),
+                new AllocateProducerIds(1, 1000),
                 new ControllerSnapshot.Kv("empty", new byte[0]),
                 new ControllerSnapshot.Session(client, 0, List.of()),
                 new ControllerSnapshot.CachedReply(-1, Reply.of(TOPIC)));

@@ -76,6 +76,6 @@ abstract class StateTestSupport {
     String dumpWithoutSessions(ControllerState s) {
         ControllerSnapshot x = s.snapshot();
         return new ControllerSnapshot(x.streams(), x.nextBrokerEpoch(), x.brokers(), x.topics(), x.kv(), x.clockMs(),
-                x.lastSessionSweepMs(), List.of()).dump();
+                x.lastSessionSweepMs(), List.of(), x.nextProducerId()).dump();
     }
 }

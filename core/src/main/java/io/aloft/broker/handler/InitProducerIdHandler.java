@@ -1,0 +1,56 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.network.RequestContext;
+import io.aloft.broker.producer.ProducerIdManager;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
+
+/**
+ * InitProducerId for idempotent producers: a new producer id with epoch 0, or (KIP-360, v3+) the
+ * caller's id with the next epoch after an error. Transactional producers are refused: there is
+ * no transaction coordinator yet.
+ */
+public final class InitProducerIdHandler implements ApiHandler<InitProducerIdRequest> {
+    private final ProducerIdManager ids;
+
+    public InitProducerIdHandler(ProducerIdManager ids) {
+        this.ids = ids;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.INIT_PRODUCER_ID;
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, InitProducerIdRequest request) {
+        InitProducerIdRequestData data = request.data();
+        if (data.transactionalId() != null) {
+            return done(new InitProducerIdResponseData().setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setProducerId(-1).setProducerEpoch((short) -1));
+        }
+        if (data.producerId() >= 0 && data.producerEpoch() >= 0 && data.producerEpoch() < Short.MAX_VALUE - 1) {
+            return done(new InitProducerIdResponseData().setErrorCode(Errors.NONE.code())
+                    .setProducerId(data.producerId()).setProducerEpoch((short) (data.producerEpoch() + 1)));
+        }
+        return ids.nextId().handle((id, error) -> {
+            if (error != null) {
+                return new InitProducerIdResponse(new InitProducerIdResponseData().setThrottleTimeMs(0)
+                        .setErrorCode(ControllerErrors.toKafka(error).code()).setProducerId(-1)
+                        .setProducerEpoch((short) -1));
+            }
+            return new InitProducerIdResponse(new InitProducerIdResponseData().setThrottleTimeMs(0)
+                    .setErrorCode(Errors.NONE.code()).setProducerId(id).setProducerEpoch((short) 0));
+        });
+    }
+
+    private static CompletableFuture<AbstractResponse> done(InitProducerIdResponseData data) {
+        return CompletableFuture.completedFuture(new InitProducerIdResponse(data.setThrottleTimeMs(0)));
+    }
+}
