@@ -7,6 +7,7 @@ import io.aloft.broker.handler.CreateTopicsHandler;
 import io.aloft.broker.handler.DescribeClusterHandler;
 import io.aloft.broker.handler.FetchHandler;
 import io.aloft.broker.handler.InitProducerIdHandler;
+import io.aloft.broker.handler.ListOffsetsHandler;
 import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.handler.ProduceHandler;
 import io.aloft.broker.log.LogConfig;
@@ -130,7 +131,8 @@ public final class Broker implements AutoCloseable {
                 new DescribeClusterHandler(cache, clusterId, () -> nodeId),
                 new ProduceHandler(cache, partitions),
                 new FetchHandler(cache, partitions, scheduler),
-                new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)));
+                new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)),
+                new ListOffsetsHandler(partitions));
         dispatcher.set(new RequestDispatcher(handlers));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());

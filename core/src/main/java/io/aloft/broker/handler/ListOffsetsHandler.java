@@ -1,0 +1,98 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.log.PartitionLog;
+import io.aloft.broker.log.TimestampOffset;
+import io.aloft.broker.network.RequestContext;
+import io.aloft.broker.partition.PartitionManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
+
+/**
+ * ListOffsets: earliest (-2), latest (-1), max timestamp (-3), and the first offset at or after a
+ * timestamp (through the partition's time index). Every offset is "local" and "tiered" at once
+ * here (data is in the WAL or object storage, one log), so earliest-local (-4) answers like
+ * earliest and latest-tiered (-5) and earliest-pending-upload (-6) like latest.
+ */
+public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequest> {
+    private final PartitionManager partitions;
+
+    public ListOffsetsHandler(PartitionManager partitions) {
+        this.partitions = partitions;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.LIST_OFFSETS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 1; // the oldest Kafka 4.x brokers serve
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, ListOffsetsRequest request) {
+        List<CompletableFuture<ListOffsetsTopicResponse>> topics = new ArrayList<>();
+        for (ListOffsetsTopic t : request.data().topics()) {
+            List<CompletableFuture<ListOffsetsPartitionResponse>> parts = new ArrayList<>();
+            for (ListOffsetsPartition p : t.partitions()) {
+                parts.add(answer(new TopicPartition(t.name(), p.partitionIndex()), p));
+            }
+            topics.add(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v ->
+                    new ListOffsetsTopicResponse().setName(t.name())
+                            .setPartitions(parts.stream().map(CompletableFuture::join).toList())));
+        }
+        return CompletableFuture.allOf(topics.toArray(CompletableFuture[]::new)).thenApply(v ->
+                new ListOffsetsResponse(new ListOffsetsResponseData().setThrottleTimeMs(0)
+                        .setTopics(topics.stream().map(CompletableFuture::join).toList())));
+    }
+
+    private CompletableFuture<ListOffsetsPartitionResponse> answer(TopicPartition tp, ListOffsetsPartition p) {
+        ListOffsetsPartitionResponse r = new ListOffsetsPartitionResponse().setPartitionIndex(p.partitionIndex())
+                .setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
+        return partitions.leaderLog(tp).thenCompose(log -> {
+            Errors epochError = FetchHandler.checkEpoch(p.currentLeaderEpoch(), log.leaderEpoch());
+            if (epochError != Errors.NONE) {
+                return CompletableFuture.completedFuture(r.setErrorCode(epochError.code()));
+            }
+            long ts = p.timestamp();
+            if (ts == ListOffsetsRequest.EARLIEST_TIMESTAMP || ts == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
+                return CompletableFuture.completedFuture(r.setErrorCode(Errors.NONE.code())
+                        .setOffset(log.logStartOffset()).setLeaderEpoch(log.leaderEpoch()));
+            }
+            if (ts == ListOffsetsRequest.LATEST_TIMESTAMP || ts == ListOffsetsRequest.LATEST_TIERED_TIMESTAMP
+                    || ts == ListOffsetsRequest.EARLIEST_PENDING_UPLOAD_TIMESTAMP) {
+                return CompletableFuture.completedFuture(r.setErrorCode(Errors.NONE.code())
+                        .setOffset(log.highWatermark()).setLeaderEpoch(log.leaderEpoch()));
+            }
+            if (ts == ListOffsetsRequest.MAX_TIMESTAMP) {
+                return log.maxTimestamp().thenApply(found -> fill(r, found, log));
+            }
+            if (ts < 0) {
+                return CompletableFuture.completedFuture(r.setErrorCode(Errors.INVALID_REQUEST.code()));
+            }
+            return log.offsetForTimestamp(ts).thenApply(found -> fill(r, found, log));
+        }).exceptionally(e -> r.setErrorCode(PartitionErrors.toKafka(e).code()));
+    }
+
+    /** A found offset, or Kafka's "none" answer (-1/-1) when no record is that late. */
+    private static ListOffsetsPartitionResponse fill(ListOffsetsPartitionResponse r, Optional<TimestampOffset> found,
+            PartitionLog log) {
+        r.setErrorCode(Errors.NONE.code());
+        found.ifPresent(f -> r.setTimestamp(f.timestamp()).setOffset(f.offset()).setLeaderEpoch(f.leaderEpoch()));
+        return r;
+    }
+}
