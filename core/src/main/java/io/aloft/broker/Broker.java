@@ -1,6 +1,10 @@
 package io.aloft.broker;
 
+import io.aloft.broker.config.ConfigResources;
+import io.aloft.broker.handler.AlterConfigsHandler;
 import io.aloft.broker.handler.ApiHandler;
+import io.aloft.broker.handler.DescribeConfigsHandler;
+import io.aloft.broker.handler.IncrementalAlterConfigsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.CreatePartitionsHandler;
 import io.aloft.broker.handler.CreateTopicsHandler;
@@ -121,6 +125,8 @@ public final class Broker implements AutoCloseable {
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
                 LogConfig.fromBrokerProperties(props), System::currentTimeMillis, scheduler, 30_000);
         resources.add(partitions);
+        ConfigResources configs = new ConfigResources(nodeId, cache, topics, partitions.brokerDefaults(), props,
+                partitions::configsChanged);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(dispatcher::get),
@@ -132,7 +138,10 @@ public final class Broker implements AutoCloseable {
                 new ProduceHandler(cache, partitions),
                 new FetchHandler(cache, partitions, scheduler),
                 new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)),
-                new ListOffsetsHandler(partitions));
+                new ListOffsetsHandler(partitions),
+                new DescribeConfigsHandler(configs),
+                new AlterConfigsHandler(configs),
+                new IncrementalAlterConfigsHandler(configs));
         dispatcher.set(new RequestDispatcher(handlers));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());

@@ -151,6 +151,16 @@ public final class PartitionManager implements AutoCloseable {
         });
     }
 
+    /** Applies a topic's changed configs to its open logs now (the periodic pass would within a minute). */
+    public void configsChanged(TopicInfo topic) {
+        LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults);
+        openLogs().forEach((tp, pl) -> {
+            if (tp.topic().equals(topic.name())) {
+                pl.updateConfig(config);
+            }
+        });
+    }
+
     /** Closes logs this broker no longer leads and applies retention to the others. */
     void maintain() {
         try {

@@ -2,17 +2,21 @@ package io.aloft.broker.topic;
 
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.command.AlterTopicConfigs;
 import io.aloft.controller.command.CreatePartitions;
 import io.aloft.controller.command.CreateTopic;
 import io.aloft.controller.command.DeleteTopic;
 import io.aloft.controller.model.TopicInfo;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import io.aloft.broker.log.LogConfig;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
@@ -68,12 +72,32 @@ public final class TopicManager {
         if (count < 1 || count > 100_000) {
             throw new InvalidPartitionsException("number of partitions must be 1 to 100000, not " + partitions);
         }
-        for (String key : configs.keySet()) {
-            if (!KNOWN_CONFIGS.contains(key)) {
-                throw new InvalidConfigurationException("unknown topic config " + key);
+        validateConfigs(configs);
+        return count;
+    }
+
+    /**
+     * Checks topic config overrides: known keys, valid values for the keys the log uses, and no
+     * setting that would be silently ignored.
+     *
+     * @throws InvalidConfigurationException naming the key
+     */
+    public void validateConfigs(Map<String, String> configs) {
+        for (Map.Entry<String, String> e : configs.entrySet()) {
+            if (!KNOWN_CONFIGS.contains(e.getKey())) {
+                throw new InvalidConfigurationException("unknown topic config " + e.getKey());
+            }
+            if (e.getKey().equals(TopicConfig.CLEANUP_POLICY_CONFIG) && e.getValue() != null
+                    && e.getValue().contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
+                throw new InvalidConfigurationException("cleanup.policy=compact is not supported yet "
+                        + "(log compaction is not implemented); use delete");
             }
         }
-        return count;
+        try {
+            LogConfig.fromTopicOverrides(configs, LogConfig.defaults());
+        } catch (ConfigException e) {
+            throw new InvalidConfigurationException(e.getMessage());
+        }
     }
 
     /** Creates a topic (validated first); the cache has it when the future completes. */
@@ -98,6 +122,22 @@ public final class TopicManager {
                     cache.putTopic(grown);
                     return grown;
                 });
+    }
+
+    /** Sets and removes topic config overrides (validated first); the cache has them when the future completes. */
+    public CompletableFuture<TopicInfo> alterConfigs(TopicInfo topic, Map<String, String> set, List<String> delete) {
+        try {
+            Map<String, String> merged = new java.util.HashMap<>(topic.configs());
+            delete.forEach(merged::remove);
+            merged.putAll(set);
+            validateConfigs(merged);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return controller.submit(new AlterTopicConfigs(topic.name(), set, delete), TopicInfo.class).thenApply(t -> {
+            cache.putTopic(t);
+            return t;
+        });
     }
 
     public CompletableFuture<Void> delete(TopicInfo topic) {

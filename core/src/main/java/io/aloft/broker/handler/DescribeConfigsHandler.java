@@ -1,0 +1,61 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.config.ConfigResources;
+import io.aloft.broker.network.RequestContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfigsResource;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsResponse;
+
+/** DescribeConfigs for topics (overrides over broker defaults) and this broker (static, read-only). */
+public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsRequest> {
+    private final ConfigResources configs;
+
+    public DescribeConfigsHandler(ConfigResources configs) {
+        this.configs = configs;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.DESCRIBE_CONFIGS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 1; // the oldest Kafka 4.x brokers serve
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, DescribeConfigsRequest request) {
+        List<DescribeConfigsResult> results = new ArrayList<>();
+        for (DescribeConfigsResource r : request.data().resources()) {
+            DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(r.resourceType())
+                    .setResourceName(r.resourceName());
+            try {
+                List<DescribeConfigsResourceResult> entries = new ArrayList<>();
+                for (ConfigResources.Entry e : configs.describe(ConfigResource.Type.forId(r.resourceType()),
+                        r.resourceName(), r.configurationKeys())) {
+                    entries.add(new DescribeConfigsResourceResult().setName(e.name()).setValue(e.value())
+                            .setReadOnly(e.readOnly()).setConfigSource(e.source()).setIsSensitive(e.value() == null)
+                            .setSynonyms(List.of()).setConfigType((byte) 0));
+                }
+                result.setErrorCode(Errors.NONE.code()).setConfigs(entries);
+            } catch (RuntimeException e) {
+                Errors code = Errors.forException(e);
+                result.setErrorCode(code.code()).setErrorMessage(e.getMessage()).setConfigs(List.of());
+            }
+            results.add(result);
+        }
+        return CompletableFuture.completedFuture(new DescribeConfigsResponse(new DescribeConfigsResponseData()
+                .setThrottleTimeMs(0).setResults(results)));
+    }
+}
