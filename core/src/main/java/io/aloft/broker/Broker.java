@@ -3,7 +3,9 @@ package io.aloft.broker;
 import io.aloft.broker.config.ConfigResources;
 import io.aloft.broker.handler.AlterConfigsHandler;
 import io.aloft.broker.handler.ApiHandler;
+import io.aloft.broker.handler.DeleteRecordsHandler;
 import io.aloft.broker.handler.DescribeConfigsHandler;
+import io.aloft.broker.handler.DescribeLogDirsHandler;
 import io.aloft.broker.handler.IncrementalAlterConfigsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.CreatePartitionsHandler;
@@ -141,7 +143,9 @@ public final class Broker implements AutoCloseable {
                 new ListOffsetsHandler(partitions),
                 new DescribeConfigsHandler(configs),
                 new AlterConfigsHandler(configs),
-                new IncrementalAlterConfigsHandler(configs));
+                new IncrementalAlterConfigsHandler(configs),
+                new DeleteRecordsHandler(partitions),
+                new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()));
         dispatcher.set(new RequestDispatcher(handlers));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());
