@@ -149,7 +149,7 @@ public final class Broker implements AutoCloseable {
         dispatcher.set(new RequestDispatcher(handlers));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());
-        resources.add(server);
+        resources.add(server); // closed again, first, by the controlled shutdown below (closing twice is harmless)
 
         List<Endpoint> endpoints = new ArrayList<>();
         for (BrokerConfig.ListenerAddress a : config.advertisedListeners()) {
@@ -159,7 +159,19 @@ public final class Broker implements AutoCloseable {
         }
         BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, null)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        // Controlled shutdown, run first on close: stop taking requests, close the partition logs
+        // (their data goes up to object storage), and only then let the controller move the
+        // partitions, so the next owner opens streams that hold everything acknowledged here.
         resources.add(lifecycle);
+        resources.add(() -> {
+            try {
+                lifecycle.drain().get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                log.warn("Broker {} could not drain; its partitions move once its session times out", nodeId, e);
+            }
+        });
+        resources.add(partitions);
+        resources.add(server);
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
     }
 
