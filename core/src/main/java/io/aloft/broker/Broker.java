@@ -12,6 +12,13 @@ import io.aloft.broker.handler.ProduceHandler;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.partition.PartitionManager;
+import io.aloft.broker.handler.GroupHandlers;
+import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.group.GroupCoordinatorConfig;
+import io.aloft.broker.group.MetadataTopicIds;
+import io.aloft.broker.group.OffsetsTopic;
+import io.aloft.broker.group.PartitionGroupLog;
+import io.aloft.broker.group.SystemGroupTimer;
 import io.aloft.broker.handler.DeleteTopicsHandler;
 import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.metadata.MetadataCache;
@@ -44,6 +51,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -120,6 +128,12 @@ public final class Broker implements AutoCloseable {
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
                 LogConfig.fromBrokerProperties(props), System::currentTimeMillis, scheduler, 30_000);
         resources.add(partitions);
+        GroupCoordinatorConfig groupConfig = GroupCoordinatorConfig.fromProperties(props);
+        SystemGroupTimer groupTimer = new SystemGroupTimer();
+        resources.add(groupTimer);
+        GroupCoordinator groups = new GroupCoordinator(groupConfig,
+                new PartitionGroupLog(partitions, System::currentTimeMillis), groupTimer, new MetadataTopicIds(cache));
+        resources.add(groups);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(dispatcher::get),
@@ -131,7 +145,8 @@ public final class Broker implements AutoCloseable {
                 new ProduceHandler(cache, partitions),
                 new FetchHandler(cache, partitions, scheduler),
                 new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)));
-        dispatcher.set(new RequestDispatcher(handlers));
+        dispatcher.set(new RequestDispatcher(Stream.concat(handlers.stream(),
+                GroupHandlers.create(groups, cache).stream()).toList()));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());
         resources.add(server);
@@ -145,6 +160,11 @@ public final class Broker implements AutoCloseable {
         BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, null)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
         resources.add(lifecycle);
+        // After registration: the controller places the topic's partitions on active brokers only.
+        OffsetsTopic offsetsTopic = new OffsetsTopic(controller, cache, nodeId, groups,
+                groupConfig.offsetsTopicPartitions());
+        resources.add(offsetsTopic);
+        offsetsTopic.start();
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
     }
 
