@@ -131,8 +131,9 @@ public final class Broker implements AutoCloseable {
         GroupCoordinatorConfig groupConfig = GroupCoordinatorConfig.fromProperties(props);
         SystemGroupTimer groupTimer = new SystemGroupTimer();
         resources.add(groupTimer);
-        GroupCoordinator groups = new GroupCoordinator(groupConfig,
-                new PartitionGroupLog(partitions, System::currentTimeMillis), groupTimer, new MetadataTopicIds(cache));
+        PartitionGroupLog groupLog = new PartitionGroupLog(partitions, System::currentTimeMillis);
+        resources.add(groupLog);
+        GroupCoordinator groups = new GroupCoordinator(groupConfig, groupLog, groupTimer, new MetadataTopicIds(cache));
         resources.add(groups);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(

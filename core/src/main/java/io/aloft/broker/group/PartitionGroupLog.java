@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -29,13 +32,18 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * {@link GroupRecordCodec}'s key and value, a null value being a tombstone.
  *
  * <p>Ordering comes from {@link PartitionManager#append}, which submits appends to one partition
- * in call order; the partition log then acknowledges them in offset order. Replay reads the
- * partition from its log start to its high watermark, so it must run on a thread that may block
- * (the coordinator loads partitions off the network threads).
+ * in call order; the partition log then acknowledges them in offset order. Those acknowledgements
+ * arrive on the stream store's threads, which may hold the store's locks, while the coordinator's
+ * continuations take group locks and may append again (taking the partition log's lock); so
+ * append futures are completed on this class's one thread ({@code aloft-group-log}) instead. One
+ * thread, fed in acknowledgement order, keeps completions of a partition in call order.
  *
- * <p>Thread-safe: holds no state of its own.
+ * <p>Replay reads the partition from its log start to its high watermark, so it must run on a
+ * thread that may block (the coordinator loads partitions off the network threads).
+ *
+ * <p>Thread-safe.
  */
-public final class PartitionGroupLog implements GroupLog {
+public final class PartitionGroupLog implements GroupLog, AutoCloseable {
 
     /** The internal topic, under Kafka's name so tools that hide internal topics hide it too. */
     public static final String TOPIC = Topic.GROUP_METADATA_TOPIC_NAME;
@@ -47,6 +55,11 @@ public final class PartitionGroupLog implements GroupLog {
 
     private final PartitionManager partitions;
     private final LongSupplier clock;
+    private final ExecutorService completions = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "aloft-group-log");
+        t.setDaemon(true);
+        return t;
+    });
 
     public PartitionGroupLog(PartitionManager partitions, LongSupplier clock) {
         this.partitions = partitions;
@@ -70,12 +83,21 @@ public final class PartitionGroupLog implements GroupLog {
             encoded[i] = new SimpleRecord(now, GroupRecordCodec.key(r), GroupRecordCodec.value(r));
         }
         MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, encoded);
-        return partitions.append(new TopicPartition(TOPIC, partition), batch).handle((result, error) -> {
+        return partitions.append(new TopicPartition(TOPIC, partition), batch).handleAsync((result, error) -> {
             if (error != null) {
                 throw new CompletionException(asKafkaException(error));
             }
             return null;
-        });
+        }, this::complete);
+    }
+
+    private void complete(Runnable completion) {
+        try {
+            completions.execute(completion);
+        } catch (RejectedExecutionException e) {
+            // Closing: the broker is stopping, and completing on the store's thread beats never.
+            completion.run();
+        }
     }
 
     /**
@@ -146,6 +168,12 @@ public final class PartitionGroupLog implements GroupLog {
             t = t.getCause();
         }
         return t;
+    }
+
+    /** Stops the completion thread; appends completing later complete on the store's thread. */
+    @Override
+    public void close() {
+        completions.shutdown();
     }
 
     /** The partition log's failure as the Kafka exception of its code (what the coordinator maps from). */
