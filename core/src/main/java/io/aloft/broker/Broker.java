@@ -19,6 +19,13 @@ import io.aloft.broker.handler.ProduceHandler;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.partition.PartitionManager;
+import io.aloft.broker.handler.GroupHandlers;
+import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.group.GroupCoordinatorConfig;
+import io.aloft.broker.group.MetadataTopicIds;
+import io.aloft.broker.group.OffsetsTopic;
+import io.aloft.broker.group.PartitionGroupLog;
+import io.aloft.broker.group.SystemGroupTimer;
 import io.aloft.broker.handler.DeleteTopicsHandler;
 import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.metadata.MetadataCache;
@@ -51,6 +58,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -129,6 +137,13 @@ public final class Broker implements AutoCloseable {
         resources.add(partitions);
         ConfigResources configs = new ConfigResources(nodeId, cache, topics, partitions.brokerDefaults(), props,
                 partitions::configsChanged);
+        GroupCoordinatorConfig groupConfig = GroupCoordinatorConfig.fromProperties(props);
+        SystemGroupTimer groupTimer = new SystemGroupTimer();
+        resources.add(groupTimer);
+        PartitionGroupLog groupLog = new PartitionGroupLog(partitions, System::currentTimeMillis);
+        resources.add(groupLog);
+        GroupCoordinator groups = new GroupCoordinator(groupConfig, groupLog, groupTimer, new MetadataTopicIds(cache));
+        resources.add(groups);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(dispatcher::get),
@@ -146,7 +161,8 @@ public final class Broker implements AutoCloseable {
                 new IncrementalAlterConfigsHandler(configs),
                 new DeleteRecordsHandler(partitions),
                 new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()));
-        dispatcher.set(new RequestDispatcher(handlers));
+        dispatcher.set(new RequestDispatcher(Stream.concat(handlers.stream(),
+                GroupHandlers.create(groups, cache).stream()).toList()));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());
         resources.add(server); // closed again, first, by the controlled shutdown below (closing twice is harmless)
@@ -171,6 +187,11 @@ public final class Broker implements AutoCloseable {
             }
         });
         resources.add(partitions);
+        // After registration: the controller places the topic's partitions on active brokers only.
+        OffsetsTopic offsetsTopic = new OffsetsTopic(controller, cache, nodeId, groups,
+                groupConfig.offsetsTopicPartitions());
+        resources.add(offsetsTopic);
+        offsetsTopic.start();
         resources.add(server);
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
     }

@@ -9,9 +9,19 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /** A single-node broker (embedded controller voter) on free loopback ports under a temp dir, sized for tests. */
 public final class TestBroker implements AutoCloseable {
+    private final Map<String, String> props;
     private final Broker broker;
 
+    private TestBroker(Map<String, String> props) throws Exception {
+        this.props = Map.copyOf(props);
+        broker = Broker.start(props);
+    }
+
     public TestBroker(Path dir, Map<String, String> overrides) throws Exception {
+        this(defaults(dir, overrides));
+    }
+
+    private static Map<String, String> defaults(Path dir, Map<String, String> overrides) {
         Map<String, String> props = new HashMap<>();
         props.put("node.id", "1");
         props.put("listeners", "PLAINTEXT://127.0.0.1:0");
@@ -22,8 +32,19 @@ public final class TestBroker implements AutoCloseable {
         props.put("s3.wal.upload.threshold.bytes", Long.toString(4L << 20));
         props.put("s3.stream.object.split.threshold.bytes", Long.toString(4L << 20));
         props.put("s3.block.cache.size.bytes", Long.toString(16L << 20));
+        // Kafka's 50 partitions would open 50 logs at every test broker's start.
+        props.put("offsets.topic.num.partitions", "4");
         props.putAll(overrides);
-        broker = Broker.start(props);
+        return props;
+    }
+
+    /**
+     * A new broker on this one's data dir and settings, to be called after {@link #close}. The
+     * controller voter port stays the same (the quorum's stored configuration names it); the client
+     * listener gets a new port, so clients must be created anew from {@link #bootstrap}.
+     */
+    public TestBroker restart() throws Exception {
+        return new TestBroker(props);
     }
 
     public TestBroker(Path dir) throws Exception {

@@ -1,0 +1,122 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.group.PartitionGroupLog;
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.network.RequestContext;
+import io.aloft.controller.model.BrokerInfo;
+import io.aloft.controller.model.BrokerState;
+import io.aloft.controller.model.Endpoint;
+import io.aloft.controller.model.PartitionInfo;
+import io.aloft.controller.model.TopicInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.ToIntFunction;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+
+/**
+ * FindCoordinator. A group's coordinator is the broker leading the group's partition of
+ * {@code __consumer_offsets}, since only that broker may append the group's records; it is
+ * answered with its endpoint on the listener the request came in on. Before the partition has a
+ * live leader (or the topic exists) the answer is COORDINATOR_NOT_AVAILABLE, which clients retry.
+ *
+ * <p>Transactions and share groups have no coordinator here, so their keys get
+ * COORDINATOR_NOT_AVAILABLE too. Versions 0-3 carry one key; v4+ a batch (KIP-699), each key
+ * answered on its own.
+ */
+public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorRequest> {
+    private static final byte GROUP = 0;
+    private static final byte TRANSACTION = 1;
+    private static final byte SHARE = 2;
+
+    private final MetadataCache cache;
+    private final ToIntFunction<String> partitionFor;
+
+    /**
+     * @param partitionFor the group's {@code __consumer_offsets} partition (the coordinator's own rule)
+     */
+    public FindCoordinatorHandler(MetadataCache cache, ToIntFunction<String> partitionFor) {
+        this.cache = cache;
+        this.partitionFor = partitionFor;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.FIND_COORDINATOR;
+    }
+
+    /**
+     * Up to v6, as Kafka 4.x brokers serve; pinned rather than taken from kafka-clients, whose next
+     * release may know versions the coordinator does not handle.
+     */
+    @Override
+    public short maxVersion() {
+        return 6;
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, FindCoordinatorRequest request) {
+        FindCoordinatorRequestData data = request.data();
+        MetadataCache.View view = cache.view();
+        FindCoordinatorResponseData response = new FindCoordinatorResponseData().setThrottleTimeMs(0);
+        if (request.version() < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
+            Coordinator c = find(view, context.listenerName(), data.key(), data.keyType());
+            response.setErrorCode(c.errorCode()).setErrorMessage(c.errorMessage()).setNodeId(c.nodeId())
+                    .setHost(c.host()).setPort(c.port());
+        } else {
+            List<Coordinator> coordinators = new ArrayList<>(data.coordinatorKeys().size());
+            for (String key : data.coordinatorKeys()) {
+                coordinators.add(find(view, context.listenerName(), key, data.keyType()));
+            }
+            response.setCoordinators(coordinators);
+        }
+        return CompletableFuture.completedFuture(new FindCoordinatorResponse(response));
+    }
+
+    private Coordinator find(MetadataCache.View view, String listener, String key, byte keyType) {
+        if (keyType == TRANSACTION) {
+            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, "transactions are not supported");
+        }
+        if (keyType == SHARE) {
+            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, "share groups are not supported");
+        }
+        if (keyType != GROUP) {
+            return failed(key, Errors.INVALID_REQUEST, "unknown coordinator key type " + keyType);
+        }
+        if (key == null) {
+            return failed(key, Errors.INVALID_REQUEST, "a group coordinator key must not be null");
+        }
+        TopicInfo topic = view.topic(PartitionGroupLog.TOPIC);
+        int partition = partitionFor.applyAsInt(key);
+        if (topic == null || partition >= topic.partitions().size()) {
+            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, PartitionGroupLog.TOPIC + "-" + partition
+                    + " does not exist yet");
+        }
+        PartitionInfo p = topic.partitions().get(partition);
+        BrokerInfo leader = p.brokerId() < 0 ? null : view.brokers().get(p.brokerId());
+        if (leader == null || leader.state() == BrokerState.FENCED) {
+            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, PartitionGroupLog.TOPIC + "-" + partition
+                    + " has no live leader");
+        }
+        for (Endpoint e : leader.endpoints()) {
+            if (e.listener().equals(listener)) {
+                return new Coordinator().setKey(key).setErrorCode(Errors.NONE.code()).setNodeId(leader.brokerId())
+                        .setHost(e.host()).setPort(e.port());
+            }
+        }
+        return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, "broker " + leader.brokerId()
+                + " has no endpoint on listener " + listener);
+    }
+
+    private static Coordinator failed(String key, Errors error, String message) {
+        return new Coordinator().setKey(key).setErrorCode(error.code()).setErrorMessage(message).setNodeId(-1)
+                .setHost("").setPort(-1);
+    }
+}

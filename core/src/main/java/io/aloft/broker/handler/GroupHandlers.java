@@ -1,0 +1,26 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.metadata.MetadataCache;
+import java.util.List;
+
+/** The handlers of the classic group APIs, all served by one {@link GroupCoordinator}. */
+public final class GroupHandlers {
+    private GroupHandlers() {
+    }
+
+    public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache) {
+        return List.of(
+                new FindCoordinatorHandler(cache, coordinator::partitionFor),
+                new JoinGroupHandler(coordinator),
+                new SyncGroupHandler(coordinator),
+                new HeartbeatHandler(coordinator),
+                new LeaveGroupHandler(coordinator),
+                new OffsetCommitHandler(coordinator),
+                new OffsetFetchHandler(coordinator),
+                new ListGroupsHandler(coordinator),
+                new DescribeGroupsHandler(coordinator),
+                new DeleteGroupsHandler(coordinator),
+                new OffsetDeleteHandler(coordinator));
+    }
+}

@@ -1,0 +1,40 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.network.RequestContext;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupResponse;
+
+/**
+ * LeaveGroup: one member (v0-2) or a batch of members by id or instance id (v3+) leave.
+ */
+public final class LeaveGroupHandler implements ApiHandler<LeaveGroupRequest> {
+    private final GroupCoordinator coordinator;
+
+    public LeaveGroupHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.LEAVE_GROUP;
+    }
+
+    /**
+     * Up to v5, as Kafka 4.x brokers serve; pinned rather than taken from kafka-clients, whose next
+     * release may know versions the coordinator does not handle.
+     */
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, LeaveGroupRequest request) {
+        return coordinator.leaveGroup(request.data(), request.version())
+                .thenApply(LeaveGroupResponse::new);
+    }
+}

@@ -1,0 +1,40 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.network.RequestContext;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.SyncGroupResponse;
+
+/**
+ * SyncGroup: the leader hands out assignments, followers wait for theirs.
+ */
+public final class SyncGroupHandler implements ApiHandler<SyncGroupRequest> {
+    private final GroupCoordinator coordinator;
+
+    public SyncGroupHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.SYNC_GROUP;
+    }
+
+    /**
+     * Up to v5, as Kafka 4.x brokers serve; pinned rather than taken from kafka-clients, whose next
+     * release may know versions the coordinator does not handle.
+     */
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, SyncGroupRequest request) {
+        return coordinator.syncGroup(request.data(), request.version())
+                .thenApply(SyncGroupResponse::new);
+    }
+}
