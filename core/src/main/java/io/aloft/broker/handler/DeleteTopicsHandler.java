@@ -62,6 +62,13 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
                 continue;
             }
             Uuid id = new Uuid(topic.topicId().getMostSignificantBits(), topic.topicId().getLeastSignificantBits());
+            if (org.apache.kafka.common.internals.Topic.isInternal(topic.name())) {
+                // Deleting it would drop every group's committed offsets.
+                results.add(CompletableFuture.completedFuture(new DeletableTopicResult().setName(topic.name())
+                        .setTopicId(id).setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code())
+                        .setErrorMessage("internal topic " + topic.name() + " cannot be deleted")));
+                continue;
+            }
             results.add(topics.delete(topic).handle((v, error) -> {
                 DeletableTopicResult r = new DeletableTopicResult().setName(topic.name()).setTopicId(id);
                 if (error == null) {

@@ -74,6 +74,9 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         for (PartitionProduceData p : t.partitionData()) {
             if (name == null) {
                 parts.add(done(p.index(), Errors.UNKNOWN_TOPIC_ID, "unknown topic id " + topicId));
+            } else if (org.apache.kafka.common.internals.Topic.isInternal(name)) {
+                // Only the broker's group coordinator writes there (as in Kafka).
+                parts.add(done(p.index(), Errors.INVALID_TOPIC_EXCEPTION, "cannot produce to internal topic " + name));
             } else if (acks != 0 && acks != 1 && acks != -1) {
                 parts.add(done(p.index(), Errors.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1, not " + acks));
             } else if (transactionalId != null) {
