@@ -123,4 +123,17 @@ class AdminTopicsTest {
         assertEquals(broker.broker().nodeId(), nodes.iterator().next().id());
         assertEquals(broker.broker().port("PLAINTEXT"), nodes.iterator().next().port());
     }
+
+    @Test
+    void internalOffsetsTopicCannotBeDeleted() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!admin.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true)).names()
+                .get(30, TimeUnit.SECONDS).contains("__consumer_offsets")) {
+            assertTrue(System.nanoTime() < deadline, "__consumer_offsets was created at start-up");
+            Thread.sleep(100);
+        }
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> admin.deleteTopics(List.of("__consumer_offsets")).all().get(30, TimeUnit.SECONDS));
+        assertInstanceOf(InvalidTopicException.class, e.getCause());
+    }
 }
