@@ -226,12 +226,11 @@ class BrokerCrashTest {
     }
 
     private void start() throws IOException {
-        String root = System.getProperty("aloft.project.root", "..");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 // Small and quick to start (C1 only, one compiler thread): it runs seconds on 2 shared cores.
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
                 // The broker's own logging (INFO for io.aloft), not the test configuration on the class path.
-                "-Dlog4j2.configurationFile=" + Path.of(root, "config", "log4j2.xml").toAbsolutePath(),
+                "-Dlog4j2.configurationFile=" + childLogConfig(),
                 "-Dlog4j2.shutdownHookEnabled=false",
                 "-cp", System.getProperty("java.class.path"),
                 BrokerChild.class.getName(), config.toString());
@@ -241,6 +240,14 @@ class BrokerCrashTest {
         Files.writeString(logFile, "=== start " + java.time.Instant.now() + "\n", StandardCharsets.UTF_8,
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
         broker = pb.start();
+    }
+
+    private static Path childLogConfig() {
+        try {
+            return Path.of(BrokerCrashTest.class.getClassLoader().getResource("broker-child-log4j2.xml").toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private void kill() throws Exception {
