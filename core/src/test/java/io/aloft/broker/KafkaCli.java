@@ -1,0 +1,93 @@
+package io.aloft.broker;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs Apache Kafka's own command-line tools (the {@code kafka-tools} jars that the build copies to
+ * {@code target/kafka-cli}, never on this module's class path) as child processes, the way
+ * {@code bin/kafka-topics.sh} and friends do, and collects exit status and output.
+ *
+ * <p>Not thread-safe: one instance per test class.
+ */
+final class KafkaCli {
+    /** The answer of one tool run. */
+    record Result(int exitCode, String out, String err) {
+        List<String> lines() {
+            return out.lines().toList();
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout\n" + out + "--- stderr\n" + err;
+        }
+    }
+
+    private final Path work;
+    private final String classPath;
+    private final Path log4jConfig;
+    private int runs;
+
+    /** {@code work} holds the launcher class and each run's output files. */
+    KafkaCli(Path work) throws Exception {
+        Path jars = Path.of(System.getProperty("aloft.kafka.cli.dir", "target/kafka-cli"));
+        if (!Files.isRegularFile(jars.resolve("kafka-tools-" + org.apache.kafka.common.utils.AppInfoParser.getVersion()
+                + ".jar"))) {
+            throw new IllegalStateException("Kafka's tools are not in " + jars.toAbsolutePath()
+                    + ": the build copies them there (core/pom.xml, execution copy-kafka-cli)");
+        }
+        this.work = Files.createDirectories(work);
+        // The launcher alone, copied out of the test classes, so no Aloft class or jar is visible to the tool.
+        String resource = KafkaToolLauncher.class.getName().replace('.', '/') + ".class";
+        Path launcher = work.resolve("launcher");
+        Files.createDirectories(launcher.resolve(resource).getParent());
+        try (InputStream in = KafkaCli.class.getClassLoader().getResourceAsStream(resource)) {
+            Files.write(launcher.resolve(resource), in.readAllBytes());
+        }
+        this.classPath = jars.toAbsolutePath() + "/*" + java.io.File.pathSeparator + launcher;
+        this.log4jConfig = Path.of(KafkaCli.class.getClassLoader().getResource("kafka-cli-log4j2.xml").toURI());
+    }
+
+    /** Runs {@code mainClass} with {@code args}, standard input closed at once. */
+    Result run(String mainClass, String... args) throws Exception {
+        return runWithInput("", mainClass, args);
+    }
+
+    /**
+     * Runs {@code mainClass} with {@code args}, {@code input} on its standard input followed by end
+     * of input. Fails if the tool has not exited within 120 s (each tool is given shorter timeouts).
+     */
+    Result runWithInput(String input, String mainClass, String... args) throws Exception {
+        int run = runs++;
+        Path out = work.resolve("run-" + run + ".out");
+        Path err = work.resolve("run-" + run + ".err");
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // Short-lived clients: a small heap and C1 only start fastest on 2 shared cores.
+                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
+                "-Dlog4j2.configurationFile=" + log4jConfig,
+                "-cp", classPath, KafkaToolLauncher.class.getName(), mainClass));
+        command.addAll(List.of(args));
+        // Files, not pipes: nothing has to drain them while the tool runs.
+        Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        try {
+            try (OutputStream stdin = p.getOutputStream()) {
+                stdin.write(input.getBytes(StandardCharsets.UTF_8));
+            }
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                throw new AssertionError(mainClass + " " + String.join(" ", args) + " still runs after 120 s:\n"
+                        + Files.readString(out) + Files.readString(err));
+            }
+        } finally {
+            p.destroyForcibly(); // a no-op once it exited; otherwise it must not outlive the test
+        }
+        return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+}
