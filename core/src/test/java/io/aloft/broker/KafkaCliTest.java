@@ -17,7 +17,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +31,7 @@ class KafkaCliTest {
     private static final String CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer";
     private static final String CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer";
     private static final String GET_OFFSET_SHELL = "org.apache.kafka.tools.GetOffsetShell";
+    private static final String CONSUMER_GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand";
 
     @TempDir
     static Path dir;
@@ -104,8 +104,6 @@ class KafkaCliTest {
     }
 
     @Test
-    @Disabled("kafka-topics --describe also describes the topic's configs: the broker does not serve "
-            + "DescribeConfigs (API key 32) yet, and the tool exits 1 with 'The node does not support DESCRIBE_CONFIGS'")
     void topicCommand_describe_showsPartitionsAndLeader() throws Exception {
         admin.createTopics(List.of(new NewTopic("cli-describe", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
         KafkaCli.Result described = topics("--describe", "--topic", "cli-describe");
@@ -186,5 +184,43 @@ class KafkaCliTest {
         KafkaCli.Result r = cli.run(GET_OFFSET_SHELL, args.toArray(String[]::new));
         assertEquals(0, r.exitCode(), r.toString());
         return r.lines();
+    }
+
+    @Test
+    void consumerGroupCommand_describeAndResetOffsets() throws Exception {
+        String topic = "cli-groups";
+        KafkaCli.Result created = topics("--create", "--topic", topic, "--partitions", "2");
+        assertEquals(0, created.exitCode(), created.toString());
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            lines.add("value " + i);
+        }
+        KafkaCli.Result produced = cli.runWithInput(String.join("\n", lines) + "\n", CONSOLE_PRODUCER,
+                "--bootstrap-server", broker.bootstrap(), "--topic", topic);
+        assertEquals(0, produced.exitCode(), produced.toString());
+
+        // A console consumer in a group reads everything and commits its position.
+        KafkaCli.Result consumed = cli.run(CONSOLE_CONSUMER, "--bootstrap-server", broker.bootstrap(),
+                "--topic", topic, "--group", "cli-group", "--from-beginning", "--max-messages", "10",
+                "--timeout-ms", "30000");
+        assertEquals(0, consumed.exitCode(), consumed.toString());
+        assertEquals(new java.util.TreeSet<>(lines), new java.util.TreeSet<>(consumed.lines()), consumed.toString());
+
+        KafkaCli.Result described = cli.run(CONSUMER_GROUPS, "--bootstrap-server", broker.bootstrap(),
+                "--describe", "--group", "cli-group");
+        assertEquals(0, described.exitCode(), described.toString());
+        assertTrue(described.out().contains(topic), described.toString());
+        long totalLag = described.lines().stream().filter(l -> l.startsWith("cli-group"))
+                .map(l -> l.trim().split("\\s+")).mapToLong(f -> Long.parseLong(f[5])).sum();
+        assertEquals(0, totalLag, "everything consumed and committed: " + described);
+
+        KafkaCli.Result reset = cli.run(CONSUMER_GROUPS, "--bootstrap-server", broker.bootstrap(),
+                "--reset-offsets", "--group", "cli-group", "--topic", topic, "--to-earliest", "--execute");
+        assertEquals(0, reset.exitCode(), reset.toString());
+        KafkaCli.Result after = cli.run(CONSUMER_GROUPS, "--bootstrap-server", broker.bootstrap(),
+                "--describe", "--group", "cli-group");
+        long lagAfter = after.lines().stream().filter(l -> l.startsWith("cli-group"))
+                .map(l -> l.trim().split("\\s+")).mapToLong(f -> Long.parseLong(f[5])).sum();
+        assertEquals(10, lagAfter, "reset to earliest: all 10 records are lag again: " + after);
     }
 }
