@@ -75,6 +75,7 @@ public final class Broker implements AutoCloseable {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final int nodeId;
     private KafkaServer server;
+    private ObjectStorage storage;
     private String clusterId;
 
     private Broker(int nodeId) {
@@ -117,6 +118,7 @@ public final class Broker implements AutoCloseable {
         WriteAheadLog wal = BlockDeviceWal.open(walConfig);
         resources.add(wal);
         ObjectStorage storage = ObjectStorages.open(config.objectStorageUrl());
+        this.storage = storage;
         resources.add(storage);
         StreamStore store = StreamStore.open(storeConfig, wal, storage, new ControllerStreamMetadata(controller));
         resources.add(store::close);
@@ -214,6 +216,11 @@ public final class Broker implements AutoCloseable {
 
     public String clusterId() {
         return clusterId;
+    }
+
+    /** Requests and bytes this broker sent to object storage, by operation (tests, metrics). */
+    public io.aloft.stream.storage.ObjectStorageStats objectStorageStats() {
+        return storage.stats();
     }
 
     /** The port a listener is bound to. */
