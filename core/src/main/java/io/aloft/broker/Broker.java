@@ -94,6 +94,13 @@ public final class Broker implements AutoCloseable {
         ControllerConfig controllerConfig = ControllerConfig.fromProperties(props);
         WalConfig walConfig = WalConfig.fromProperties(props);
         StreamStoreConfig storeConfig = StreamStoreConfig.fromProperties(controllerConfig.nodeId(), props);
+        // Checked now, before anything starts, so a bad value fails fast with its key.
+        LogConfig.fromBrokerProperties(props);
+        try {
+            GroupCoordinatorConfig.fromProperties(props);
+        } catch (org.apache.kafka.common.config.ConfigException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
 
         Broker broker = new Broker(controllerConfig.nodeId());
         try {

@@ -44,7 +44,7 @@ public final class BrokerMain {
         Broker broker;
         try {
             broker = Broker.start(props);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | io.aloft.wal.WalConfigException e) {
             System.err.println("Invalid configuration: " + e.getMessage());
             System.exit(2);
             return;
