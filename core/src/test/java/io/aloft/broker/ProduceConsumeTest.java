@@ -117,4 +117,45 @@ class ProduceConsumeTest {
             }
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void largeRecordsInLargeBatches() throws Exception {
+        String topic = "large";
+        try (Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        Properties p = producerProps("none");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "50");
+        java.util.Random random = new java.util.Random(7);
+        List<byte[]> values = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (int i = 0; i < 24; i++) {
+                // From 10 KiB to ~900 KiB: single-record batches near max.message.bytes, and batches of many.
+                byte[] value = new byte[i % 3 == 0 ? 900_000 : 10_240];
+                random.nextBytes(value);
+                values.add(value);
+                sent.add(producer.send(new ProducerRecord<>(topic, 0, null, value)));
+            }
+            for (Future<RecordMetadata> f : sent) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        }
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (got.size() < values.size() && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(500)).forEach(got::add);
+            }
+            assertEquals(values.size(), got.size());
+            for (int i = 0; i < values.size(); i++) {
+                assertEquals(i, got.get(i).offset());
+                assertArrayEquals(values.get(i), got.get(i).value(), "record " + i);
+            }
+        }
+    }
 }
