@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs Apache Kafka's own command-line tools (the {@code kafka-tools} jars that the build copies to
- * {@code target/kafka-cli}, never on this module's class path) as child processes, the way
+ * {@code kafka-dist/target/kafka-libs}, never on this module's class path) as child processes, the way
  * {@code bin/kafka-topics.sh} and friends do, and collects exit status and output.
  *
  * <p>Not thread-safe: one instance per test class.
@@ -37,11 +37,11 @@ final class KafkaCli {
 
     /** {@code work} holds the launcher class and each run's output files. */
     KafkaCli(Path work) throws Exception {
-        Path jars = Path.of(System.getProperty("aloft.kafka.cli.dir", "target/kafka-cli"));
+        Path jars = Path.of(System.getProperty("aloft.kafka.cli.dir", "../kafka-dist/target/kafka-libs"));
         if (!Files.isRegularFile(jars.resolve("kafka-tools-" + org.apache.kafka.common.utils.AppInfoParser.getVersion()
                 + ".jar"))) {
             throw new IllegalStateException("Kafka's tools are not in " + jars.toAbsolutePath()
-                    + ": the build copies them there (core/pom.xml, execution copy-kafka-cli)");
+                    + ": the build resolves them there (module kafka-dist)");
         }
         this.work = Files.createDirectories(work);
         // The launcher alone, copied out of the test classes, so no Aloft class or jar is visible to the tool.

@@ -32,6 +32,8 @@ class KafkaCliTest {
     private static final String CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer";
     private static final String GET_OFFSET_SHELL = "org.apache.kafka.tools.GetOffsetShell";
     private static final String CONSUMER_GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand";
+    /** kafka-configs: still the Scala tool in Kafka 4.3.1 (kafka_2.13). */
+    private static final String CONFIGS = "kafka.admin.ConfigCommand";
 
     @TempDir
     static Path dir;
@@ -222,5 +224,33 @@ class KafkaCliTest {
         long lagAfter = after.lines().stream().filter(l -> l.startsWith("cli-group"))
                 .map(l -> l.trim().split("\\s+")).mapToLong(f -> Long.parseLong(f[5])).sum();
         assertEquals(10, lagAfter, "reset to earliest: all 10 records are lag again: " + after);
+    }
+
+    @Test
+    void configCommand_alterAndDescribeTopicConfigs() throws Exception {
+        String topic = "cli-configs";
+        assertEquals(0, topics("--create", "--topic", topic, "--partitions", "1").exitCode());
+        KafkaCli.Result altered = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--alter",
+                "--entity-type", "topics", "--entity-name", topic, "--add-config", "retention.ms=3600000,retention.bytes=1048576");
+        assertEquals(0, altered.exitCode(), altered.toString());
+        KafkaCli.Result described = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--describe",
+                "--entity-type", "topics", "--entity-name", topic);
+        assertEquals(0, described.exitCode(), described.toString());
+        assertTrue(described.out().contains("retention.ms=3600000"), described.toString());
+        assertTrue(described.out().contains("retention.bytes=1048576"), described.toString());
+
+        KafkaCli.Result removed = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--alter",
+                "--entity-type", "topics", "--entity-name", topic, "--delete-config", "retention.bytes");
+        assertEquals(0, removed.exitCode(), removed.toString());
+        KafkaCli.Result after = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--describe",
+                "--entity-type", "topics", "--entity-name", topic);
+        assertTrue(after.out().contains("retention.ms=3600000"), after.toString());
+        assertTrue(!after.out().contains("retention.bytes=1048576"), after.toString());
+
+        // A bad value is refused by the broker, and the tool says which config.
+        KafkaCli.Result bad = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--alter",
+                "--entity-type", "topics", "--entity-name", topic, "--add-config", "retention.ms=soon");
+        assertTrue(bad.exitCode() != 0, bad.toString());
+        assertTrue((bad.out() + bad.err()).contains("retention.ms"), bad.toString());
     }
 }
