@@ -1,6 +1,7 @@
 package io.aloft.broker;
 
 import io.aloft.broker.config.ConfigResources;
+import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.handler.AlterConfigsHandler;
 import io.aloft.broker.handler.ApiHandler;
 import io.aloft.broker.handler.DeleteRecordsHandler;
@@ -141,11 +142,13 @@ public final class Broker implements AutoCloseable {
             return t;
         });
         resources.add(scheduler::shutdownNow);
+        DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props);
+        brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
-                LogConfig.fromBrokerProperties(props), System::currentTimeMillis, scheduler, 30_000);
+                brokerConfigs::logDefaults, System::currentTimeMillis, scheduler, 30_000);
         resources.add(partitions);
-        ConfigResources configs = new ConfigResources(nodeId, cache, topics, partitions.brokerDefaults(), props,
-                partitions::configsChanged);
+        brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
+        ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);
         GroupCoordinatorConfig groupConfig = GroupCoordinatorConfig.fromProperties(props);
         SystemGroupTimer groupTimer = new SystemGroupTimer();
         resources.add(groupTimer);

@@ -253,4 +253,37 @@ class KafkaCliTest {
         assertTrue(bad.exitCode() != 0, bad.toString());
         assertTrue((bad.out() + bad.err()).contains("retention.ms"), bad.toString());
     }
+
+    @Test
+    void configCommand_dynamicBrokerConfigs() throws Exception {
+        String bootstrap = broker.bootstrap();
+        KafkaCli.Result altered = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter",
+                "--entity-type", "brokers", "--entity-default", "--add-config", "log.retention.ms=7200000");
+        assertEquals(0, altered.exitCode(), altered.toString());
+        KafkaCli.Result described = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--describe",
+                "--entity-type", "brokers", "--entity-default");
+        assertEquals(0, described.exitCode(), described.toString());
+        assertTrue(described.out().contains("log.retention.ms=7200000"), described.toString());
+
+        KafkaCli.Result own = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter",
+                "--entity-type", "brokers", "--entity-name", "1", "--add-config", "message.max.bytes=2000000");
+        assertEquals(0, own.exitCode(), own.toString());
+        KafkaCli.Result ownDescribed = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--describe",
+                "--entity-type", "brokers", "--entity-name", "1");
+        assertTrue(ownDescribed.out().contains("message.max.bytes=2000000"), ownDescribed.toString());
+
+        // A key that cannot change at run time is refused, and the tool shows the broker's reason.
+        KafkaCli.Result refused = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter",
+                "--entity-type", "brokers", "--entity-name", "1", "--add-config", "num.partitions=3");
+        assertTrue(refused.exitCode() != 0, refused.toString());
+        assertTrue((refused.out() + refused.err()).contains("num.partitions"), refused.toString());
+
+        assertEquals(0, cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter", "--entity-type", "brokers",
+                "--entity-default", "--delete-config", "log.retention.ms").exitCode());
+        assertEquals(0, cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter", "--entity-type", "brokers",
+                "--entity-name", "1", "--delete-config", "message.max.bytes").exitCode());
+        KafkaCli.Result after = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--describe",
+                "--entity-type", "brokers", "--entity-default");
+        assertTrue(!after.out().contains("log.retention.ms=7200000"), after.toString());
+    }
 }

@@ -16,13 +16,15 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Configs of topics and brokers as DescribeConfigs shows them and Alter(Incremental)Configs
- * changes them. Topic overrides live in the controller; broker settings are static (from the
- * properties file) and read-only: dynamic broker configs are not supported yet.
+ * changes them. Topic overrides live in the controller; broker configs are the properties file
+ * plus the dynamic values of {@link DynamicBrokerConfigs}.
  */
 public final class ConfigResources {
 
     /** Kafka's config sources (DescribeConfigs wire values). */
     public static final byte SOURCE_TOPIC = 1;
+    public static final byte SOURCE_DYNAMIC_BROKER = 2;
+    public static final byte SOURCE_DYNAMIC_DEFAULT_BROKER = 3;
     public static final byte SOURCE_STATIC_BROKER = 4;
     public static final byte SOURCE_DEFAULT = 5;
 
@@ -30,21 +32,17 @@ public final class ConfigResources {
     public record Entry(String name, String value, byte source, boolean readOnly) {
     }
 
-    private final int brokerId;
     private final MetadataCache cache;
     private final TopicManager topics;
-    private final LogConfig brokerDefaults;
-    private final Map<String, String> brokerProperties;
+    private final DynamicBrokerConfigs brokerConfigs;
     private final java.util.function.Consumer<TopicInfo> onTopicChanged;
 
-    public ConfigResources(int brokerId, MetadataCache cache, TopicManager topics, LogConfig brokerDefaults,
-            Map<String, String> brokerProperties, java.util.function.Consumer<TopicInfo> onTopicChanged) {
+    public ConfigResources(MetadataCache cache, TopicManager topics, DynamicBrokerConfigs brokerConfigs,
+            java.util.function.Consumer<TopicInfo> onTopicChanged) {
         this.onTopicChanged = onTopicChanged;
-        this.brokerId = brokerId;
         this.cache = cache;
         this.topics = topics;
-        this.brokerDefaults = brokerDefaults;
-        this.brokerProperties = new TreeMap<>(brokerProperties);
+        this.brokerConfigs = brokerConfigs;
     }
 
     /** The configs of a resource (all when {@code keys} is null or empty). */
@@ -62,22 +60,62 @@ public final class ConfigResources {
 
     private List<Entry> describeTopic(TopicInfo topic) {
         List<Entry> out = new ArrayList<>();
-        Map<String, String> defaults = brokerDefaults.toMap();
-        Map<String, String> merged = new TreeMap<>(defaults);
+        Map<String, String> merged = new TreeMap<>(brokerConfigs.logDefaults().toMap());
         merged.putAll(topic.configs());
         merged.forEach((k, v) -> out.add(new Entry(k, v, topic.configs().containsKey(k) ? SOURCE_TOPIC
-                : SOURCE_DEFAULT, false)));
+                : brokerSource(LogConfig.brokerSynonyms(k)), false)));
         return out;
     }
 
-    private List<Entry> describeBroker(String name) {
-        if (!name.isEmpty() && !name.equals(Integer.toString(brokerId))) {
-            throw new InvalidRequestException("this is broker " + brokerId + ", not " + name);
+    /** Where the broker-level value of a topic default comes from: the highest level setting any synonym. */
+    private byte brokerSource(List<String> synonyms) {
+        if (synonyms.stream().anyMatch(brokerConfigs.perBroker()::containsKey)) {
+            return SOURCE_DYNAMIC_BROKER;
         }
-        List<Entry> out = new ArrayList<>();
-        brokerProperties.forEach((k, v) -> out.add(new Entry(k, isSensitive(k) ? null : v, SOURCE_STATIC_BROKER,
-                true)));
-        return out;
+        if (synonyms.stream().anyMatch(brokerConfigs.clusterDefault()::containsKey)) {
+            return SOURCE_DYNAMIC_DEFAULT_BROKER;
+        }
+        if (synonyms.stream().anyMatch(brokerConfigs.staticProps()::containsKey)) {
+            return SOURCE_STATIC_BROKER;
+        }
+        return SOURCE_DEFAULT;
+    }
+
+    /**
+     * The cluster default ("") shows only the dynamic cluster-wide values, as in Kafka. A broker
+     * shows its properties file and every dynamic key, each with the value in force and its source;
+     * dynamic keys are the writable ones.
+     */
+    private List<Entry> describeBroker(String name) {
+        if (name.equals(DynamicBrokerConfigs.CLUSTER_DEFAULT)) {
+            List<Entry> out = new ArrayList<>();
+            brokerConfigs.clusterDefault().forEach((k, v) -> out.add(new Entry(k, v, SOURCE_DYNAMIC_DEFAULT_BROKER,
+                    false)));
+            return out;
+        }
+        requireThisBroker(name);
+        Map<String, Entry> entries = new TreeMap<>();
+        brokerConfigs.staticProps().forEach((k, v) -> entries.put(k, new Entry(k, isSensitive(k) ? null : v,
+                SOURCE_STATIC_BROKER, !DynamicBrokerConfigs.DYNAMIC_KEYS.contains(k))));
+        // Every topic default with its broker key and the value in force, even where nothing sets it.
+        Map<String, String> inForce = brokerConfigs.logDefaults().toMap();
+        inForce.forEach((topicKey, value) -> {
+            List<String> synonyms = LogConfig.brokerSynonyms(topicKey);
+            if (!synonyms.isEmpty() && synonyms.stream().noneMatch(entries::containsKey)) {
+                String brokerKey = synonyms.get(0);
+                entries.put(brokerKey, new Entry(brokerKey, value, SOURCE_DEFAULT, false));
+            }
+        });
+        brokerConfigs.clusterDefault().forEach((k, v) -> entries.put(k, new Entry(k, v,
+                SOURCE_DYNAMIC_DEFAULT_BROKER, false)));
+        brokerConfigs.perBroker().forEach((k, v) -> entries.put(k, new Entry(k, v, SOURCE_DYNAMIC_BROKER, false)));
+        return List.copyOf(entries.values());
+    }
+
+    private void requireThisBroker(String name) {
+        if (!name.equals(Integer.toString(brokerConfigs.brokerId()))) {
+            throw new InvalidRequestException("this is broker " + brokerConfigs.brokerId() + ", not " + name);
+        }
     }
 
     private static boolean isSensitive(String key) {
@@ -85,13 +123,29 @@ public final class ConfigResources {
         return k.contains("secret") || k.contains("password") || k.contains("accesskey");
     }
 
-    /** Applies topic config changes (validated first), or fails with the Kafka error the client should see. */
+    /** The values set at a resource now: what a whole-set AlterConfigs replaces. */
+    public Map<String, String> overrides(ConfigResource.Type type, String name) {
+        if (type == ConfigResource.Type.TOPIC) {
+            return requireTopic(name).configs();
+        }
+        if (type == ConfigResource.Type.BROKER) {
+            if (!name.equals(DynamicBrokerConfigs.CLUSTER_DEFAULT)) {
+                requireThisBroker(name);
+            }
+            return brokerConfigs.at(name);
+        }
+        throw new InvalidRequestException("configs of " + type + " resources are not supported");
+    }
+
+    /** Applies config changes (validated first), or fails with the Kafka error the client should see. */
     public CompletableFuture<Void> alter(ConfigResource.Type type, String name, Map<String, String> set,
             List<String> delete, boolean validateOnly) {
         try {
             if (type == ConfigResource.Type.BROKER) {
-                throw new InvalidRequestException("dynamic broker configs are not supported yet: set them in "
-                        + "server.properties and restart the broker");
+                if (!name.equals(DynamicBrokerConfigs.CLUSTER_DEFAULT)) {
+                    requireThisBroker(name);
+                }
+                return brokerConfigs.alter(name, set, delete, validateOnly);
             }
             if (type != ConfigResource.Type.TOPIC) {
                 throw new InvalidRequestException("configs of " + type + " resources are not supported");

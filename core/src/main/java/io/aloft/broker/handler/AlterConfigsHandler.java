@@ -2,7 +2,6 @@ package io.aloft.broker.handler;
 
 import io.aloft.broker.config.ConfigResources;
 import io.aloft.broker.network.RequestContext;
-import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,7 +18,10 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.AlterConfigsResponse;
 
-/** AlterConfigs (the legacy, whole-set form): the given configs replace all of a topic's overrides. */
+/**
+ * AlterConfigs (the legacy, whole-set form): the given configs replace all of a topic's overrides,
+ * or all dynamic values of a broker (or of the cluster default).
+ */
 public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequest> {
     private final ConfigResources configs;
 
@@ -44,15 +46,13 @@ public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequest
             }
             ConfigResource.Type type = ConfigResource.Type.forId(r.resourceType());
             List<String> delete = new ArrayList<>();
-            if (type == ConfigResource.Type.TOPIC) {
-                try {
-                    TopicInfo topic = configs.requireTopic(r.resourceName());
-                    topic.configs().keySet().stream().filter(k -> !set.containsKey(k)).forEach(delete::add);
-                } catch (RuntimeException e) {
-                    results.add(CompletableFuture.completedFuture(response.setErrorCode(Errors.forException(e).code())
-                            .setErrorMessage(e.getMessage())));
-                    continue;
-                }
+            try {
+                configs.overrides(type, r.resourceName()).keySet().stream().filter(k -> !set.containsKey(k))
+                        .forEach(delete::add);
+            } catch (RuntimeException e) {
+                results.add(CompletableFuture.completedFuture(response.setErrorCode(Errors.forException(e).code())
+                        .setErrorMessage(e.getMessage())));
+                continue;
             }
             results.add(configs.alter(type, r.resourceName(), set, delete, request.data().validateOnly())
                     .handle((v, e) -> e == null ? response.setErrorCode(Errors.NONE.code())

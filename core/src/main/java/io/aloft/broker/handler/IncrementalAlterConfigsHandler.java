@@ -20,8 +20,9 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 
 /**
- * IncrementalAlterConfigs: SET and DELETE of topic configs. APPEND and SUBTRACT apply to list
- * configs only, and none of the topic configs the log uses is a list: they are refused.
+ * IncrementalAlterConfigs: SET and DELETE of topic configs and of dynamic broker configs. APPEND
+ * and SUBTRACT apply to list configs only, and none of the configs that can change is a list: they
+ * are refused.
  */
 public final class IncrementalAlterConfigsHandler implements ApiHandler<IncrementalAlterConfigsRequest> {
     private final ConfigResources configs;

@@ -2,7 +2,10 @@ package io.aloft.broker.log;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -124,6 +127,26 @@ public final class LogConfig {
             "log.retention.bytes", RETENTION_BYTES_CONFIG,
             "log.index.interval.bytes", INDEX_INTERVAL_BYTES_CONFIG,
             "producer.id.expiration.ms", PRODUCER_ID_EXPIRATION_MS_CONFIG);
+
+    /** Kafka's retention synonyms at the broker, in precedence order: the first one set wins. */
+    private static final List<String> RETENTION_BROKER_KEYS = List.of("log.retention.ms", "log.retention.minutes",
+            "log.retention.hours");
+
+    /** Every broker key that sets the default of a topic key (retention's three synonyms included). */
+    public static Set<String> brokerKeys() {
+        Set<String> keys = new TreeSet<>(BROKER_KEYS.keySet());
+        keys.addAll(RETENTION_BROKER_KEYS);
+        return keys;
+    }
+
+    /** The broker keys that set the default of a topic key, in precedence order; empty for none. */
+    public static List<String> brokerSynonyms(String topicKey) {
+        if (RETENTION_MS_CONFIG.equals(topicKey)) {
+            return RETENTION_BROKER_KEYS;
+        }
+        return BROKER_KEYS.entrySet().stream().filter(e -> e.getValue().equals(topicKey)).map(Map.Entry::getKey)
+                .toList();
+    }
 
     /**
      * The broker-wide topic defaults from a broker's properties, by Kafka's broker key names

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -41,7 +42,7 @@ public final class PartitionManager implements AutoCloseable {
     private final MetadataCache cache;
     private final StreamStore store;
     private final StreamMetadata streams;
-    private final LogConfig brokerDefaults;
+    private final Supplier<LogConfig> brokerDefaults;
     private final LongSupplier clock;
     private final Map<TopicPartition, Entry> logs = new HashMap<>();
     /** Per partition, the latest append's submission: the next append is submitted after it. */
@@ -53,7 +54,7 @@ public final class PartitionManager implements AutoCloseable {
     }
 
     public PartitionManager(int brokerId, MetadataCache cache, StreamStore store, StreamMetadata streams,
-            LogConfig brokerDefaults, LongSupplier clock, ScheduledExecutorService scheduler, long maintenanceMs) {
+            Supplier<LogConfig> brokerDefaults, LongSupplier clock, ScheduledExecutorService scheduler, long maintenanceMs) {
         this.brokerId = brokerId;
         this.cache = cache;
         this.store = store;
@@ -63,8 +64,9 @@ public final class PartitionManager implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(this::maintain, maintenanceMs, maintenanceMs, TimeUnit.MILLISECONDS);
     }
 
+    /** The broker-wide topic defaults in force now (they can change at run time). */
     public LogConfig brokerDefaults() {
-        return brokerDefaults;
+        return brokerDefaults.get();
     }
 
     /**
@@ -101,7 +103,7 @@ public final class PartitionManager implements AutoCloseable {
         }
         CompletableFuture<Void> previousClosed = stale == null ? CompletableFuture.completedFuture(null)
                 : closeQuietly(stale);
-        LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults);
+        LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults());
         previousClosed.thenCompose(v -> nextStreamEpoch(p.streamIds()))
                 .thenCompose(epoch -> PartitionLog.open(tp, p.streamIds(), store, epoch, p.leaderEpoch(), config, clock))
                 .whenComplete((pl, error) -> {
@@ -153,10 +155,21 @@ public final class PartitionManager implements AutoCloseable {
 
     /** Applies a topic's changed configs to its open logs now (the periodic pass would within a minute). */
     public void configsChanged(TopicInfo topic) {
-        LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults);
+        LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults());
         openLogs().forEach((tp, pl) -> {
             if (tp.topic().equals(topic.name())) {
                 pl.updateConfig(config);
+            }
+        });
+    }
+
+    /** Applies changed broker-wide topic defaults to every open log now. */
+    public void brokerDefaultsChanged() {
+        MetadataCache.View view = cache.view();
+        openLogs().forEach((tp, pl) -> {
+            TopicInfo topic = view.topic(tp.topic());
+            if (topic != null) {
+                pl.updateConfig(LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults()));
             }
         });
     }
@@ -182,7 +195,7 @@ public final class PartitionManager implements AutoCloseable {
                     closeQuietly(e.getValue().log());
                 } else if (e.getValue().log().isDone() && !e.getValue().log().isCompletedExceptionally()) {
                     PartitionLog pl = e.getValue().log().join();
-                    pl.updateConfig(LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults));
+                    pl.updateConfig(LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults()));
                     pl.applyRetention(clock.getAsLong()).exceptionally(err -> {
                         log.warn("Retention of {} failed", tp, err);
                         return 0L;

@@ -83,7 +83,9 @@ public final class Codecs {
             // 55: batching
             RequestBatch.class,
             // 56: producer ids
-            AllocateProducerIds.class);
+            AllocateProducerIds.class,
+            // 57: key-value range read (dynamic broker configs)
+            Queries.GetKvPrefix.class);
 
     /** The codec over {@link #TYPES}. */
     public static final RecordCodec CODEC = new RecordCodec(TYPES);

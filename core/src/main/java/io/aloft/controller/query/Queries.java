@@ -42,6 +42,13 @@ public final class Queries {
         }
     }
 
+    /** Replies with every entry whose key starts with {@code prefix}, as a key-ordered map of key to value bytes. */
+    public record GetKvPrefix(String prefix) {
+        public GetKvPrefix {
+            Objects.requireNonNull(prefix, "prefix");
+        }
+    }
+
     /**
      * Long poll of the change feed: replies with a {@link io.aloft.controller.model.WatchResult} as
      * soon as there are events at or after {@code fromIndex}, or after {@code maxWaitMs} with none.

@@ -201,6 +201,15 @@ public final class ControllerState {
         } else if (query instanceof Queries.GetKv q) {
             byte[] value = kv.get(q.key());
             return value == null ? null : value.clone();
+        } else if (query instanceof Queries.GetKvPrefix q) {
+            Map<String, byte[]> found = new java.util.LinkedHashMap<>();
+            for (Map.Entry<String, byte[]> e : kv.tailMap(q.prefix(), true).entrySet()) {
+                if (!e.getKey().startsWith(q.prefix())) {
+                    break;
+                }
+                found.put(e.getKey(), e.getValue().clone());
+            }
+            return found;
         }
         throw new ControllerException(ControllerException.Code.INVALID_REQUEST, "not a query: "
                 + (query == null ? "null" : query.getClass().getSimpleName()));

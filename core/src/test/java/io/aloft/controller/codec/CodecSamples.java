@@ -118,7 +118,7 @@ final class CodecSamples {
                         List.of(new ControllerSnapshot.Session(client, 999, List.of(
                                 new ControllerSnapshot.CachedReply(1, Reply.of(3L)),
                                 new ControllerSnapshot.CachedReply(2, Reply.failed(failure))))), 5000),
-                new AllocateProducerIds(1, 1000),
+                new AllocateProducerIds(1, 1000), new Queries.GetKvPrefix("config/"),
                 new ControllerSnapshot.Kv("empty", new byte[0]),
                 new ControllerSnapshot.Session(client, 0, List.of()),
                 new ControllerSnapshot.CachedReply(-1, Reply.of(TOPIC)));

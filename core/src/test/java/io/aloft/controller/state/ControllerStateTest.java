@@ -264,6 +264,20 @@ class ControllerStateTest extends StateTestSupport {
         assertNull(state.query(new Queries.GetKv("k"), index).value());
     }
 
+    @Test
+    void kvPrefixReadReturnsExactlyTheKeysUnderThePrefixInOrder() {
+        ok(new PutKv("config/b", new byte[] {2}));
+        ok(new PutKv("config/a", new byte[] {1}));
+        ok(new PutKv("config", new byte[] {9}));
+        ok(new PutKv("configz", new byte[] {9}));
+        ok(new PutKv("other", new byte[] {9}));
+        @SuppressWarnings("unchecked")
+        Map<String, byte[]> found = (Map<String, byte[]>) state.query(new Queries.GetKvPrefix("config/"), index).value();
+        assertEquals(List.of("config/a", "config/b"), List.copyOf(found.keySet()));
+        assertArrayEquals(new byte[] {2}, found.get("config/b"));
+        assertTrue(((Map<?, ?>) state.query(new Queries.GetKvPrefix("none/"), index).value()).isEmpty());
+    }
+
     // ---- streams through the state ----
 
     @Test
