@@ -54,6 +54,11 @@ final class ClassicGroup {
     /** The pending-join timer (rebalance timeout or initial delay); token tells stale firings apart. */
     GroupTimer.Scheduled joinTimer;
     long joinTimerToken;
+    /** Members that got this generation's JoinGroup answer but have not sent SyncGroup yet. */
+    final Set<String> pendingSync = new HashSet<>();
+    /** Fires a rebalance timeout after the join completed, removing members still in {@link #pendingSync}. */
+    GroupTimer.Scheduled syncTimer;
+    long syncTimerToken;
     /** True while the initial-rebalance delay runs: the join must not complete early then. */
     boolean initialDelayActive;
     /** A member joined while the initial delay ran, which extends the delay once more. */

@@ -271,6 +271,7 @@ final class MembershipManager {
             resetAssignments(g, Errors.REBALANCE_IN_PROGRESS);
         }
         cancelJoinTimer(g);
+        cancelSyncTimer(g);
         boolean initial = g.is(GroupState.EMPTY) && config.initialRebalanceDelayMs() > 0;
         g.transitionTo(GroupState.PREPARING_REBALANCE, timer.nowMs());
         LOG.debug("group {}: preparing rebalance of generation {}: {}", g.groupId, g.generationId, reason);
@@ -345,6 +346,8 @@ final class MembershipManager {
         }
         g.protocolName = g.selectProtocol();
         g.transitionTo(GroupState.COMPLETING_REBALANCE, timer.nowMs());
+        scheduleSyncTimer(g, g.rebalanceTimeoutMs());
+        g.pendingSync.addAll(g.members.keySet());
         LOG.debug("group {}: generation {} with {} members, protocol {}, leader {}", g.groupId, g.generationId,
                 g.members.size(), g.protocolName, g.leaderId);
         for (GroupMember m : g.members.values()) {
@@ -377,6 +380,7 @@ final class MembershipManager {
             if (m.awaitingSync != null) {
                 g.complete(m.awaitingSync, Responses.syncError(error));
                 m.awaitingSync = null;
+                scheduleSession(g, m); // a full session from its answer to come back
             }
         }
     }
@@ -390,6 +394,43 @@ final class MembershipManager {
                 action.accept(g);
             }
         }));
+    }
+
+    /**
+     * Members that were answered JoinGroup must send SyncGroup within the rebalance timeout (as in
+     * Kafka): otherwise a leader that never syncs would leave the followers waiting for ever. The
+     * ones that did not are removed and the rest rebalance.
+     */
+    private void scheduleSyncTimer(ClassicGroup g, long delayMs) {
+        cancelSyncTimer(g);
+        long token = g.syncTimerToken;
+        int generation = g.generationId;
+        g.syncTimer = timer.schedule(delayMs, () -> g.inLock(() -> {
+            if (g.syncTimerToken != token || g.generationId != generation || g.pendingSync.isEmpty()
+                    || !(g.is(GroupState.COMPLETING_REBALANCE) || g.is(GroupState.STABLE))) {
+                return;
+            }
+            g.syncTimer = null;
+            List<String> silent = new ArrayList<>(g.pendingSync);
+            LOG.info("group {}: members {} did not send SyncGroup for generation {} within the rebalance timeout; "
+                    + "removing them", g.groupId, silent, generation);
+            for (String id : silent) {
+                GroupMember m = g.member(id);
+                if (m != null) {
+                    detach(g, m);
+                }
+            }
+            prepareRebalance(g, "members " + silent + " did not sync");
+        }));
+    }
+
+    private void cancelSyncTimer(ClassicGroup g) {
+        g.syncTimerToken++;
+        g.pendingSync.clear();
+        if (g.syncTimer != null) {
+            g.syncTimer.cancel();
+            g.syncTimer = null;
+        }
     }
 
     void cancelJoinTimer(ClassicGroup g) {
@@ -432,6 +473,17 @@ final class MembershipManager {
 
     /** Removes a member (leave or session expiry) and rebalances the rest. */
     void removeMember(ClassicGroup g, GroupMember m, String reason) {
+        detach(g, m);
+        switch (g.state) {
+            case PREPARING_REBALANCE -> tryCompleteJoin(g);
+            case STABLE, COMPLETING_REBALANCE -> prepareRebalance(g, reason);
+            default -> {
+            }
+        }
+    }
+
+    /** Takes a member out of the group, answering its waiting requests with UNKNOWN_MEMBER_ID. */
+    private void detach(ClassicGroup g, GroupMember m) {
         cancelSession(m);
         if (m.awaitingJoin != null) {
             g.complete(m.awaitingJoin, Responses.joinError(Errors.UNKNOWN_MEMBER_ID, m.memberId, m.joinVersion));
@@ -441,13 +493,8 @@ final class MembershipManager {
             g.complete(m.awaitingSync, Responses.syncError(Errors.UNKNOWN_MEMBER_ID));
             m.awaitingSync = null;
         }
+        g.pendingSync.remove(m.memberId);
         g.remove(m.memberId);
-        switch (g.state) {
-            case PREPARING_REBALANCE -> tryCompleteJoin(g);
-            case STABLE, COMPLETING_REBALANCE -> prepareRebalance(g, reason);
-            default -> {
-            }
-        }
     }
 
     /** Restarts session timers of members restored from the log; silent ones then expire as usual. */
@@ -458,6 +505,7 @@ final class MembershipManager {
     /** The group is going away (deleted, or its partition unloaded): stop timers, answer waiters. */
     void shutDown(ClassicGroup g, Errors error) {
         cancelJoinTimer(g);
+        cancelSyncTimer(g);
         g.pendingMembers.clear();
         for (GroupMember m : g.members.values()) {
             cancelSession(m);

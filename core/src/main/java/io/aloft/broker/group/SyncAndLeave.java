@@ -59,6 +59,7 @@ final class SyncAndLeave {
                 return;
             }
             GroupMember m = g.member(req.memberId());
+            g.pendingSync.remove(m.memberId);
             membership.scheduleSession(g, m);
             if (g.is(GroupState.STABLE)) {
                 g.complete(future, syncResponse(g, m.assignment));

@@ -251,4 +251,80 @@ class RebalanceTest {
         assertEquals(Errors.REBALANCE_IN_PROGRESS.code(), waiting.join().errorCode());
         assertNotEquals(leader.memberId(), leaving.memberId());
     }
+
+    /** Forms generation 1 of two members (no initial delay) and returns {leader, follower}, not yet synced. */
+    private static List<JoinGroupResponseData> joinedPair(GroupTestKit kit) {
+        CompletableFuture<JoinGroupResponseData> a = kit.joinNew(G, "t");
+        CompletableFuture<JoinGroupResponseData> b = kit.joinNew(G, "t");
+        kit.timer.advance(20);
+        JoinGroupResponseData leader = done(a).memberId().equals(done(a).leader()) ? done(a) : done(b);
+        JoinGroupResponseData follower = leader == done(a) ? done(b) : done(a);
+        return List.of(leader, follower);
+    }
+
+    @Test
+    void syncTimeout_leaderNeverSyncs_removedAndWaitingFollowerToldToRejoin() {
+        GroupTestKit kit = new GroupTestKit(Map.of(GroupCoordinatorConfig.INITIAL_REBALANCE_DELAY_MS_CONFIG, 10));
+        List<JoinGroupResponseData> pair = joinedPair(kit);
+        JoinGroupResponseData leader = pair.get(0);
+        JoinGroupResponseData follower = pair.get(1);
+        CompletableFuture<SyncGroupResponseData> waiting = kit.sync(G, follower, Map.of());
+
+        // The leader heartbeats (its session holds) but never sends SyncGroup.
+        for (int elapsed = 0; elapsed < GroupTestKit.REBALANCE_MS - 5000; elapsed += 5000) {
+            kit.timer.advance(5000);
+            assertEquals(Errors.NONE, kit.heartbeat(G, leader.memberId(), leader.generationId()));
+        }
+        assertFalse(waiting.isDone(), "the leader still has time to sync");
+        kit.timer.advance(5000);
+        assertTrue(waiting.isDone(), "the follower was answered when the leader's time to sync ran out");
+        assertEquals(Errors.REBALANCE_IN_PROGRESS.code(), waiting.join().errorCode());
+        assertEquals(Errors.UNKNOWN_MEMBER_ID, kit.heartbeat(G, leader.memberId(), leader.generationId()),
+                "the silent leader was removed");
+
+        JoinGroupResponseData rejoined = done(kit.join(joinRequest(G, follower.memberId(), null, subscription("t"))));
+        assertEquals(Errors.NONE.code(), rejoined.errorCode());
+        assertEquals(follower.memberId(), rejoined.leader(), "the remaining member leads the next generation");
+        assertEquals(1, rejoined.members().size());
+        assertEquals(follower.generationId() + 1, rejoined.generationId());
+    }
+
+    @Test
+    void syncTimeout_followerNeverSyncs_removedAfterGroupWentStable() {
+        GroupTestKit kit = new GroupTestKit(Map.of(GroupCoordinatorConfig.INITIAL_REBALANCE_DELAY_MS_CONFIG, 10));
+        List<JoinGroupResponseData> pair = joinedPair(kit);
+        JoinGroupResponseData leader = pair.get(0);
+        JoinGroupResponseData follower = pair.get(1);
+        SyncGroupResponseData synced = kit.sync(G, leader, Map.of(leader.memberId(), GroupTestKit.bytes("l"),
+                follower.memberId(), GroupTestKit.bytes("f"))).join();
+        assertEquals(Errors.NONE.code(), synced.errorCode());
+
+        // The follower heartbeats (its session holds) but never sends SyncGroup: it has no assignment.
+        for (int elapsed = 0; elapsed < GroupTestKit.REBALANCE_MS - 5000; elapsed += 5000) {
+            kit.timer.advance(5000);
+            assertEquals(Errors.NONE, kit.heartbeat(G, leader.memberId(), leader.generationId()));
+            assertEquals(Errors.NONE, kit.heartbeat(G, follower.memberId(), follower.generationId()));
+        }
+        kit.timer.advance(5000);
+        assertEquals(Errors.UNKNOWN_MEMBER_ID, kit.heartbeat(G, follower.memberId(), follower.generationId()));
+        assertEquals(Errors.REBALANCE_IN_PROGRESS, kit.heartbeat(G, leader.memberId(), leader.generationId()),
+                "the rest rebalance without it");
+    }
+
+    @Test
+    void syncTimeout_everyoneSynced_nothingHappens() {
+        GroupTestKit kit = new GroupTestKit(Map.of(GroupCoordinatorConfig.INITIAL_REBALANCE_DELAY_MS_CONFIG, 10));
+        List<JoinGroupResponseData> pair = joinedPair(kit);
+        JoinGroupResponseData leader = pair.get(0);
+        JoinGroupResponseData follower = pair.get(1);
+        CompletableFuture<SyncGroupResponseData> followerSync = kit.sync(G, follower, Map.of());
+        kit.sync(G, leader, Map.of(leader.memberId(), GroupTestKit.bytes("l"), follower.memberId(),
+                GroupTestKit.bytes("f"))).join();
+        assertArrayEquals(GroupTestKit.bytes("f"), followerSync.join().assignment());
+        for (int elapsed = 0; elapsed < 2 * GroupTestKit.REBALANCE_MS; elapsed += 5000) {
+            kit.timer.advance(5000);
+            assertEquals(Errors.NONE, kit.heartbeat(G, leader.memberId(), leader.generationId()));
+            assertEquals(Errors.NONE, kit.heartbeat(G, follower.memberId(), follower.generationId()));
+        }
+    }
 }
