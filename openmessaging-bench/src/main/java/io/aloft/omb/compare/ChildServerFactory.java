@@ -29,9 +29,11 @@ final class ChildServerFactory implements ServerFactory {
     @Override
     public BenchServer create(SystemKind kind) throws IOException {
         return switch (kind) {
-            case KAFKA, KAFKA_FSYNC -> new ApacheKafkaServer(kafkaLibs != null ? kafkaLibs : ApacheKafkaServer.findLibsDir(),
-                    heap, kind == SystemKind.KAFKA_FSYNC, scratchDir, Map.of(), START_TIMEOUT);
-            case ALOFT, ALOFT_S3 -> new AloftServer(heap, kind == SystemKind.ALOFT_S3, scratchDir, Map.of(), START_TIMEOUT);
+            case KAFKA, KAFKA_FSYNC -> new ApacheKafkaServer(
+                    kafkaLibs != null ? kafkaLibs : ApacheKafkaServer.findLibsDir(), heap,
+                    kind == SystemKind.KAFKA_FSYNC, scratchDir, Map.of(), START_TIMEOUT);
+            case ALOFT, ALOFT_S3 -> new AloftServer(heap, kind == SystemKind.ALOFT_S3, scratchDir, Map.of(),
+                    START_TIMEOUT);
         };
     }
 }

@@ -127,8 +127,7 @@ public record ComparePlan(Path file, Map<String, String> quickOverrides, List<St
         if (!node.isObject()) {
             throw new IllegalArgumentException(where + " must be a mapping of workload field to value");
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
             try {
                 WorkloadOverrides.check(e.getKey());
             } catch (IllegalArgumentException ex) {

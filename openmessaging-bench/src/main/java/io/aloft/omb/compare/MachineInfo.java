@@ -33,7 +33,8 @@ public record MachineInfo(String cpuModel, int cpus, String memory, String os, S
                 + System.getProperty("os.arch");
         String jdk = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
         return new MachineInfo(model, cpus > 0 ? (int) cpus : Runtime.getRuntime().availableProcessors(), memory, os,
-                jdk, describeDisk(dataDir), ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), detectGitRev());
+                jdk, describeDisk(dataDir), ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
+                detectGitRev());
     }
 
     /** Markdown lines for the report's header. */

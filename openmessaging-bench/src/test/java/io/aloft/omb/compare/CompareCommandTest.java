@@ -231,7 +231,8 @@ class CompareCommandTest {
 
     @Test
     void badPlan_exitTwoNamingPlan() throws IOException {
-        Files.writeString(dir.resolve("plan.yaml"), "steps:\n  - name: a\n    workload: missing.yaml\n    driver: w/driver.yaml\n");
+        Files.writeString(dir.resolve("plan.yaml"),
+                "steps:\n  - name: a\n    workload: missing.yaml\n    driver: w/driver.yaml\n");
         assertEquals(2, compare());
         assertTrue(err().contains("--plan") && err().contains("missing.yaml"), err());
     }

@@ -37,7 +37,7 @@ class AloftServerTest {
         } finally {
             aloft.stop();
         }
-        RoundTrip.assertStoppedClean(aloft, process, dir, bootstrap);
+        RoundTrip.assertStoppedClean(process, dir, bootstrap);
     }
 
     /** Skipped where versitygw is not built (scripts/s3-server.sh versitygw builds it, minutes). */
@@ -66,9 +66,9 @@ class AloftServerTest {
         } finally {
             aloft.stop();
         }
-        RoundTrip.assertStoppedClean(aloft, process, dir, bootstrap);
-        assertTrue(ProcessHandle.current().children().noneMatch(p -> p.info().command().orElse("").endsWith("versitygw")),
-                "versitygw still running");
+        RoundTrip.assertStoppedClean(process, dir, bootstrap);
+        assertTrue(ProcessHandle.current().children()
+                .noneMatch(p -> p.info().command().orElse("").endsWith("versitygw")), "versitygw still running");
     }
 
     @Test

@@ -31,7 +31,7 @@ class ApacheKafkaServerTest {
         } finally {
             kafka.stop();
         }
-        RoundTrip.assertStoppedClean(kafka, process, dir, bootstrap);
+        RoundTrip.assertStoppedClean(process, dir, bootstrap);
         assertThrows(IllegalStateException.class, kafka::bootstrap);
     }
 
@@ -45,8 +45,9 @@ class ApacheKafkaServerTest {
 
     @Test
     void constructor_badHeap_namesTheOption() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ApacheKafkaServer(
-                ApacheKafkaServer.findLibsDir(), "3 gigs", false, RoundTrip.scratch(), Map.of(), Duration.ofSeconds(1)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "3 gigs", false, RoundTrip.scratch(),
+                        Map.of(), Duration.ofSeconds(1)));
         assertTrue(e.getMessage().startsWith("heap:"), e.getMessage());
     }
 }

@@ -8,13 +8,11 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -76,7 +74,7 @@ final class RoundTrip {
     }
 
     /** After stop: the process is gone, its port can be bound again, and its directory is deleted. */
-    static void assertStoppedClean(ChildBroker server, Process process, Path dir, String bootstrap) throws IOException {
+    static void assertStoppedClean(Process process, Path dir, String bootstrap) throws IOException {
         assertFalse(process.isAlive(), "child process " + process.pid() + " still alive");
         assertTrue(process.descendants().findAny().isEmpty(), "child left descendants");
         int port = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
@@ -88,13 +86,5 @@ final class RoundTrip {
 
     static Path scratch() {
         return Path.of("target", "omb-server-test").toAbsolutePath();
-    }
-
-    static String readLog(Path file) throws IOException {
-        return Files.readString(file, StandardCharsets.UTF_8);
-    }
-
-    static Map<String, String> none() {
-        return Map.of();
     }
 }
