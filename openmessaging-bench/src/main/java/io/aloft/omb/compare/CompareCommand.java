@@ -1,5 +1,7 @@
 package io.aloft.omb.compare;
 
+import io.aloft.omb.server.AloftServer;
+import io.aloft.omb.server.ApacheKafkaServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -89,7 +91,20 @@ public final class CompareCommand {
             return 0;
         }
         if (servers == null) {
-            servers = new ChildServerFactory(options.heap(), options.dataDir(), options.kafkaLibs());
+            // Checked now rather than failing every run of an hour-long comparison the same way.
+            Path kafkaLibs = options.kafkaLibs();
+            try {
+                if (kafkaLibs == null) {
+                    kafkaLibs = ApacheKafkaServer.findLibsDir();
+                }
+                if (options.systems().contains(SystemKind.ALOFT_S3)) {
+                    AloftServer.versitygwBinary();
+                }
+            } catch (IOException e) {
+                err.println("compare: " + (kafkaLibs == null ? "--kafka-libs" : "--aloft-s3") + ": " + e.getMessage());
+                return 2;
+            }
+            servers = new ChildServerFactory(options.heap(), options.dataDir(), kafkaLibs);
         }
         return run(options, servers, executor, out, err);
     }

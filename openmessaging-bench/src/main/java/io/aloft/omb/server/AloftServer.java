@@ -37,6 +37,15 @@ public final class AloftServer extends ChildBroker {
         this.onS3 = onS3;
     }
 
+    /**
+     * The versitygw binary {@code onS3} runs, checked before a long comparison starts.
+     *
+     * @throws IOException naming how to build it when it is missing
+     */
+    public static Path versitygwBinary() throws IOException {
+        return VersityGateway.findBinary();
+    }
+
     @Override
     String shortName() {
         return onS3 ? "aloft-s3" : "aloft";

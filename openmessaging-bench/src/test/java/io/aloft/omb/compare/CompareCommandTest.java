@@ -226,7 +226,15 @@ class CompareCommandTest {
         assertBad("--workloads", "--workloads", "nope");
         assertBad("--workloads", "--workloads", "latency");
         assertBad("--run-timeout needs a value", "--run-timeout");
+        assertBad("--kafka-libs", "--kafka-libs", dir.resolve("no-such-dir").toString());
+        assertBad("--all and --workloads", "--all", "--workloads", "max");
         assertTrue(events.isEmpty(), events.toString());
+    }
+
+    @Test
+    void help_printsUsageAndExitsZero() {
+        assertEquals(0, compare("--help"));
+        assertTrue(out().startsWith("usage: aloft-omb compare"), out());
     }
 
     @Test
