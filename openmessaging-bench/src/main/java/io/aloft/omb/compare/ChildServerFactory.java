@@ -1,0 +1,39 @@
+package io.aloft.omb.compare;
+
+import io.aloft.omb.server.AloftServer;
+import io.aloft.omb.server.ApacheKafkaServer;
+import io.aloft.omb.server.BenchServer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The real {@link ServerFactory}: every system a child process with the same heap, its data in a
+ * fresh directory under one scratch directory. Immutable.
+ */
+final class ChildServerFactory implements ServerFactory {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private final String heap;
+    private final Path scratchDir;
+    private final Path kafkaLibs;
+
+    /** @param kafkaLibs Kafka's jars, or null to find them when a Kafka system is first made */
+    ChildServerFactory(String heap, Path scratchDir, Path kafkaLibs) {
+        this.heap = heap;
+        this.scratchDir = scratchDir;
+        this.kafkaLibs = kafkaLibs;
+    }
+
+    @Override
+    public BenchServer create(SystemKind kind) throws IOException {
+        return switch (kind) {
+            case KAFKA, KAFKA_FSYNC -> new ApacheKafkaServer(
+                    kafkaLibs != null ? kafkaLibs : ApacheKafkaServer.findLibsDir(), heap,
+                    kind == SystemKind.KAFKA_FSYNC, scratchDir, Map.of(), START_TIMEOUT);
+            case ALOFT, ALOFT_S3 -> new AloftServer(heap, kind == SystemKind.ALOFT_S3, scratchDir, Map.of(),
+                    START_TIMEOUT);
+        };
+    }
+}

@@ -1,0 +1,144 @@
+package io.aloft.omb.server;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What Apache Kafka and Aloft share as benchmark children: a fresh temp directory per instance, the
+ * same JVM flags, a log file, readiness by Admin {@code describeCluster}, a retry when another
+ * process takes a probed port first, and a stop that always deletes the directory.
+ *
+ * <p>Not thread-safe (see {@link BenchServer}); {@link #stop()} is idempotent.
+ */
+abstract class ChildBroker implements BenchServer {
+    private static final Logger log = LoggerFactory.getLogger(ChildBroker.class);
+    private static final Pattern HEAP = Pattern.compile("[1-9][0-9]*[kKmMgG]?");
+    private static final int PORT_ATTEMPTS = 3;
+
+    /** What a subclass launches: the command, and the address clients use. */
+    record Launch(List<String> command, String bootstrap) {
+    }
+
+    protected final String heap;
+    protected final Path scratchParent;
+    protected final Map<String, String> extraProperties;
+    private final Duration startTimeout;
+
+    private Path dir;
+    private ChildProcess child;
+    private String bootstrap;
+
+    /**
+     * @param heap {@code -Xms} and {@code -Xmx} of the child, e.g. {@code 3g}
+     * @param scratchParent where the temp directory is made (the disk the broker writes to)
+     * @param extraProperties server properties added last, overriding the generated ones
+     */
+    ChildBroker(String heap, Path scratchParent, Map<String, String> extraProperties, Duration startTimeout) {
+        if (!HEAP.matcher(heap).matches()) {
+            throw new IllegalArgumentException("heap: '" + heap + "' is not a JVM size such as 3g or 1536m");
+        }
+        this.heap = heap;
+        this.scratchParent = scratchParent;
+        this.extraProperties = Map.copyOf(extraProperties);
+        this.startTimeout = startTimeout;
+    }
+
+    /** Short lowercase name for directories and logs: "kafka", "aloft". */
+    abstract String shortName();
+
+    /** Writes config into {@code dir} (ports already free) and says what to run. */
+    abstract Launch prepare(Path dir) throws IOException, InterruptedException;
+
+    /**
+     * Called after the child stopped, before the directory is deleted (e.g. to stop a helper), also
+     * between start attempts. Must be idempotent.
+     */
+    void afterStop() {
+    }
+
+    /** Both systems get exactly these JVM flags, so neither wins by tuning. */
+    final List<String> jvmFlags() {
+        return List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC");
+    }
+
+    /** Server properties with the extra ones applied on top. */
+    final Map<String, String> withExtras(Map<String, String> generated) {
+        Map<String, String> all = new LinkedHashMap<>(generated);
+        all.putAll(extraProperties);
+        return all;
+    }
+
+    @Override
+    public final void start() throws IOException, InterruptedException {
+        if (child != null) {
+            throw new IllegalStateException(description() + " was already started; use a fresh instance");
+        }
+        Files.createDirectories(scratchParent);
+        dir = Files.createTempDirectory(scratchParent, "omb-" + shortName() + "-");
+        try {
+            for (int attempt = 1; ; attempt++) {
+                // A fresh directory per attempt: a half-started child may have formatted the last one.
+                Path attemptDir = Files.createDirectories(dir.resolve("attempt-" + attempt));
+                Launch launch = prepare(attemptDir);
+                Path logFile = attemptDir.resolve(shortName() + ".log");
+                child = ChildProcess.start(shortName(), launch.command(), logFile, Map.of());
+                try {
+                    child.awaitKafkaApi(launch.bootstrap(), startTimeout);
+                    bootstrap = launch.bootstrap();
+                    log.info("{} ready at {}", description(), bootstrap);
+                    return;
+                } catch (IOException e) {
+                    boolean raced = child.lostPortRace();
+                    child.stop();
+                    afterStop();
+                    if (!raced || attempt == PORT_ATTEMPTS) {
+                        throw e;
+                    }
+                    log.info("{} lost a port to another process; retrying with new ports", shortName());
+                }
+            }
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            stop();
+            throw e;
+        }
+    }
+
+    @Override
+    public final String bootstrap() {
+        if (bootstrap == null) {
+            throw new IllegalStateException(shortName() + " is not running");
+        }
+        return bootstrap;
+    }
+
+    @Override
+    public final void stop() {
+        try {
+            if (child != null) {
+                child.stop();
+            }
+            afterStop();
+        } finally {
+            bootstrap = null;
+            ChildProcess.deleteRecursively(dir);
+        }
+    }
+
+    /** The child process (for tests), or null before start. */
+    final Process process() {
+        return child == null ? null : child.process();
+    }
+
+    /** The temp directory (for tests), or null before start. */
+    final Path directory() {
+        return dir;
+    }
+}

@@ -1,0 +1,53 @@
+package io.aloft.omb.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ApacheKafkaServerTest {
+
+    @Test
+    void start_fromKafkaLibs_roundTripsRecordsAndStopsClean() throws Exception {
+        ApacheKafkaServer kafka = new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "512m", true,
+                RoundTrip.scratch(), Map.of(), Duration.ofSeconds(60));
+        Process process;
+        Path dir;
+        String bootstrap;
+        try {
+            kafka.start();
+            process = kafka.process();
+            dir = kafka.directory();
+            bootstrap = kafka.bootstrap();
+            assertTrue(bootstrap.startsWith("127.0.0.1:"), bootstrap);
+            String props = Files.readString(dir.resolve("attempt-1/server.properties"));
+            assertTrue(props.contains("log.flush.interval.messages=1"), props);
+            RoundTrip.produceAndConsume(bootstrap, 200);
+        } finally {
+            kafka.stop();
+        }
+        RoundTrip.assertStoppedClean(process, dir, bootstrap);
+        assertThrows(IllegalStateException.class, kafka::bootstrap);
+    }
+
+    @Test
+    void description_namesVersionAndDurability() throws Exception {
+        ApacheKafkaServer kafka = new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "3g", false,
+                RoundTrip.scratch(), Map.of(), Duration.ofSeconds(60));
+        assertEquals("Apache Kafka 4.3.1 (KRaft, 1 node, default: no fsync per write, -Xmx3g)", kafka.description());
+        assertTrue(kafka.serverProperties(1, 2, Path.of("x")).get("log.flush.interval.messages") == null);
+    }
+
+    @Test
+    void constructor_badHeap_namesTheOption() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "3 gigs", false, RoundTrip.scratch(),
+                        Map.of(), Duration.ofSeconds(1)));
+        assertTrue(e.getMessage().startsWith("heap:"), e.getMessage());
+    }
+}
