@@ -10,6 +10,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.DeleteTopicsOptions;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
@@ -25,13 +29,31 @@ final class TopicSetup {
     private static final Logger log = LoggerFactory.getLogger(TopicSetup.class);
     /** CreateTopics requests carry this many topics at most, so 1000 topics is not one huge request. */
     private static final int BATCH = 200;
+    /** How long a broker may take to answer at all, and to delete the run's topics. */
+    static final Duration CONTACT_TIMEOUT = Duration.ofSeconds(20);
 
     private final Admin admin;
     private final Duration timeout;
+    // Only what this object created is deleted, so a failed setup does not wait on deleting the rest.
+    private final List<String> created = new ArrayList<>();
 
     TopicSetup(Admin admin, Duration timeout) {
         this.admin = admin;
         this.timeout = timeout;
+    }
+
+    /**
+     * Fails fast, naming the address, when no broker answers; otherwise the first admin call would
+     * retry for the client's whole API timeout with only connection warnings to show for it.
+     */
+    void checkReachable(String bootstrap) throws InterruptedException, ExecutionException, TimeoutException {
+        try {
+            admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) CONTACT_TIMEOUT.toMillis())).nodes()
+                    .get(CONTACT_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new TimeoutException("no broker answered at " + bootstrap + " within " + CONTACT_TIMEOUT.toSeconds()
+                    + " s (" + e.getMessage() + ")");
+        }
     }
 
     void create(List<String> names, int partitions, int replicationFactor, Properties topicConfig)
@@ -44,7 +66,18 @@ final class TopicSetup {
             for (String name : names.subList(i, Math.min(names.size(), i + BATCH))) {
                 batch.add(new NewTopic(name, partitions, (short) replicationFactor).configs(configs));
             }
-            admin.createTopics(batch).all().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
+            long left = remainingMillis(deadline);
+            CreateTopicsResult result = admin.createTopics(batch,
+                    new CreateTopicsOptions().timeoutMs((int) Math.min(Integer.MAX_VALUE, left)));
+            try {
+                result.all().get(left, TimeUnit.MILLISECONDS);
+            } finally {
+                result.values().forEach((name, f) -> {
+                    if (f.isDone() && !f.isCompletedExceptionally()) {
+                        created.add(name);
+                    }
+                });
+            }
         }
         awaitLeaders(names, partitions, deadline);
         log.info("created {} topics with {} partitions each", names.size(), partitions);
@@ -85,13 +118,19 @@ final class TopicSetup {
         }
     }
 
-    /** Deletes the topics; failures are logged, not thrown, since the run's figures are already taken. */
-    void deleteQuietly(List<String> names) {
+    /**
+     * Deletes the topics {@link #create} created; failures are logged, not thrown, since the run's
+     * figures are already taken.
+     */
+    void deleteCreatedQuietly() {
+        List<String> names = List.copyOf(created);
         if (names.isEmpty()) {
             return;
         }
         try {
-            admin.deleteTopics(names).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            admin.deleteTopics(names, new DeleteTopicsOptions().timeoutMs((int) CONTACT_TIMEOUT.toMillis())).all()
+                    .get(CONTACT_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
+            created.clear();
             log.info("deleted {} topics", names.size());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -113,6 +113,7 @@ public final class WorkloadRunner {
             Admin admin = Admin.create(driver.adminProperties(bootstrap));
             TopicSetup setup = new TopicSetup(admin, options.setupTimeout());
             try {
+                setup.checkReachable(bootstrap);
                 setup.create(topics, workload.partitionsPerTopic(), driver.replicationFactor(),
                         driver.topicConfig());
                 return runOn(topics, layout, payload);
@@ -120,7 +121,7 @@ public final class WorkloadRunner {
                 // Cleanup must not be cut short by the interrupt that stopped the run.
                 boolean interrupted = Thread.interrupted();
                 stopClients();
-                setup.deleteQuietly(topics);
+                setup.deleteCreatedQuietly();
                 admin.close(CLIENT_CLOSE_TIMEOUT);
                 if (interrupted || stopRequested) {
                     Thread.currentThread().interrupt();
