@@ -1,0 +1,133 @@
+package io.aloft.omb.runner;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * The run's measurements. Thread-safe.
+ *
+ * <p>Design: producer callbacks and consumer poll loops record into wait-free HdrHistogram
+ * {@link Recorder}s and {@link LongAdder}s, so the hot paths never take a lock. {@link #sample}
+ * (under this object's lock) takes the recorders' interval histograms and the counters' growth
+ * since the previous sample and adds them to every open {@link Window}. A window is opened for
+ * each stretch a figure describes (the test phase, the backlog build, the drain, the interval of
+ * the next progress line) and closed with a final sample; the same interval histogram can thus
+ * feed a progress line and the phase totals without being recorded twice.
+ */
+final class RunStats {
+    /** Bytes in the MB of every MB/s figure (OMB reports 2^20). */
+    static final double MB = 1024.0 * 1024.0;
+
+    private final Recorder publishLatencyMicros = new Recorder(3);
+    private final Recorder publishDelayMicros = new Recorder(3);
+    private final Recorder e2eLatencyMillis = new Recorder(3);
+    private final LongAdder sentMsgs = new LongAdder();
+    private final LongAdder sentBytes = new LongAdder();
+    private final LongAdder sendErrors = new LongAdder();
+    private final LongAdder receivedMsgs = new LongAdder();
+    private final LongAdder receivedBytes = new LongAdder();
+
+    // Guarded by this.
+    private final List<Window> open = new ArrayList<>();
+    private long lastSent;
+    private long lastSentBytes;
+    private long lastErrors;
+    private long lastReceived;
+    private long lastReceivedBytes;
+    private Histogram publishRecycle;
+    private Histogram delayRecycle;
+    private Histogram e2eRecycle;
+
+    /** A send was acknowledged {@code latencyMicros} after the send call. */
+    void sent(int bytes, long latencyMicros) {
+        publishLatencyMicros.recordValue(Math.max(0, latencyMicros));
+        sentBytes.add(bytes);
+        sentMsgs.increment();
+    }
+
+    /** The send call happened {@code delayMicros} after the pacer's intended time. */
+    void sendDelay(long delayMicros) {
+        publishDelayMicros.recordValue(Math.max(0, delayMicros));
+    }
+
+    void sendFailed() {
+        sendErrors.increment();
+    }
+
+    /** A record arrived {@code e2eMillis} after its timestamp (negative values, from clock steps, count as 0). */
+    void received(int bytes, long e2eMillis) {
+        e2eLatencyMillis.recordValue(Math.max(0, e2eMillis));
+        receivedBytes.add(bytes);
+        receivedMsgs.increment();
+    }
+
+    long totalSent() {
+        return sentMsgs.sum();
+    }
+
+    long totalReceived() {
+        return receivedMsgs.sum();
+    }
+
+    long totalErrors() {
+        return sendErrors.sum();
+    }
+
+    /** Opens a window starting now. */
+    synchronized Window open() {
+        sample();
+        Window w = new Window(System.nanoTime());
+        open.add(w);
+        return w;
+    }
+
+    /** Closes {@code w} with what was recorded up to now, and returns it (read-only from here). */
+    synchronized Window close(Window w) {
+        sample();
+        open.remove(w);
+        return w;
+    }
+
+    /**
+     * Closes {@code w} and opens its successor at the same instant, so consecutive windows (the
+     * intervals of progress lines) leave no gap between them.
+     */
+    synchronized Window roll(Window w) {
+        sample();
+        open.remove(w);
+        Window next = new Window(System.nanoTime());
+        open.add(next);
+        return next;
+    }
+
+    private void sample() {
+        long now = System.nanoTime();
+        publishRecycle = publishLatencyMicros.getIntervalHistogram(publishRecycle);
+        delayRecycle = publishDelayMicros.getIntervalHistogram(delayRecycle);
+        e2eRecycle = e2eLatencyMillis.getIntervalHistogram(e2eRecycle);
+        long sent = sentMsgs.sum();
+        long sentB = sentBytes.sum();
+        long errors = sendErrors.sum();
+        long received = receivedMsgs.sum();
+        long receivedB = receivedBytes.sum();
+        for (Window w : open) {
+            w.sentMsgs += sent - lastSent;
+            w.sentBytes += sentB - lastSentBytes;
+            w.sendErrors += errors - lastErrors;
+            w.receivedMsgs += received - lastReceived;
+            w.receivedBytes += receivedB - lastReceivedBytes;
+            w.publishLatencyMicros.add(publishRecycle);
+            w.publishDelayMicros.add(delayRecycle);
+            w.e2eLatencyMillis.add(e2eRecycle);
+            w.extendTo(now);
+        }
+        lastSent = sent;
+        lastSentBytes = sentB;
+        lastErrors = errors;
+        lastReceived = received;
+        lastReceivedBytes = receivedB;
+    }
+}

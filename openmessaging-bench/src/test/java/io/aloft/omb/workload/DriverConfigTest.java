@@ -1,0 +1,80 @@
+package io.aloft.omb.workload;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class DriverConfigTest {
+    @Test
+    void load_shippedDrivers_parse() {
+        DriverConfig t = DriverConfig.load(Path.of("drivers/kafka-throughput.yaml"));
+        assertEquals("Kafka-throughput", t.name());
+        assertEquals(1, t.replicationFactor());
+        assertEquals("all", t.producerConfig().getProperty("acks"));
+        assertEquals("131072", t.producerConfig().getProperty("batch.size"));
+        assertEquals("earliest", t.consumerConfig().getProperty("auto.offset.reset"));
+        assertEquals("false", t.consumerConfig().getProperty("enable.auto.commit"));
+        assertTrue(t.topicConfig().isEmpty());
+
+        DriverConfig l = DriverConfig.load(Path.of("drivers/kafka-latency.yaml"));
+        assertEquals("all", l.producerConfig().getProperty("acks"));
+        assertEquals("1", l.producerConfig().getProperty("linger.ms"));
+    }
+
+    @Test
+    void producerProperties_mergeCommonProducerAndBootstrap() {
+        DriverConfig d = DriverConfig.parse("""
+                name: k
+                driverClass: io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver
+                replicationFactor: 3
+                commonConfig: |
+                  bootstrap.servers=elsewhere:9092
+                  request.timeout.ms = 1000
+                  # a comment
+                producerConfig: |
+                  acks=all
+                  request.timeout.ms=2000
+                consumerConfig: |
+                  auto.offset.reset=earliest
+                topicConfig: |
+                  min.insync.replicas=2
+                """);
+        assertEquals(3, d.replicationFactor());
+        Properties p = d.producerProperties("127.0.0.1:1234");
+        assertEquals("127.0.0.1:1234", p.getProperty("bootstrap.servers"));
+        assertEquals("2000", p.getProperty("request.timeout.ms"), "producerConfig overrides commonConfig");
+        Properties c = d.consumerProperties("127.0.0.1:1234");
+        assertEquals("1000", c.getProperty("request.timeout.ms"));
+        assertEquals("earliest", c.getProperty("auto.offset.reset"));
+        assertEquals("2", d.topicConfig().getProperty("min.insync.replicas"));
+        assertEquals(2, d.adminProperties("h:1").size());
+    }
+
+    @Test
+    void parse_lineWithoutEquals_namesFieldAndLine() {
+        ConfigFileException e = assertThrows(ConfigFileException.class, () -> DriverConfig.parse("""
+                name: k
+                producerConfig: |
+                  acks=all
+                  linger.ms 5
+                """));
+        assertTrue(e.getMessage().contains("'producerConfig'") && e.getMessage().contains("line 2"), e.getMessage());
+    }
+
+    @Test
+    void parse_badFields_nameThem() {
+        assertField("name", "replicationFactor: 1\n");
+        assertField("replicationFactor", "name: k\nreplicationFactor: 0\n");
+        assertField("replicationFactor", "name: k\nreplicationFactor: many\n");
+        assertField("consumerConfigs", "name: k\nconsumerConfigs: |\n  a=b\n");
+    }
+
+    private static void assertField(String field, String yaml) {
+        ConfigFileException e = assertThrows(ConfigFileException.class, () -> DriverConfig.parse(yaml));
+        assertTrue(e.getMessage().contains("'" + field + "'"), "message names " + field + ": " + e.getMessage());
+    }
+}
