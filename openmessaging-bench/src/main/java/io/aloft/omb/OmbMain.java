@@ -1,5 +1,6 @@
 package io.aloft.omb;
 
+import io.aloft.omb.compare.CompareCommand;
 import java.io.PrintStream;
 import java.util.Arrays;
 
@@ -27,8 +28,8 @@ public final class OmbMain {
             switch (args[0]) {
                 case "run":
                     return RunCommand.execute(rest, out, err);
-                // Dispatch point for the compare command (io.aloft.omb.compare): add its case here
-                // and its usage text to usage().
+                case "compare":
+                    return CompareCommand.run(rest);
                 case "help":
                 case "--help":
                 case "-h":
@@ -47,6 +48,7 @@ public final class OmbMain {
     }
 
     static String usage() {
-        return "usage: aloft-omb COMMAND [options]\n\ncommands:\n  " + RunCommand.USAGE.replace("\n", "\n  ");
+        return "usage: aloft-omb COMMAND [options]\n\ncommands:\n  " + RunCommand.USAGE.replace("\n", "\n  ")
+                + "\n  compare [options]   Aloft and Apache Kafka side by side (aloft-omb compare --help)";
     }
 }

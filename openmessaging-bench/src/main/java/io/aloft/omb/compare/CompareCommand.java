@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -45,6 +47,8 @@ public final class CompareCommand {
               --kafka-fsync      add Kafka flushing every write (log.flush.interval.messages=1)
               --aloft-s3         add Aloft with its objects on a local versitygw
               --quick            shorten every run (the plan's quickOverrides): a smoke check
+              --duration-minutes X, --warmup-minutes Y
+                                 replace every step's testDurationMinutes / warmupDurationMinutes
               --out DIR          where compare-<time>.json/.md go (default openmessaging-bench/target/omb-compare)
               --dir DIR          where brokers keep their data: the disk under test (default: the temp dir)
               --kafka-libs DIR   Apache Kafka's jars (default kafka-dist/target/kafka-libs)
@@ -56,7 +60,8 @@ public final class CompareCommand {
 
     /** Parsed arguments. Immutable. */
     record Options(Path plan, List<String> workloads, int repeats, String heap, List<SystemKind> systems,
-            boolean quick, Path out, Path dataDir, Path kafkaLibs, Duration runTimeout) {
+            boolean quick, Path out, Path dataDir, Path kafkaLibs, Duration runTimeout,
+            Map<String, String> durationOverrides) {
     }
 
     /** A bad argument; the message names the option. */
@@ -124,7 +129,8 @@ public final class CompareCommand {
             return 2;
         }
         CompareRun run = new CompareRun(steps, options.systems(), options.repeats(),
-                options.quick() ? plan.quickOverrides() : null, servers, executor, options.runTimeout(), err);
+                options.quick() ? plan.quickOverrides() : null, options.durationOverrides(), servers, executor,
+                options.runTimeout(), err);
         CompareResult result = run.run(MachineInfo.detect(options.dataDir()));
         String markdown = CompareReport.markdown(result);
         out.print(markdown);
@@ -187,6 +193,7 @@ public final class CompareCommand {
         Path dataDir = Path.of(System.getProperty("java.io.tmpdir"));
         Path kafkaLibs = null;
         int timeoutMinutes = 60;
+        Map<String, String> durations = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -220,6 +227,8 @@ public final class CompareCommand {
                 case "--dir" -> dataDir = Path.of(value(args, ++i, arg));
                 case "--kafka-libs" -> kafkaLibs = Path.of(value(args, ++i, arg));
                 case "--run-timeout" -> timeoutMinutes = positive(value(args, ++i, arg), arg);
+                case "--duration-minutes" -> durations.put("testDurationMinutes", minutes(value(args, ++i, arg), arg));
+                case "--warmup-minutes" -> durations.put("warmupDurationMinutes", minutes(value(args, ++i, arg), arg));
                 default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }
@@ -244,7 +253,7 @@ public final class CompareCommand {
             throw new UsageException("--kafka-libs: " + kafkaLibs + " is not a directory");
         }
         return new Options(plan, workloads, repeats, heap, ordered, quick, out, dataDir, kafkaLibs,
-                Duration.ofMinutes(timeoutMinutes));
+                Duration.ofMinutes(timeoutMinutes), Map.copyOf(durations));
     }
 
     /** Kafka variants first (odd repeats run Kafka first), each group in the order given. */
@@ -272,6 +281,19 @@ public final class CompareCommand {
             throw new UsageException(option + ": empty list");
         }
         return items;
+    }
+
+    /** A non-negative number of minutes, fractions allowed (0 only makes sense for a warm-up). */
+    private static String minutes(String value, String option) throws UsageException {
+        try {
+            double m = Double.parseDouble(value);
+            if (m >= 0 && Double.isFinite(m)) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new UsageException(option + ": '" + value + "' is not a number of minutes");
     }
 
     private static int positive(String value, String option) throws UsageException {

@@ -43,6 +43,7 @@ final class CompareRun {
     private final int repeats;
     private final Map<String, String> quickOverrides;
     private final boolean quick;
+    private final Map<String, String> durationOverrides;
     private final ServerFactory servers;
     private final WorkloadExecutor executor;
     private final Duration runTimeout;
@@ -52,14 +53,16 @@ final class CompareRun {
     /**
      * @param steps the plan's steps to run, in plan order
      * @param quickOverrides the plan's {@code --quick} overrides, or null without {@code --quick}
+     * @param durationOverrides durations given on the command line, applied to every step last
      */
     CompareRun(List<ComparePlan.Step> steps, List<SystemKind> systems, int repeats, Map<String, String> quickOverrides,
-            ServerFactory servers, WorkloadExecutor executor, Duration runTimeout, PrintStream progress) {
+            Map<String, String> durationOverrides, ServerFactory servers, WorkloadExecutor executor, Duration runTimeout, PrintStream progress) {
         this.steps = List.copyOf(steps);
         this.systems = List.copyOf(systems);
         this.repeats = repeats;
         this.quick = quickOverrides != null;
         this.quickOverrides = quickOverrides == null ? Map.of() : Map.copyOf(quickOverrides);
+        this.durationOverrides = Map.copyOf(durationOverrides);
         this.servers = servers;
         this.executor = executor;
         this.runTimeout = runTimeout;
@@ -95,6 +98,7 @@ final class CompareRun {
             overrides.putAll(quickOverrides);
             overrides.putAll(step.quickOverrides());
         }
+        overrides.putAll(durationOverrides);
         Long rate = null;
         String rateNote = null;
         String rateError = null;

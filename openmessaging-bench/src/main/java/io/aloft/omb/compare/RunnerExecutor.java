@@ -1,19 +1,19 @@
 package io.aloft.omb.compare;
 
 import io.aloft.omb.runner.RunResult;
+import io.aloft.omb.runner.WorkloadRunner;
+import io.aloft.omb.workload.DriverConfig;
+import io.aloft.omb.workload.Workload;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * The real {@link WorkloadExecutor}: loads the files and runs {@link io.aloft.omb.runner.WorkloadRunner}.
- *
- * <p>Wired at the merge with the runner branch, where {@code Workload.load} and
- * {@code DriverConfig.load} exist; until then it fails with a message saying so. Stateless apart
- * from the progress stream, which the runner prints to.
+ * The real {@link WorkloadExecutor}: loads the workload and driver files, applies the step's
+ * overrides, and runs {@link WorkloadRunner}, whose progress lines go to {@code progress}.
+ * Stateless apart from that stream.
  */
 public final class RunnerExecutor implements WorkloadExecutor {
-    @SuppressWarnings("unused") // read once the runner is wired in
     private final PrintStream progress;
 
     public RunnerExecutor(PrintStream progress) {
@@ -21,11 +21,9 @@ public final class RunnerExecutor implements WorkloadExecutor {
     }
 
     @Override
-    public RunResult run(Path workloadFile, Path driverFile, String bootstrap, Map<String, String> overrides) {
-        // At merge, replace the throw with:
-        //   Workload workload = WorkloadOverrides.apply(Workload.load(workloadFile), overrides);
-        //   return new WorkloadRunner(workload, DriverConfig.load(driverFile), bootstrap, progress).run();
-        throw new UnsupportedOperationException("the OMB workload runner is not wired into compare yet (branch "
-                + "omb-runner); cannot run " + workloadFile + " with " + driverFile + " against " + bootstrap);
+    public RunResult run(Path workloadFile, Path driverFile, String bootstrap, Map<String, String> overrides)
+            throws Exception {
+        Workload workload = WorkloadOverrides.apply(Workload.load(workloadFile), overrides);
+        return new WorkloadRunner(workload, DriverConfig.load(driverFile), bootstrap, progress).run();
     }
 }

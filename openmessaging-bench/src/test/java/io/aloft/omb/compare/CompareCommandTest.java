@@ -182,6 +182,14 @@ class CompareCommandTest {
     }
 
     @Test
+    void run_durationOptions_overrideEveryStepAfterQuick() {
+        assertEquals(0, compare("--quick", "--repeats", "1", "--duration-minutes", "1.5", "--warmup-minutes", "0"),
+                err());
+        assertEquals(Map.of("topics", "1000", "testDurationMinutes", "1.5", "warmupDurationMinutes", "0"),
+                overridesSeen.get("many kafka 1"));
+    }
+
+    @Test
     void run_relativeTo_reportsThroughputAsFractionOfTheBaseStep() {
         figures.put("max kafka", List.of(Map.of("publishMBps", 100.0, "publishRateMsgs", 1000.0)));
         figures.put("max aloft", List.of(Map.of("publishMBps", 100.0, "publishRateMsgs", 1000.0)));
@@ -228,6 +236,8 @@ class CompareCommandTest {
         assertBad("--run-timeout needs a value", "--run-timeout");
         assertBad("--kafka-libs", "--kafka-libs", dir.resolve("no-such-dir").toString());
         assertBad("--all and --workloads", "--all", "--workloads", "max");
+        assertBad("--duration-minutes: 'soon'", "--duration-minutes", "soon");
+        assertBad("--warmup-minutes: '-1'", "--warmup-minutes", "-1");
         assertTrue(events.isEmpty(), events.toString());
     }
 
