@@ -14,6 +14,7 @@
 #   --kafka-fsync      also run Kafka with log.flush.interval.messages=1 (fsync per write, as Aloft)
 #   --aloft-s3         also run Aloft with its objects on a local versitygw (scripts/s3-server.sh)
 #   --workloads A,B    only these plan steps (default: all); --plan FILE for another plan
+#   --duration-minutes X, --warmup-minutes Y   replace every step's durations
 #   --dir DIR          disk for the brokers' data (default: the temp dir); --out DIR for results
 #   --help             all compare options
 #
@@ -27,7 +28,7 @@ args=()
 for a in "$@"; do
   case "$a" in
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; echo; args+=(--help) ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; echo; args+=(--help) ;;
     *) args+=("$a") ;;
   esac
 done
