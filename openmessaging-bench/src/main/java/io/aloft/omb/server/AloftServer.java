@@ -54,7 +54,14 @@ public final class AloftServer extends ChildBroker {
     @Override
     public String description() {
         return "Aloft (1 node, embedded controller, WAL file with Direct IO, objects on "
-                + (onS3 ? "S3 (local versitygw)" : "file://") + ", -Xmx" + heap + ")";
+                + (onS3 ? "S3 (local versitygw)" : "file://") + ", -Xmx" + heap + " " + String.join(" ", gcFlags())
+                + ")";
+    }
+
+    /** As bin/aloft-server.sh. */
+    @Override
+    List<String> gcFlags() {
+        return List.of("-XX:+UseZGC");
     }
 
     @Override

@@ -99,7 +99,14 @@ public final class ApacheKafkaServer extends ChildBroker {
     public String description() {
         return "Apache Kafka " + version + " (KRaft, 1 node, "
                 + (fsyncEveryMessage ? "fsync per write: log.flush.interval.messages=1" : "default: no fsync per write")
-                + ", -Xmx" + heap + ")";
+                + ", -Xmx" + heap + " " + String.join(" ", gcFlags()) + ")";
+    }
+
+    /** As Kafka's bin/kafka-run-class.sh (KAFKA_JVM_PERFORMANCE_OPTS). */
+    @Override
+    List<String> gcFlags() {
+        return List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
+                "-XX:+ExplicitGCInvokesConcurrent");
     }
 
     @Override

@@ -64,10 +64,18 @@ abstract class ChildBroker implements BenchServer {
     void afterStop() {
     }
 
-    /** Both systems get exactly these JVM flags, so neither wins by tuning. */
+    /**
+     * The same heap for both systems; the garbage collector each ships with in its own start
+     * script ({@link #gcFlags}), since that is how each is run.
+     */
     final List<String> jvmFlags() {
-        return List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+UseG1GC");
+        List<String> flags = new java.util.ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap));
+        flags.addAll(gcFlags());
+        return flags;
     }
+
+    /** The garbage collector flags of this system's own start script. */
+    abstract List<String> gcFlags();
 
     /** Server properties with the extra ones applied on top. */
     final Map<String, String> withExtras(Map<String, String> generated) {

@@ -39,7 +39,9 @@ class ApacheKafkaServerTest {
     void description_namesVersionAndDurability() throws Exception {
         ApacheKafkaServer kafka = new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "3g", false,
                 RoundTrip.scratch(), Map.of(), Duration.ofSeconds(60));
-        assertEquals("Apache Kafka 4.3.1 (KRaft, 1 node, default: no fsync per write, -Xmx3g)", kafka.description());
+        assertEquals("Apache Kafka 4.3.1 (KRaft, 1 node, default: no fsync per write, -Xmx3g -XX:+UseG1GC "
+                + "-XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent)",
+                kafka.description());
         assertTrue(kafka.serverProperties(1, 2, Path.of("x")).get("log.flush.interval.messages") == null);
     }
 

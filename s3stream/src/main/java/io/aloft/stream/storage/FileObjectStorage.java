@@ -343,12 +343,28 @@ final class FileObjectStorage implements ObjectStorage {
         return new ObjectStorageException(operation, key, error + " (in " + root + ")", error);
     }
 
-    /** Writes {@code body} to a new temp file; fsyncs it if {@code durable}. */
+    /** Bytes written between flushes of a durable temp file. */
+    static final int SYNC_CHUNK_BYTES = 4 << 20;
+
+    /**
+     * Writes {@code body} to a new temp file; fsyncs it if {@code durable}. A durable write goes
+     * out {@value #SYNC_CHUNK_BYTES} bytes at a time, each made durable before the next: one flush
+     * of a whole 160 MiB object would queue the WAL's writes on a shared disk behind it for a
+     * hundred milliseconds and more, stalling every acknowledgement.
+     */
     private Path writeTemp(ByteBuffer body, String suffix, boolean durable) throws IOException {
         Path file = tmp.resolve(UUID.randomUUID() + suffix);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            int end = body.limit();
             while (body.hasRemaining()) {
-                channel.write(body);
+                body.limit(durable ? Math.min(end, body.position() + SYNC_CHUNK_BYTES) : end);
+                while (body.hasRemaining()) {
+                    channel.write(body);
+                }
+                body.limit(end);
+                if (durable) {
+                    channel.force(false);
+                }
             }
             if (durable) {
                 channel.force(true);

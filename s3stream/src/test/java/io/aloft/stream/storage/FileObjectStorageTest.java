@@ -5,6 +5,7 @@ import static io.aloft.stream.storage.ObjectStorageContract.failure;
 import static io.aloft.stream.storage.ObjectStorageContract.keys;
 import static io.aloft.stream.storage.ObjectStorageContract.string;
 import static io.aloft.stream.storage.ObjectStorageContract.utf8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -41,6 +42,18 @@ class FileObjectStorageTest extends ObjectStorageContract {
         try (var tmp = Files.list(root().resolve(FileObjectStorage.TMP_DIR))) {
             assertEquals(0, tmp.count());
         }
+    }
+
+    @Test
+    void put_largerThanOneSyncChunk_isWrittenWholeFromASlice() throws Exception {
+        byte[] data = new byte[2 * FileObjectStorage.SYNC_CHUNK_BYTES + 12_345];
+        new java.util.Random(7).nextBytes(data);
+        java.nio.ByteBuffer body = java.nio.ByteBuffer.wrap(data, 100, data.length - 200).slice();
+        await(storage.put("big", body));
+
+        assertEquals(data.length - 200, body.remaining(), "the caller's buffer is left alone");
+        assertArrayEquals(java.util.Arrays.copyOfRange(data, 100, data.length - 100),
+                Files.readAllBytes(root().resolve("big")));
     }
 
     @Test
