@@ -22,22 +22,9 @@ class AloftServerTest {
     @Test
     void start_fileObjectStore_roundTripsRecordsAndStopsClean() throws Exception {
         AloftServer aloft = new AloftServer("512m", false, RoundTrip.scratch(), SMALL, Duration.ofSeconds(60));
-        Process process;
-        Path dir;
-        String bootstrap;
-        try {
-            aloft.start();
-            process = aloft.process();
-            dir = aloft.directory();
-            bootstrap = aloft.bootstrap();
-            String props = Files.readString(dir.resolve("attempt-1/server.properties"));
-            assertTrue(props.contains("aloft.data.dir=" + dir.resolve("attempt-1/data")), props);
-            assertFalse(props.contains("s3.url"), props);
-            RoundTrip.produceAndConsume(bootstrap, 200);
-        } finally {
-            aloft.stop();
-        }
-        RoundTrip.assertStoppedClean(process, dir, bootstrap);
+        String props = RoundTrip.startRoundTripAndStop(aloft);
+        assertTrue(props.contains("aloft.data.dir="), props);
+        assertFalse(props.contains("s3.url"), props);
     }
 
     /** Skipped where versitygw is not built (scripts/s3-server.sh versitygw builds it, minutes). */
@@ -52,21 +39,8 @@ class AloftServerTest {
         }
         assumeTrue(haveGateway, "versitygw not built");
         AloftServer aloft = new AloftServer("512m", true, RoundTrip.scratch(), SMALL, Duration.ofSeconds(60));
-        Process process;
-        Path dir;
-        String bootstrap;
-        try {
-            aloft.start();
-            process = aloft.process();
-            dir = aloft.directory();
-            bootstrap = aloft.bootstrap();
-            String props = Files.readString(dir.resolve("attempt-1/server.properties"));
-            assertTrue(props.contains("s3.url=s3://aloft-omb?endpoint=http://127.0.0.1:"), props);
-            RoundTrip.produceAndConsume(bootstrap, 200);
-        } finally {
-            aloft.stop();
-        }
-        RoundTrip.assertStoppedClean(process, dir, bootstrap);
+        String props = RoundTrip.startRoundTripAndStop(aloft);
+        assertTrue(props.contains("s3.url=s3://aloft-omb?endpoint=http://127.0.0.1:"), props);
         assertTrue(ProcessHandle.current().children()
                 .noneMatch(p -> p.info().command().orElse("").endsWith("versitygw")), "versitygw still running");
     }

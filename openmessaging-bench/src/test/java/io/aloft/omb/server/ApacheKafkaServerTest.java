@@ -16,22 +16,8 @@ class ApacheKafkaServerTest {
     void start_fromKafkaLibs_roundTripsRecordsAndStopsClean() throws Exception {
         ApacheKafkaServer kafka = new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "512m", true,
                 RoundTrip.scratch(), Map.of(), Duration.ofSeconds(60));
-        Process process;
-        Path dir;
-        String bootstrap;
-        try {
-            kafka.start();
-            process = kafka.process();
-            dir = kafka.directory();
-            bootstrap = kafka.bootstrap();
-            assertTrue(bootstrap.startsWith("127.0.0.1:"), bootstrap);
-            String props = Files.readString(dir.resolve("attempt-1/server.properties"));
-            assertTrue(props.contains("log.flush.interval.messages=1"), props);
-            RoundTrip.produceAndConsume(bootstrap, 200);
-        } finally {
-            kafka.stop();
-        }
-        RoundTrip.assertStoppedClean(process, dir, bootstrap);
+        String props = RoundTrip.startRoundTripAndStop(kafka);
+        assertTrue(props.contains("log.flush.interval.messages=1"), props);
         assertThrows(IllegalStateException.class, kafka::bootstrap);
     }
 

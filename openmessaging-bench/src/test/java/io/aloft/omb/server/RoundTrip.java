@@ -33,6 +33,30 @@ final class RoundTrip {
     private RoundTrip() {
     }
 
+    /**
+     * Starts {@code broker}, round-trips records through it, stops it and checks it left nothing
+     * behind; returns the server.properties it ran with, for the caller's checks.
+     */
+    static String startRoundTripAndStop(ChildBroker broker) throws Exception {
+        Process process;
+        Path dir;
+        String bootstrap;
+        String props;
+        try {
+            broker.start();
+            process = broker.process();
+            dir = broker.directory();
+            bootstrap = broker.bootstrap();
+            assertTrue(bootstrap.startsWith("127.0.0.1:"), bootstrap);
+            props = java.nio.file.Files.readString(dir.resolve("attempt-1/server.properties"));
+            produceAndConsume(bootstrap, 200);
+        } finally {
+            broker.stop();
+        }
+        assertStoppedClean(process, dir, bootstrap);
+        return props;
+    }
+
     /** Creates a topic, produces {@code count} records with acks=all, and reads them back in order. */
     static void produceAndConsume(String bootstrap, int count) throws Exception {
         String topic = "round-trip";
