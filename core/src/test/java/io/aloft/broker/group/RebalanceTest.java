@@ -271,10 +271,7 @@ class RebalanceTest {
         CompletableFuture<SyncGroupResponseData> waiting = kit.sync(G, follower, Map.of());
 
         // The leader heartbeats (its session holds) but never sends SyncGroup.
-        for (int elapsed = 0; elapsed < GroupTestKit.REBALANCE_MS - 5000; elapsed += 5000) {
-            kit.timer.advance(5000);
-            assertEquals(Errors.NONE, kit.heartbeat(G, leader.memberId(), leader.generationId()));
-        }
+        heartbeatWhileTimePasses(kit, GroupTestKit.REBALANCE_MS - 5000, leader);
         assertFalse(waiting.isDone(), "the leader still has time to sync");
         kit.timer.advance(5000);
         assertTrue(waiting.isDone(), "the follower was answered when the leader's time to sync ran out");
@@ -300,11 +297,7 @@ class RebalanceTest {
         assertEquals(Errors.NONE.code(), synced.errorCode());
 
         // The follower heartbeats (its session holds) but never sends SyncGroup: it has no assignment.
-        for (int elapsed = 0; elapsed < GroupTestKit.REBALANCE_MS - 5000; elapsed += 5000) {
-            kit.timer.advance(5000);
-            assertEquals(Errors.NONE, kit.heartbeat(G, leader.memberId(), leader.generationId()));
-            assertEquals(Errors.NONE, kit.heartbeat(G, follower.memberId(), follower.generationId()));
-        }
+        heartbeatWhileTimePasses(kit, GroupTestKit.REBALANCE_MS - 5000, leader, follower);
         kit.timer.advance(5000);
         assertEquals(Errors.UNKNOWN_MEMBER_ID, kit.heartbeat(G, follower.memberId(), follower.generationId()));
         assertEquals(Errors.REBALANCE_IN_PROGRESS, kit.heartbeat(G, leader.memberId(), leader.generationId()),
@@ -321,10 +314,16 @@ class RebalanceTest {
         kit.sync(G, leader, Map.of(leader.memberId(), GroupTestKit.bytes("l"), follower.memberId(),
                 GroupTestKit.bytes("f"))).join();
         assertArrayEquals(GroupTestKit.bytes("f"), followerSync.join().assignment());
-        for (int elapsed = 0; elapsed < 2 * GroupTestKit.REBALANCE_MS; elapsed += 5000) {
+        heartbeatWhileTimePasses(kit, 2 * GroupTestKit.REBALANCE_MS, leader, follower);
+    }
+
+    /** Advances the clock in 5 s steps for {@code millis}, each member heartbeating successfully after each step. */
+    private static void heartbeatWhileTimePasses(GroupTestKit kit, int millis, JoinGroupResponseData... members) {
+        for (int elapsed = 0; elapsed < millis; elapsed += 5000) {
             kit.timer.advance(5000);
-            assertEquals(Errors.NONE, kit.heartbeat(G, leader.memberId(), leader.generationId()));
-            assertEquals(Errors.NONE, kit.heartbeat(G, follower.memberId(), follower.generationId()));
+            for (JoinGroupResponseData m : members) {
+                assertEquals(Errors.NONE, kit.heartbeat(G, m.memberId(), m.generationId()));
+            }
         }
     }
 }
