@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one controller voter on its own (a dedicated controller node, or one of a 3-voter quorum
-# tried by hand): builds core once, then starts io.aloft.controller.ControllerMain with the given
+# tried by hand): builds core once, then starts io.aloft.controller.server.ControllerMain with the given
 # properties file (keys: README, "core/" configuration). Stops on Ctrl-C / SIGTERM.
 #
 #   scripts/controller.sh controller.properties [--no-build]
@@ -16,4 +16,4 @@ fi
 # shellcheck disable=SC2086
 exec java ${CONTROLLER_JAVA_OPTS:--Xmx512m} -Dlog4j2.shutdownHookEnabled=false -Dlog4j2.configurationFile="$PWD/config/log4j2.xml" \
   -cp "core/target/aloft-core.jar:core/target/lib/*" \
-  io.aloft.controller.ControllerMain "$props"
+  io.aloft.controller.server.ControllerMain "$props"

@@ -1,37 +1,37 @@
 package io.aloft.broker;
 
+import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.config.ConfigResources;
 import io.aloft.broker.config.DynamicBrokerConfigs;
-import io.aloft.broker.handler.AlterConfigsHandler;
-import io.aloft.broker.handler.ApiHandler;
-import io.aloft.broker.handler.DeleteRecordsHandler;
-import io.aloft.broker.handler.DescribeConfigsHandler;
-import io.aloft.broker.handler.DescribeLogDirsHandler;
-import io.aloft.broker.handler.IncrementalAlterConfigsHandler;
-import io.aloft.broker.handler.ApiVersionsHandler;
-import io.aloft.broker.handler.CreatePartitionsHandler;
-import io.aloft.broker.handler.CreateTopicsHandler;
-import io.aloft.broker.handler.DescribeClusterHandler;
-import io.aloft.broker.handler.FetchHandler;
-import io.aloft.broker.handler.InitProducerIdHandler;
-import io.aloft.broker.handler.ListOffsetsHandler;
-import io.aloft.broker.producer.ProducerIdManager;
-import io.aloft.broker.handler.ProduceHandler;
-import io.aloft.broker.log.LogConfig;
-import io.aloft.broker.log.PartitionLog;
-import io.aloft.broker.partition.PartitionManager;
-import io.aloft.broker.handler.GroupHandlers;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.group.MetadataTopicIds;
 import io.aloft.broker.group.OffsetsTopic;
 import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.group.SystemGroupTimer;
+import io.aloft.broker.handler.AlterConfigsHandler;
+import io.aloft.broker.handler.ApiVersionsHandler;
+import io.aloft.broker.handler.CreatePartitionsHandler;
+import io.aloft.broker.handler.CreateTopicsHandler;
+import io.aloft.broker.handler.DeleteRecordsHandler;
 import io.aloft.broker.handler.DeleteTopicsHandler;
+import io.aloft.broker.handler.DescribeClusterHandler;
+import io.aloft.broker.handler.DescribeConfigsHandler;
+import io.aloft.broker.handler.DescribeLogDirsHandler;
+import io.aloft.broker.handler.FetchHandler;
+import io.aloft.broker.handler.GroupHandlers;
+import io.aloft.broker.handler.IncrementalAlterConfigsHandler;
+import io.aloft.broker.handler.InitProducerIdHandler;
+import io.aloft.broker.handler.ListOffsetsHandler;
 import io.aloft.broker.handler.MetadataHandler;
+import io.aloft.broker.handler.ProduceHandler;
+import io.aloft.broker.log.LogConfig;
+import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.network.KafkaServer;
 import io.aloft.broker.network.RequestDispatcher;
+import io.aloft.broker.partition.PartitionManager;
+import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.topic.TopicManager;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.controller.client.BrokerLifecycle;
@@ -158,7 +158,7 @@ public final class Broker implements AutoCloseable {
         resources.add(groups);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(
-                new ApiVersionsHandler(dispatcher::get),
+                new ApiVersionsHandler(() -> dispatcher.get().apiVersions()),
                 new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, () -> nodeId),
                 new CreateTopicsHandler(topics),
                 new DeleteTopicsHandler(cache, topics),

@@ -1,7 +1,8 @@
 package io.aloft.broker.handler;
 
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.config.ConfigResources;
-import io.aloft.broker.network.RequestContext;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.AlterConfigsRequestData.AlterConfigsResource;
 import org.apache.kafka.common.message.AlterConfigsRequestData.AlterableConfig;
-import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.message.AlterConfigsResponseData.AlterConfigsResourceResponse;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;

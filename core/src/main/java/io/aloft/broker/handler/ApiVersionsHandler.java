@@ -1,10 +1,11 @@
 package io.aloft.broker.handler;
 
-import io.aloft.broker.network.RequestContext;
-import io.aloft.broker.network.RequestDispatcher;
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -13,11 +14,14 @@ import org.apache.kafka.common.requests.ApiVersionsResponse;
 
 /** ApiVersions: exactly the APIs and version ranges the dispatcher serves. */
 public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequest> {
-    private final Supplier<RequestDispatcher> dispatcher;
+    private final Supplier<ApiVersionCollection> served;
 
-    /** @param dispatcher supplies the dispatcher this handler is registered with (built after it) */
-    public ApiVersionsHandler(Supplier<RequestDispatcher> dispatcher) {
-        this.dispatcher = dispatcher;
+    /**
+     * @param served the API keys and version ranges of the dispatcher this handler is registered
+     *     with (asked per request: the dispatcher is built after its handlers)
+     */
+    public ApiVersionsHandler(Supplier<ApiVersionCollection> served) {
+        this.served = served;
     }
 
     @Override
@@ -32,7 +36,7 @@ public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequest> 
             // v3+: client software name and version must be non-empty and of legal characters.
             data.setErrorCode(Errors.INVALID_REQUEST.code());
         } else {
-            data.setErrorCode(Errors.NONE.code()).setApiKeys(dispatcher.get().apiVersions());
+            data.setErrorCode(Errors.NONE.code()).setApiKeys(served.get());
         }
         return CompletableFuture.completedFuture(new ApiVersionsResponse(data));
     }

@@ -1,7 +1,8 @@
 package io.aloft.broker.handler;
 
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.topic.TopicManager;
-import io.aloft.broker.network.RequestContext;
 import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,9 +15,9 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
-import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResult;
 import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResultCollection;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;

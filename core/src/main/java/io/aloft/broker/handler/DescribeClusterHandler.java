@@ -1,15 +1,16 @@
 package io.aloft.broker.handler;
 
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.metadata.MetadataCache;
-import io.aloft.broker.network.RequestContext;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.Endpoint;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
-import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClusterBroker;
 import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClusterBrokerCollection;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;

@@ -1,7 +1,8 @@
 package io.aloft.broker.handler;
 
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.metadata.MetadataCache;
-import io.aloft.broker.network.RequestContext;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.controller.model.PartitionInfo;
 import io.aloft.controller.model.TopicInfo;
@@ -12,10 +13,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DescribeLogDirsRequestData.DescribableLogDirTopic;
-import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsPartition;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsResult;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsTopic;
+import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;

@@ -1,8 +1,9 @@
 package io.aloft.broker.handler;
 
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.metadata.MetadataCache;
-import io.aloft.broker.network.RequestContext;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.Endpoint;
@@ -13,8 +14,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToIntFunction;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;

@@ -1,5 +1,6 @@
 package io.aloft.broker.handler;
 
+import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.metadata.MetadataCache;
 import java.util.List;

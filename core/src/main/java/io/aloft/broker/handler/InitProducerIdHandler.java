@@ -1,6 +1,7 @@
 package io.aloft.broker.handler;
 
-import io.aloft.broker.network.RequestContext;
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.producer.ProducerIdManager;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.InitProducerIdRequestData;

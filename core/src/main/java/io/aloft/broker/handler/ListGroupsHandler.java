@@ -1,7 +1,8 @@
 package io.aloft.broker.handler;
 
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
-import io.aloft.broker.network.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractResponse;

@@ -1,5 +1,6 @@
 package io.aloft.broker.network;
 
+import io.aloft.broker.api.RequestContext;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

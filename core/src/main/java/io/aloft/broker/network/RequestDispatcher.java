@@ -1,6 +1,7 @@
 package io.aloft.broker.network;
 
-import io.aloft.broker.handler.ApiHandler;
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;

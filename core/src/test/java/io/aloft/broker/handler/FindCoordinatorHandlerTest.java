@@ -2,9 +2,9 @@ package io.aloft.broker.handler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.metadata.MetadataCache;
-import io.aloft.broker.network.RequestContext;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.ClusterImage;
@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;

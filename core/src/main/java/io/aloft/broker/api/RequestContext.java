@@ -1,4 +1,4 @@
-package io.aloft.broker.network;
+package io.aloft.broker.api;
 
 import java.net.InetSocketAddress;
 import org.apache.kafka.common.requests.RequestHeader;

@@ -1,6 +1,6 @@
-package io.aloft.controller;
+package io.aloft.controller.server;
 
-import io.aloft.controller.server.ControllerServer;
+import io.aloft.controller.ControllerConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
-package io.aloft.broker.handler;
+package io.aloft.broker.api;
 
-import io.aloft.broker.network.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
