@@ -2,13 +2,15 @@ package io.aloft.broker;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.config.ConfigResources;
+import io.aloft.broker.coordinator.CoordinatorThreads;
+import io.aloft.broker.coordinator.CoordinatorTopic;
+import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.group.MetadataTopicIds;
 import io.aloft.broker.group.OffsetsTopic;
 import io.aloft.broker.group.PartitionGroupLog;
-import io.aloft.broker.group.SystemGroupTimer;
 import io.aloft.broker.handler.AlterConfigsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.CreatePartitionsHandler;
@@ -150,11 +152,14 @@ public final class Broker implements AutoCloseable {
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
         ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);
         GroupCoordinatorConfig groupConfig = GroupCoordinatorConfig.fromProperties(props);
-        SystemGroupTimer groupTimer = new SystemGroupTimer();
-        resources.add(groupTimer);
-        PartitionGroupLog groupLog = new PartitionGroupLog(partitions, System::currentTimeMillis);
-        resources.add(groupLog);
-        GroupCoordinator groups = new GroupCoordinator(groupConfig, groupLog, groupTimer, new MetadataTopicIds(cache));
+        SystemCoordinatorTimer coordinatorTimer = new SystemCoordinatorTimer(daemonThreads("aloft-coordinator-timer"));
+        resources.add(coordinatorTimer);
+        CoordinatorThreads groupThreads = CoordinatorThreads.fixed(GROUP_COORDINATOR_THREADS,
+                daemonThreads("aloft-group-coordinator"));
+        resources.add(groupThreads);
+        GroupCoordinator groups = new GroupCoordinator(groupConfig,
+                new PartitionGroupLog(partitions, System::currentTimeMillis), coordinatorTimer,
+                new MetadataTopicIds(cache), groupThreads);
         resources.add(groups);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(
@@ -200,12 +205,23 @@ public final class Broker implements AutoCloseable {
         });
         resources.add(partitions);
         // After registration: the controller places the topic's partitions on active brokers only.
-        OffsetsTopic offsetsTopic = new OffsetsTopic(controller, cache, nodeId, groups,
-                groupConfig.offsetsTopicPartitions());
+        CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
+                groupConfig.offsetsTopicPartitions(), daemonThreads("aloft-group-loader"));
         resources.add(offsetsTopic);
         offsetsTopic.start();
         resources.add(server);
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
+    }
+
+    private static final int GROUP_COORDINATOR_THREADS = 1;
+
+    private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /** The cluster id: made once by the first broker and kept in the controller's key-value space. */

@@ -1,5 +1,6 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.coordinator.CoordinatorTimer;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,8 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.ConsumerProtocolSubscription;
 import org.apache.kafka.common.message.JoinGroupResponseData.JoinGroupResponseMember;
@@ -22,11 +21,11 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
 /**
  * The state of one classic group: membership, generation, chosen protocol and committed offsets.
  *
- * <p>Concurrency: every field is guarded by {@link #lock}; the coordinator takes it around each
- * request and timer firing for this group, so requests for different groups run in parallel and
- * requests for one group run one at a time. Futures handed back to callers are completed only
- * after the lock is released ({@link #defer}), so a caller's callback never runs inside it and
- * cannot deadlock by calling back into the coordinator.
+ * <p>Confined to the thread of the shard that holds it ({@link GroupCoordinatorShard}): every
+ * request and timer of the group runs there, one at a time, so no field needs a lock. Futures of
+ * waiting requests are completed on that thread; whatever a caller chains onto them must not block
+ * (the request handlers only turn them into responses), and a call back into the coordinator is
+ * queued behind the current event, never run inside it.
  */
 final class ClassicGroup {
 
@@ -34,8 +33,6 @@ final class ClassicGroup {
 
     final String groupId;
     final int partition;
-    final ReentrantLock lock = new ReentrantLock();
-    private final List<Runnable> deferred = new ArrayList<>();
 
     GroupState state = GroupState.EMPTY;
     long stateTimestampMs;
@@ -52,12 +49,12 @@ final class ClassicGroup {
     final Map<String, Long> pendingMembers = new HashMap<>();
 
     /** The pending-join timer (rebalance timeout or initial delay); token tells stale firings apart. */
-    GroupTimer.Scheduled joinTimer;
+    CoordinatorTimer.Scheduled joinTimer;
     long joinTimerToken;
     /** Members that got this generation's JoinGroup answer but have not sent SyncGroup yet. */
     final Set<String> pendingSync = new HashSet<>();
     /** Fires a rebalance timeout after the join completed, removing members still in {@link #pendingSync}. */
-    GroupTimer.Scheduled syncTimer;
+    CoordinatorTimer.Scheduled syncTimer;
     long syncTimerToken;
     /** True while the initial-rebalance delay runs: the join must not complete early then. */
     boolean initialDelayActive;
@@ -77,34 +74,9 @@ final class ClassicGroup {
         this.stateTimestampMs = nowMs;
     }
 
-    // ---- locking -------------------------------------------------------------------------
-
-    /** Runs {@code body} under the lock, then runs what it deferred, outside the lock. */
-    <T> T inLock(Supplier<T> body) {
-        lock.lock();
-        List<Runnable> toRun = List.of();
-        try {
-            return body.get();
-        } finally {
-            if (lock.getHoldCount() == 1 && !deferred.isEmpty()) {
-                toRun = new ArrayList<>(deferred);
-                deferred.clear();
-            }
-            lock.unlock();
-            toRun.forEach(Runnable::run);
-        }
-    }
-
-    void inLock(Runnable body) {
-        inLock(() -> {
-            body.run();
-            return null;
-        });
-    }
-
-    /** Completes {@code future} once the outermost {@link #inLock} releases the lock. */
+    /** Completes a waiting request's future (on the shard's thread, like everything here). */
     <T> void complete(CompletableFuture<T> future, T value) {
-        deferred.add(() -> future.complete(value));
+        future.complete(value);
     }
 
     long nextSequence() {

@@ -1,26 +1,30 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.coordinator.CoordinatorLog;
+import io.aloft.broker.coordinator.CoordinatorResult;
+import io.aloft.broker.coordinator.CoordinatorRuntime;
+import io.aloft.broker.coordinator.CoordinatorThreads;
+import io.aloft.broker.coordinator.CoordinatorTimer;
+import io.aloft.broker.coordinator.CoordinatorTopic;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
-import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroupMember;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
-import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
 import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
@@ -30,11 +34,10 @@ import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The classic (pre-KIP-848) consumer group coordinator, for the request handlers of JoinGroup,
@@ -42,54 +45,55 @@ import org.slf4j.LoggerFactory;
  * DeleteGroups and OffsetDelete. Each method takes the request's generated message and API
  * version and returns the response message (throttle time left for the handler to set).
  *
- * <p>State is kept the Kafka way: every offset commit and group change is appended to a
- * partition of {@code __consumer_offsets} through a {@link GroupLog} (group to partition by
- * {@link #partitionFor}), and {@link #loadPartition} rebuilds the partition's groups by
- * replaying it. Only groups of loaded partitions are served; others get NOT_COORDINATOR (or
- * COORDINATOR_LOAD_IN_PROGRESS while loading).
+ * <p>A service in front of a {@link CoordinatorRuntime}: a group lives in the shard of its
+ * {@code __consumer_offsets} partition ({@link #partitionFor}), every request for it runs there
+ * ({@link GroupCoordinatorShard}), and every offset commit and group change is a record appended to
+ * that partition and replayed when the partition loads ({@link #loadPartition}). Only groups of
+ * loaded partitions are served; others get NOT_COORDINATOR (COORDINATOR_LOAD_IN_PROGRESS while
+ * loading). Kafka errors are mapped here, at one place, from the runtime's exceptions.
  *
- * <p>Thread-safe: requests from any number of connections may call in at once. Each group has
- * its own lock (see {@link ClassicGroup}); returned futures are completed outside any lock,
- * on the calling thread, a timer thread or the thread completing a log append.
+ * <p>Thread-safe: requests from any number of connections may call in at once; futures complete on
+ * the shards' threads.
  */
-public final class GroupCoordinator implements AutoCloseable {
-
-    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+public final class GroupCoordinator implements CoordinatorTopic.Partitions, AutoCloseable {
 
     /** The group type ListGroups v5+ reports for every group here. */
     static final String CLASSIC_GROUP_TYPE = "classic";
 
     private final GroupCoordinatorConfig config;
-    private final GroupLog log;
-    private final GroupTimer timer;
-    private final MembershipManager membership;
-    private final SyncAndLeave syncAndLeave;
-    private final OffsetManager offsets;
+    private final CoordinatorRuntime<GroupCoordinatorShard, GroupRecord> runtime;
     private final OffsetFetchShapes fetchShapes;
-
-    private final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
-    /** Partitions of __consumer_offsets this coordinator owns: false while loading, true once loaded. */
-    private final Map<Integer, Boolean> partitions = new ConcurrentHashMap<>();
-    private volatile GroupTimer.Scheduled retentionTask;
-    private volatile boolean closed;
+    /** Threads this coordinator made itself (and closes), or null when the caller's are used. */
+    private final CoordinatorThreads ownThreads;
 
     /**
+     * @param log the partitions of {@code __consumer_offsets}
+     * @param timer time and delayed tasks (session and rebalance timeouts, retention)
      * @param topicIds resolves topic ids for OffsetCommit/OffsetFetch v10+; {@link TopicIdResolver#NONE}
-     *                 answers such requests with UNKNOWN_TOPIC_ID
+     *     answers such requests with UNKNOWN_TOPIC_ID
+     * @param threads the shards' threads (see {@code group.coordinator.threads}); the caller closes them
+     *     after this coordinator
      */
-    public GroupCoordinator(GroupCoordinatorConfig config, GroupLog log, GroupTimer timer, TopicIdResolver topicIds) {
-        this.config = config;
-        this.log = log;
-        this.timer = timer;
-        this.membership = new MembershipManager(config, timer, log);
-        this.syncAndLeave = new SyncAndLeave(membership, timer, log);
-        this.offsets = new OffsetManager(config, timer, log, membership, topicIds);
-        this.fetchShapes = new OffsetFetchShapes(topicIds);
-        scheduleRetention();
+    public GroupCoordinator(GroupCoordinatorConfig config, CoordinatorLog<GroupRecord> log, CoordinatorTimer timer,
+            TopicIdResolver topicIds, CoordinatorThreads threads) {
+        this(config, log, timer, topicIds, threads, null);
     }
 
-    public GroupCoordinator(GroupCoordinatorConfig config, GroupLog log, GroupTimer timer) {
-        this(config, log, timer, TopicIdResolver.NONE);
+    /**
+     * A coordinator whose shards run on the threads that call it ({@link CoordinatorThreads#callerRuns}):
+     * for tests driving it from one thread over an in-memory log, which get their answers on return.
+     */
+    public GroupCoordinator(GroupCoordinatorConfig config, CoordinatorLog<GroupRecord> log, CoordinatorTimer timer) {
+        this(config, log, timer, TopicIdResolver.NONE, null, CoordinatorThreads.callerRuns());
+    }
+
+    private GroupCoordinator(GroupCoordinatorConfig config, CoordinatorLog<GroupRecord> log, CoordinatorTimer timer,
+            TopicIdResolver topicIds, CoordinatorThreads threads, CoordinatorThreads ownThreads) {
+        this.config = config;
+        this.ownThreads = ownThreads;
+        this.runtime = new CoordinatorRuntime<>("group", log, timer, threads != null ? threads : ownThreads,
+                ctx -> new GroupCoordinatorShard(config, ctx, topicIds));
+        this.fetchShapes = new OffsetFetchShapes(topicIds);
     }
 
     /** The __consumer_offsets partition of {@code groupId}: Kafka's abs(hashCode) % partitions. */
@@ -102,29 +106,15 @@ public final class GroupCoordinator implements AutoCloseable {
     // ---- ownership -----------------------------------------------------------------------
 
     /**
-     * Takes ownership of {@code partition}: replays its records (blocking until done), restores
-     * its groups (members get a fresh session timeout to heartbeat in), then serves them. Loading
-     * an owned partition again does nothing.
+     * Takes ownership of {@code partition}: replays its records (blocking until done), restores its
+     * groups (members get a fresh session timeout to heartbeat in), then serves them. Loading an
+     * owned partition again does nothing.
      *
      * @throws CorruptGroupRecordException if a record cannot be read; the partition stays unowned
      */
+    @Override
     public void loadPartition(int partition) {
-        if (partitions.putIfAbsent(partition, Boolean.FALSE) != null) {
-            return;
-        }
-        Map<String, ClassicGroup> loaded = new HashMap<>();
-        try {
-            log.replay(partition, r -> GroupReplay.apply(loaded, partition, r, timer.nowMs()));
-        } catch (RuntimeException e) {
-            partitions.remove(partition);
-            throw e;
-        }
-        for (ClassicGroup g : loaded.values()) {
-            groups.put(g.groupId, g);
-            g.inLock(() -> membership.restore(g));
-        }
-        partitions.put(partition, Boolean.TRUE);
-        LOG.info("__consumer_offsets-{}: loaded {} groups", partition, loaded.size());
+        runtime.load(partition);
     }
 
     /** Loads every partition of __consumer_offsets: what a single-node broker does at start. */
@@ -135,33 +125,9 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     /** Gives up {@code partition}: its groups are dropped and their waiting members told NOT_COORDINATOR. */
+    @Override
     public void unloadPartition(int partition) {
-        if (partitions.remove(partition) == null) {
-            return;
-        }
-        for (ClassicGroup g : List.copyOf(groups.values())) {
-            if (g.partition == partition) {
-                g.inLock(() -> membership.shutDown(g, Errors.NOT_COORDINATOR));
-                groups.remove(g.groupId, g);
-            }
-        }
-        LOG.info("__consumer_offsets-{}: unloaded", partition);
-    }
-
-    private Errors coordinatorError(String groupId) {
-        Boolean loaded = partitions.get(partitionFor(groupId));
-        if (loaded == null) {
-            return Errors.NOT_COORDINATOR;
-        }
-        return loaded ? Errors.NONE : Errors.COORDINATOR_LOAD_IN_PROGRESS;
-    }
-
-    private ClassicGroup getOrCreate(String groupId) {
-        return groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, partitionFor(id), timer.nowMs()));
-    }
-
-    private static boolean invalidGroupId(String groupId) {
-        return groupId == null || groupId.isEmpty();
+        runtime.unload(partition);
     }
 
     // ---- membership ----------------------------------------------------------------------
@@ -170,120 +136,88 @@ public final class GroupCoordinator implements AutoCloseable {
     public CompletableFuture<JoinGroupResponseData> joinGroup(JoinGroupRequestData req, short version,
                                                               String clientId, String clientHost) {
         MembershipManager.JoinRequest jr = MembershipManager.JoinRequest.of(req, version, clientId, clientHost);
-        Errors error = invalidGroupId(req.groupId()) ? Errors.INVALID_GROUP_ID : coordinatorError(req.groupId());
-        if (error != Errors.NONE) {
-            return CompletableFuture.completedFuture(Responses.joinError(error, jr.memberId(), version));
+        if (invalidGroupId(req.groupId())) {
+            return CompletableFuture.completedFuture(Responses.joinError(Errors.INVALID_GROUP_ID, jr.memberId(), version));
         }
-        ClassicGroup g = jr.memberId().isEmpty() ? getOrCreate(req.groupId()) : groups.get(req.groupId());
-        if (g == null) {
-            return CompletableFuture.completedFuture(
-                    Responses.joinError(Errors.UNKNOWN_MEMBER_ID, jr.memberId(), version));
-        }
-        CompletableFuture<JoinGroupResponseData> result = membership.join(g, jr);
-        maybeDiscard(g); // a refused first join must not leave an empty group behind
-        return result;
+        return write("join-group", req.groupId(), (s, response) -> s.join(req.groupId(), jr, response),
+                error -> Responses.joinError(error, jr.memberId(), version));
     }
 
     /** SyncGroup; a follower's completes when the leader's assignment is durable. */
     public CompletableFuture<SyncGroupResponseData> syncGroup(SyncGroupRequestData req, short version) {
-        Errors error = invalidGroupId(req.groupId()) ? Errors.INVALID_GROUP_ID : coordinatorError(req.groupId());
-        ClassicGroup g = error == Errors.NONE ? groups.get(req.groupId()) : null;
-        if (error == Errors.NONE && g == null) {
-            error = Errors.UNKNOWN_MEMBER_ID;
+        if (invalidGroupId(req.groupId())) {
+            return CompletableFuture.completedFuture(Responses.syncError(Errors.INVALID_GROUP_ID));
         }
-        if (error != Errors.NONE) {
-            return CompletableFuture.completedFuture(Responses.syncError(error));
-        }
-        return syncAndLeave.sync(g, req, version);
+        return write("sync-group", req.groupId(), (s, response) -> s.sync(req, version, response),
+                Responses::syncError);
     }
 
     public CompletableFuture<HeartbeatResponseData> heartbeat(HeartbeatRequestData req, short version) {
-        Errors error = invalidGroupId(req.groupId()) ? Errors.INVALID_GROUP_ID : coordinatorError(req.groupId());
-        ClassicGroup g = error == Errors.NONE ? groups.get(req.groupId()) : null;
-        if (error == Errors.NONE && g == null) {
-            error = Errors.UNKNOWN_MEMBER_ID;
+        if (invalidGroupId(req.groupId())) {
+            return CompletableFuture.completedFuture(
+                    new HeartbeatResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code()));
         }
-        if (error != Errors.NONE) {
-            return CompletableFuture.completedFuture(new HeartbeatResponseData().setErrorCode(error.code()));
-        }
-        return CompletableFuture.completedFuture(syncAndLeave.heartbeat(g, req));
+        return runtime.write("heartbeat", partitionFor(req.groupId()), s -> s.heartbeat(req))
+                .exceptionally(e -> new HeartbeatResponseData().setErrorCode(errorFor(e).code()));
     }
 
     public CompletableFuture<LeaveGroupResponseData> leaveGroup(LeaveGroupRequestData req, short version) {
-        Errors error = invalidGroupId(req.groupId()) ? Errors.INVALID_GROUP_ID : coordinatorError(req.groupId());
-        if (error != Errors.NONE) {
-            return CompletableFuture.completedFuture(new LeaveGroupResponseData().setErrorCode(error.code()));
+        if (invalidGroupId(req.groupId())) {
+            return CompletableFuture.completedFuture(
+                    new LeaveGroupResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code()));
         }
-        ClassicGroup g = groups.get(req.groupId());
-        if (g == null) {
-            List<MemberResponse> unknown = new ArrayList<>();
-            for (LeaveGroupRequestData.MemberIdentity id : SyncAndLeave.identities(req, version)) {
-                unknown.add(new MemberResponse().setMemberId(id.memberId()).setGroupInstanceId(id.groupInstanceId())
-                        .setErrorCode(Errors.UNKNOWN_MEMBER_ID.code()));
-            }
-            return CompletableFuture.completedFuture(SyncAndLeave.leaveResponse(unknown, version));
-        }
-        return CompletableFuture.completedFuture(syncAndLeave.leave(g, req, version));
+        return write("leave-group", req.groupId(), (s, response) -> s.leave(req, version, response),
+                error -> new LeaveGroupResponseData().setErrorCode(error.code()));
     }
 
     // ---- offsets -------------------------------------------------------------------------
 
     /** OffsetCommit; completes once the offsets are durable in the group log. */
     public CompletableFuture<OffsetCommitResponseData> commitOffsets(OffsetCommitRequestData req, short version) {
-        Errors error = invalidGroupId(req.groupId()) ? Errors.INVALID_GROUP_ID : coordinatorError(req.groupId());
-        if (error != Errors.NONE) {
-            return CompletableFuture.completedFuture(OffsetManager.commitError(req, version, error));
+        if (invalidGroupId(req.groupId())) {
+            return CompletableFuture.completedFuture(OffsetManager.commitError(req, version, Errors.INVALID_GROUP_ID));
         }
-        ClassicGroup g = groups.get(req.groupId());
-        if (g == null) {
-            if (req.generationIdOrMemberEpoch() >= 0) {
-                // A member of a group that does not exist; v9 started saying so plainly.
-                Errors e = version >= 9 ? Errors.GROUP_ID_NOT_FOUND : Errors.ILLEGAL_GENERATION;
-                return CompletableFuture.completedFuture(OffsetManager.commitError(req, version, e));
-            }
-            g = getOrCreate(req.groupId()); // a simple (unmanaged) group springs into being
-        }
-        return offsets.commit(g, req, version);
+        return write("offset-commit", req.groupId(), (s, response) -> s.commitOffsets(req, version, response),
+                error -> OffsetManager.commitError(req, version, error));
     }
 
     /** OffsetFetch, single-group (v1-7) or multi-group (v8+) form. requireStable is not needed: no transactions. */
     public CompletableFuture<OffsetFetchResponseData> fetchOffsets(OffsetFetchRequestData req, short version) {
         if (version < 8) {
             String groupId = req.groupId();
-            Errors error = groupId == null ? Errors.INVALID_GROUP_ID : coordinatorError(groupId);
-            if (error != Errors.NONE) {
-                return CompletableFuture.completedFuture(fetchShapes.singleGroupError(req, version, error));
+            if (groupId == null) {
+                return CompletableFuture.completedFuture(
+                        fetchShapes.singleGroupError(req, version, Errors.INVALID_GROUP_ID));
             }
-            List<OffsetManager.TopicResult> result =
-                    offsets.fetch(groups.get(groupId), fetchShapes.queries(req), false);
-            return CompletableFuture.completedFuture(fetchShapes.singleGroup(result));
+            List<OffsetManager.TopicQuery> queries = fetchShapes.queries(req);
+            return runtime.read("offset-fetch", partitionFor(groupId), s -> s.fetchOffsets(groupId, queries, false))
+                    .thenApply(fetchShapes::singleGroup)
+                    .exceptionally(e -> fetchShapes.singleGroupError(req, version, errorFor(e)));
         }
-        OffsetFetchResponseData response = new OffsetFetchResponseData();
+        boolean byId = version >= 10;
+        List<CompletableFuture<OffsetFetchResponseGroup>> groups = new ArrayList<>();
         for (OffsetFetchRequestData.OffsetFetchRequestGroup rg : req.groups()) {
-            Errors error = rg.groupId() == null ? Errors.INVALID_GROUP_ID : coordinatorError(rg.groupId());
-            if (error != Errors.NONE) {
-                response.groups().add(fetchShapes.groupError(rg.groupId(), error));
+            String groupId = rg.groupId();
+            if (groupId == null) {
+                groups.add(CompletableFuture.completedFuture(fetchShapes.groupError(null, Errors.INVALID_GROUP_ID)));
                 continue;
             }
-            boolean byId = version >= 10;
-            List<OffsetManager.TopicResult> result =
-                    offsets.fetch(groups.get(rg.groupId()), fetchShapes.queries(rg, byId), byId);
-            response.groups().add(fetchShapes.group(rg.groupId(), result, byId));
+            List<OffsetManager.TopicQuery> queries = fetchShapes.queries(rg, byId);
+            groups.add(runtime.read("offset-fetch", partitionFor(groupId), s -> s.fetchOffsets(groupId, queries, byId))
+                    .thenApply(result -> fetchShapes.group(groupId, result, byId))
+                    .exceptionally(e -> fetchShapes.groupError(groupId, errorFor(e))));
         }
-        return CompletableFuture.completedFuture(response);
+        return allInOrder(groups).thenApply(list -> new OffsetFetchResponseData().setGroups(list));
     }
 
     /** OffsetDelete; completes once the tombstones are durable. */
     public CompletableFuture<OffsetDeleteResponseData> deleteOffsets(OffsetDeleteRequestData req, short version) {
-        Errors error = invalidGroupId(req.groupId()) ? Errors.INVALID_GROUP_ID : coordinatorError(req.groupId());
-        ClassicGroup g = error == Errors.NONE ? groups.get(req.groupId()) : null;
-        if (error == Errors.NONE && g == null) {
-            error = Errors.GROUP_ID_NOT_FOUND;
+        if (invalidGroupId(req.groupId())) {
+            return CompletableFuture.completedFuture(
+                    new OffsetDeleteResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code()));
         }
-        if (error != Errors.NONE) {
-            return CompletableFuture.completedFuture(new OffsetDeleteResponseData().setErrorCode(error.code()));
-        }
-        return offsets.deleteOffsets(g, req);
+        return write("offset-delete", req.groupId(), (s, response) -> s.deleteOffsets(req, response),
+                error -> new OffsetDeleteResponseData().setErrorCode(error.code()));
     }
 
     // ---- groups --------------------------------------------------------------------------
@@ -293,171 +227,124 @@ public final class GroupCoordinator implements AutoCloseable {
         List<String> states = version >= 4 ? lower(req.statesFilter()) : List.of();
         List<String> types = version >= 5 ? lower(req.typesFilter()) : List.of();
         ListGroupsResponseData response = new ListGroupsResponseData();
-        if (partitions.containsValue(Boolean.FALSE)) {
+        if (runtime.anyLoading()) {
             response.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
         }
         if (!types.isEmpty() && !types.contains(CLASSIC_GROUP_TYPE)) {
             return CompletableFuture.completedFuture(response);
         }
-        for (ClassicGroup g : groups.values()) {
-            ListedGroup listed = g.inLock(() -> g.is(GroupState.DEAD) ? null : new ListedGroup()
-                    .setGroupId(g.groupId)
-                    .setProtocolType(g.protocolType == null ? "" : g.protocolType)
-                    .setGroupState(g.state.protocolName())
-                    .setGroupType(CLASSIC_GROUP_TYPE));
-            if (listed != null && (states.isEmpty() || states.contains(listed.groupState().toLowerCase(Locale.ROOT)))) {
-                response.groups().add(listed);
-            }
+        List<CompletableFuture<List<ListedGroup>>> shards = new ArrayList<>();
+        for (CompletableFuture<List<ListedGroup>> f : runtime.readAll("list-groups", GroupCoordinatorShard::listGroups)) {
+            // A shard unloaded meanwhile has nothing to list here any more.
+            shards.add(f.exceptionally(e -> List.of()));
         }
-        response.groups().sort((a, b) -> a.groupId().compareTo(b.groupId()));
-        return CompletableFuture.completedFuture(response);
+        return allInOrder(shards).thenApply(lists -> {
+            for (List<ListedGroup> list : lists) {
+                for (ListedGroup g : list) {
+                    if (states.isEmpty() || states.contains(g.groupState().toLowerCase(Locale.ROOT))) {
+                        response.groups().add(g);
+                    }
+                }
+            }
+            response.groups().sort((a, b) -> a.groupId().compareTo(b.groupId()));
+            return response;
+        });
     }
 
     private static List<String> lower(List<String> values) {
         return values == null ? List.of() : values.stream().map(s -> s.toLowerCase(Locale.ROOT)).toList();
     }
 
-    /**
-     * DescribeGroups. Member metadata and assignments are shown only for a Stable group, as in
-     * Kafka. An unknown group is reported Dead (v0-5) or GROUP_ID_NOT_FOUND (v6+, KIP-1043).
-     */
+    /** DescribeGroups; see {@link GroupCoordinatorShard#describe}. */
     public CompletableFuture<DescribeGroupsResponseData> describeGroups(DescribeGroupsRequestData req, short version) {
-        DescribeGroupsResponseData response = new DescribeGroupsResponseData();
+        List<CompletableFuture<DescribedGroup>> described = new ArrayList<>();
         for (String groupId : req.groups()) {
-            response.groups().add(describe(groupId, version));
+            if (groupId == null) {
+                described.add(CompletableFuture.completedFuture(describeError(null, Errors.INVALID_GROUP_ID)));
+                continue;
+            }
+            described.add(runtime.read("describe-groups", partitionFor(groupId), s -> s.describe(groupId, version))
+                    .exceptionally(e -> describeError(groupId, errorFor(e))));
         }
-        return CompletableFuture.completedFuture(response);
+        return allInOrder(described).thenApply(list -> new DescribeGroupsResponseData().setGroups(list));
     }
 
-    private DescribedGroup describe(String groupId, short version) {
-        DescribedGroup out = new DescribedGroup().setGroupId(groupId);
-        Errors error = groupId == null ? Errors.INVALID_GROUP_ID : coordinatorError(groupId);
-        if (error != Errors.NONE) {
-            return out.setErrorCode(error.code()).setGroupState("").setProtocolType("").setProtocolData("");
-        }
-        ClassicGroup g = groups.get(groupId);
-        DescribedGroup described = g == null ? null : g.inLock(() -> g.is(GroupState.DEAD) ? null : describeLocked(g, out));
-        if (described != null) {
-            return described;
-        }
-        out.setGroupState(GroupState.DEAD.protocolName()).setProtocolType("").setProtocolData("");
-        if (version >= 6) {
-            out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + groupId + " not found.");
-        }
-        return out;
-    }
-
-    private static DescribedGroup describeLocked(ClassicGroup g, DescribedGroup out) {
-        boolean stable = g.is(GroupState.STABLE);
-        out.setGroupState(g.state.protocolName())
-                .setProtocolType(g.protocolType == null ? "" : g.protocolType)
-                .setProtocolData(stable ? g.protocolName : "");
-        for (GroupMember m : g.members.values()) {
-            out.members().add(new DescribedGroupMember().setMemberId(m.memberId)
-                    .setGroupInstanceId(m.groupInstanceId).setClientId(m.clientId).setClientHost(m.clientHost)
-                    .setMemberMetadata(stable ? m.metadata(g.protocolName) : GroupMember.EMPTY)
-                    .setMemberAssignment(stable ? m.assignment : GroupMember.EMPTY));
-        }
-        return out;
+    private static DescribedGroup describeError(String groupId, Errors error) {
+        return new DescribedGroup().setGroupId(groupId).setErrorCode(error.code()).setGroupState("")
+                .setProtocolType("").setProtocolData("");
     }
 
     /** DeleteGroups: an empty group and its offsets go; completes once the tombstones are durable. */
     public CompletableFuture<DeleteGroupsResponseData> deleteGroups(DeleteGroupsRequestData req, short version) {
         List<CompletableFuture<DeletableGroupResult>> results = new ArrayList<>();
         for (String groupId : req.groupsNames()) {
-            results.add(deleteGroup(groupId).thenApply(e ->
-                    new DeletableGroupResult().setGroupId(groupId).setErrorCode(e.code())));
+            CompletableFuture<Errors> error = invalidGroupId(groupId)
+                    ? CompletableFuture.completedFuture(Errors.INVALID_GROUP_ID)
+                    : write("delete-group", groupId, (s, response) -> s.deleteGroup(groupId, response), e -> e);
+            results.add(error.thenApply(e -> new DeletableGroupResult().setGroupId(groupId).setErrorCode(e.code())));
         }
-        return CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+        return allInOrder(results).thenApply(list -> {
             DeleteGroupsResponseData response = new DeleteGroupsResponseData();
-            results.forEach(f -> response.results().add(f.join()));
+            list.forEach(response.results()::add);
             return response;
         });
     }
 
-    private CompletableFuture<Errors> deleteGroup(String groupId) {
-        Errors error = invalidGroupId(groupId) ? Errors.INVALID_GROUP_ID : coordinatorError(groupId);
-        ClassicGroup g = error == Errors.NONE ? groups.get(groupId) : null;
-        if (error == Errors.NONE && g == null) {
-            error = Errors.GROUP_ID_NOT_FOUND;
-        }
-        if (error != Errors.NONE) {
-            return CompletableFuture.completedFuture(error);
-        }
-        CompletableFuture<Errors> done = new CompletableFuture<>();
-        g.inLock(() -> {
-            if (g.is(GroupState.DEAD)) {
-                g.complete(done, Errors.GROUP_ID_NOT_FOUND);
-                return;
-            }
-            if (!g.is(GroupState.EMPTY) || !g.members.isEmpty()) {
-                g.complete(done, Errors.NON_EMPTY_GROUP);
-                return;
-            }
-            List<GroupRecord> records = new ArrayList<>(OffsetManager.allOffsetTombstones(g));
-            records.add(new GroupRecord.GroupTombstone(g.groupId));
-            membership.shutDown(g, Errors.COORDINATOR_NOT_AVAILABLE);
-            groups.remove(g.groupId, g);
-            LOG.debug("group {}: deleted", g.groupId);
-            log.append(g.partition, records).whenComplete((v, failure) -> g.inLock(() -> {
-                if (failure != null) {
-                    LOG.warn("group {}: deletion could not be persisted", groupId, failure);
-                }
-                g.complete(done, failure == null ? Errors.NONE : Responses.forLogFailure(failure));
-            }));
-        });
-        return done;
+    // ---- plumbing ------------------------------------------------------------------------
+
+    /** An operation on a group's shard that completes {@code response} itself. */
+    @FunctionalInterface
+    private interface GroupWrite<T> {
+        CoordinatorResult<Void, GroupRecord> run(GroupCoordinatorShard shard, CompletableFuture<T> response);
     }
 
-    /** Drops a group with no members, offsets or pending writes; tombstones it if it was ever persisted. */
-    private void maybeDiscard(ClassicGroup g) {
-        g.inLock(() -> {
-            if (g.is(GroupState.DEAD) || !OffsetManager.isDisposable(g)) {
-                return;
-            }
-            boolean persisted = g.generationId > 0;
-            membership.shutDown(g, Errors.COORDINATOR_NOT_AVAILABLE);
-            groups.remove(g.groupId, g);
-            if (persisted) {
-                log.append(g.partition, List.of(new GroupRecord.GroupTombstone(g.groupId)))
-                        .whenComplete((v, failure) -> {
-                            if (failure != null) {
-                                LOG.warn("group {}: removal could not be persisted", g.groupId, failure);
-                            }
-                        });
+    /**
+     * Runs {@code operation} on the group's shard. The shard completes the response (at once, or when
+     * a rebalance or an append finishes); if the operation never ran (the partition is not served
+     * here, or is loading) or failed before answering, the response is {@code onError}'s.
+     */
+    private <T> CompletableFuture<T> write(String name, String groupId, GroupWrite<T> operation,
+            Function<Errors, T> onError) {
+        CompletableFuture<T> response = new CompletableFuture<>();
+        runtime.write(name, partitionFor(groupId), s -> operation.run(s, response)).whenComplete((v, e) -> {
+            if (e != null && !response.isDone()) {
+                response.complete(onError.apply(errorFor(e)));
             }
         });
+        return response;
     }
 
-    // ---- retention -----------------------------------------------------------------------
-
-    private void scheduleRetention() {
-        if (!closed) {
-            retentionTask = timer.schedule(config.offsetsRetentionCheckIntervalMs(), () -> {
-                expireOffsets();
-                scheduleRetention();
-            });
+    /**
+     * The code for a failed operation: the runtime's NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS,
+     * what a failed write of the group log calls for, or UNKNOWN_SERVER_ERROR for a bug.
+     */
+    private static Errors errorFor(Throwable e) {
+        Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        Errors error = Errors.forException(t);
+        if (error == Errors.NOT_COORDINATOR || error == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
+            return error;
         }
+        return t instanceof ApiException ? Responses.forLogFailure(t) : Errors.UNKNOWN_SERVER_ERROR;
     }
 
-    /** Deletes expired offsets and then groups left with nothing (runs every offsets.retention.check.interval.ms). */
-    void expireOffsets() {
-        for (ClassicGroup g : List.copyOf(groups.values())) {
-            offsets.expireOffsets(g).thenAccept(disposable -> {
-                if (disposable) {
-                    maybeDiscard(g);
-                }
-            });
-        }
+    private static <T> CompletableFuture<List<T>> allInOrder(List<CompletableFuture<T>> futures) {
+        return CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
+                .thenApply(v -> futures.stream().map(CompletableFuture::join).toList());
     }
 
-    /** Stops the retention timer. Groups stay as they are; their timers die with the {@link GroupTimer}. */
+    private static boolean invalidGroupId(String groupId) {
+        return groupId == null || groupId.isEmpty();
+    }
+
+    /**
+     * Unloads every partition (waiting members are told NOT_COORDINATOR) and stops the timers of
+     * its groups. Threads given by the caller are the caller's to close.
+     */
     @Override
     public void close() {
-        closed = true;
-        GroupTimer.Scheduled task = retentionTask;
-        if (task != null) {
-            task.cancel();
+        runtime.close();
+        if (ownThreads != null) {
+            ownThreads.close();
         }
     }
 }

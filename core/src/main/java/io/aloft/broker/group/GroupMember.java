@@ -1,15 +1,13 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.coordinator.CoordinatorTimer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 
-/**
- * One member of a classic group. Guarded by its group's lock ({@link ClassicGroup#lock}); never
- * touched without it.
- */
+/** One member of a classic group. Confined to its shard's thread, like the group. */
 final class GroupMember {
 
     /** A protocol the member supports, with its protocol-specific metadata (the subscription). */
@@ -44,7 +42,7 @@ final class GroupMember {
     /** Joined during the current rebalance and has not yet been through a completed join. */
     boolean isNew;
     /** Session expiry timer; {@link #sessionToken} tells a stale firing from the current one. */
-    GroupTimer.Scheduled sessionTimer;
+    CoordinatorTimer.Scheduled sessionTimer;
     long sessionToken;
 
     GroupMember(String memberId, String groupInstanceId, String protocolType, String clientId, String clientHost,

@@ -1,5 +1,6 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.coordinator.CoordinatorRecordSerde;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -40,6 +41,24 @@ public final class GroupRecordCodec {
     static final short TYPE_GROUP = 1;
     static final short OFFSET_VALUE_VERSION = 0;
     static final short GROUP_VALUE_VERSION = 0;
+
+    /** This codec as the group coordinator's record serde. */
+    public static final CoordinatorRecordSerde<GroupRecord> SERDE = new CoordinatorRecordSerde<>() {
+        @Override
+        public byte[] key(GroupRecord record) {
+            return GroupRecordCodec.key(record);
+        }
+
+        @Override
+        public byte[] value(GroupRecord record) {
+            return GroupRecordCodec.value(record);
+        }
+
+        @Override
+        public GroupRecord decode(byte[] key, byte[] value) {
+            return GroupRecordCodec.decode(key, value);
+        }
+    };
 
     private GroupRecordCodec() {
     }
@@ -100,6 +119,10 @@ public final class GroupRecordCodec {
      *         value version this reader does not know
      */
     public static GroupRecord decode(byte[] key, byte[] value) {
+        if (key == null) {
+            // Every group record has a key; a keyless one was not written by this class.
+            throw new CorruptGroupRecordException("group record without a key");
+        }
         try {
             ByteBuffer k = ByteBuffer.wrap(key);
             short type = k.getShort();

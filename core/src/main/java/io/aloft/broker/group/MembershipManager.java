@@ -1,10 +1,14 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.coordinator.CoordinatorResult;
+import io.aloft.broker.coordinator.CoordinatorTimer;
+import io.aloft.broker.coordinator.ShardContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
@@ -18,22 +22,31 @@ import org.slf4j.LoggerFactory;
  * timeouts and member removal. SyncGroup, Heartbeat and LeaveGroup are in {@link SyncAndLeave},
  * which uses the transitions here.
  *
- * <p>Every method expects the caller to hold the group's lock, except {@link #join}, which takes
- * it. Timer tasks take the lock themselves and check a token so that a timer cancelled after it
- * started firing does nothing. Thread-safe in that sense; holds no per-group state of its own.
+ * <p>One per shard; confined to the shard's thread, like the groups it works on. Methods that may
+ * write records take the operation's {@link CoordinatorResult.Builder}; timers run on the shard's
+ * thread ({@link ShardContext#schedule}) and check a token, so that a timer replaced by a newer one
+ * does nothing. Holds no per-group state of its own.
  */
 final class MembershipManager {
 
     private static final Logger LOG = LoggerFactory.getLogger(MembershipManager.class);
 
     private final GroupCoordinatorConfig config;
-    private final GroupTimer timer;
-    private final GroupLog log;
+    private final ShardContext<GroupRecord> ctx;
 
-    MembershipManager(GroupCoordinatorConfig config, GroupTimer timer, GroupLog log) {
+    MembershipManager(GroupCoordinatorConfig config, ShardContext<GroupRecord> ctx) {
         this.config = config;
-        this.timer = timer;
-        this.log = log;
+        this.ctx = ctx;
+    }
+
+    /** A timer on the shard's thread whose body may write records, as an operation does. */
+    CoordinatorTimer.Scheduled schedule(long delayMs, String name,
+                                        Consumer<CoordinatorResult.Builder<GroupRecord>> body) {
+        return ctx.schedule(delayMs, name, () -> {
+            CoordinatorResult.Builder<GroupRecord> out = CoordinatorResult.builder();
+            body.accept(out);
+            return out.build(null);
+        });
     }
 
     // ---- JoinGroup -----------------------------------------------------------------------
@@ -58,23 +71,22 @@ final class MembershipManager {
         }
     }
 
-    CompletableFuture<JoinGroupResponseData> join(ClassicGroup g, JoinRequest req) {
-        CompletableFuture<JoinGroupResponseData> future = new CompletableFuture<>();
+    /** JoinGroup: {@code future} completes now (an error, MEMBER_ID_REQUIRED) or when the rebalance does. */
+    void join(ClassicGroup g, JoinRequest req, CompletableFuture<JoinGroupResponseData> future, CoordinatorResult.Builder<GroupRecord> out) {
         if (req.sessionTimeoutMs() < config.minSessionTimeoutMs()
                 || req.sessionTimeoutMs() > config.maxSessionTimeoutMs()) {
             future.complete(Responses.joinError(Errors.INVALID_SESSION_TIMEOUT, req.memberId(), req.version()));
-            return future;
+            return;
         }
-        g.inLock(() -> {
-            Errors error = req.memberId().isEmpty() ? joinNewMember(g, req, future) : joinKnownMember(g, req, future);
-            if (error != Errors.NONE) {
-                g.complete(future, Responses.joinError(error, req.memberId(), req.version()));
-            }
-        });
-        return future;
+        Errors error = req.memberId().isEmpty() ? joinNewMember(g, req, future, out)
+                : joinKnownMember(g, req, future, out);
+        if (error != Errors.NONE) {
+            g.complete(future, Responses.joinError(error, req.memberId(), req.version()));
+        }
     }
 
-    private Errors joinNewMember(ClassicGroup g, JoinRequest req, CompletableFuture<JoinGroupResponseData> future) {
+    private Errors joinNewMember(ClassicGroup g, JoinRequest req, CompletableFuture<JoinGroupResponseData> future,
+                                 CoordinatorResult.Builder<GroupRecord> out) {
         if (g.is(GroupState.DEAD)) {
             return Errors.COORDINATOR_NOT_AVAILABLE; // deleted or unloaded meanwhile; the client retries
         }
@@ -88,9 +100,9 @@ final class MembershipManager {
         if (req.groupInstanceId() != null) {
             String oldId = g.staticMembers.get(req.groupInstanceId());
             if (oldId != null) {
-                replaceStaticMember(g, oldId, newId, req, future);
+                replaceStaticMember(g, oldId, newId, req, future, out);
             } else {
-                addMemberAndRebalance(g, newId, req, future);
+                addMemberAndRebalance(g, newId, req, future, out);
             }
         } else if (req.version() >= 4) {
             // KIP-394: hand out the id first, so a client that times out and retries does not
@@ -98,12 +110,13 @@ final class MembershipManager {
             addPendingMember(g, newId, req.sessionTimeoutMs());
             g.complete(future, Responses.joinError(Errors.MEMBER_ID_REQUIRED, newId, req.version()));
         } else {
-            addMemberAndRebalance(g, newId, req, future);
+            addMemberAndRebalance(g, newId, req, future, out);
         }
         return Errors.NONE;
     }
 
-    private Errors joinKnownMember(ClassicGroup g, JoinRequest req, CompletableFuture<JoinGroupResponseData> future) {
+    private Errors joinKnownMember(ClassicGroup g, JoinRequest req, CompletableFuture<JoinGroupResponseData> future,
+                                   CoordinatorResult.Builder<GroupRecord> out) {
         String memberId = req.memberId();
         if (g.is(GroupState.DEAD)) {
             return Errors.COORDINATOR_NOT_AVAILABLE;
@@ -116,7 +129,7 @@ final class MembershipManager {
                 return Errors.INCONSISTENT_GROUP_PROTOCOL;
             }
             g.pendingMembers.remove(memberId);
-            addMemberAndRebalance(g, memberId, req, future);
+            addMemberAndRebalance(g, memberId, req, future, out);
             return Errors.NONE;
         }
         if (g.isStaticMemberFenced(req.groupInstanceId(), memberId)) {
@@ -130,20 +143,20 @@ final class MembershipManager {
             return Errors.INCONSISTENT_GROUP_PROTOCOL;
         }
         switch (g.state) {
-            case PREPARING_REBALANCE -> updateMemberAndRebalance(g, m, req, future);
+            case PREPARING_REBALANCE -> updateMemberAndRebalance(g, m, req, future, out);
             case COMPLETING_REBALANCE -> {
                 if (m.sameProtocols(req.protocols())) {
                     // The member lost our JoinGroup response: send it again, same generation.
                     g.complete(future, joinResponse(g, m, req.version(), g.isLeader(memberId), false));
                 } else {
-                    updateMemberAndRebalance(g, m, req, future);
+                    updateMemberAndRebalance(g, m, req, future, out);
                 }
             }
             case STABLE -> {
                 if (g.isLeader(memberId) || !m.sameProtocols(req.protocols())) {
                     // A rejoining leader wants to reassign (e.g. metadata changed); a changed
                     // subscription needs a new assignment.
-                    updateMemberAndRebalance(g, m, req, future);
+                    updateMemberAndRebalance(g, m, req, future, out);
                 } else {
                     g.complete(future, joinResponse(g, m, req.version(), false, false));
                 }
@@ -167,19 +180,19 @@ final class MembershipManager {
     private void addPendingMember(ClassicGroup g, String memberId, int sessionTimeoutMs) {
         long token = g.nextSequence();
         g.pendingMembers.put(memberId, token);
-        timer.schedule(sessionTimeoutMs, () -> g.inLock(() -> {
+        schedule(sessionTimeoutMs, "pending-member-expiry", out -> {
             if (Objects.equals(g.pendingMembers.get(memberId), token)) {
                 g.pendingMembers.remove(memberId);
                 LOG.debug("group {}: pending member {} did not join in time", g.groupId, memberId);
                 if (g.is(GroupState.PREPARING_REBALANCE)) {
-                    tryCompleteJoin(g);
+                    tryCompleteJoin(g, out);
                 }
             }
-        }));
+        });
     }
 
     private void addMemberAndRebalance(ClassicGroup g, String memberId, JoinRequest req,
-                                       CompletableFuture<JoinGroupResponseData> future) {
+                                       CompletableFuture<JoinGroupResponseData> future, CoordinatorResult.Builder<GroupRecord> out) {
         GroupMember m = new GroupMember(memberId, req.groupInstanceId(), req.protocolType(), req.clientId(),
                 req.clientHost(), req.rebalanceTimeoutMs(), req.sessionTimeoutMs(), req.protocols());
         m.isNew = true;
@@ -190,11 +203,11 @@ final class MembershipManager {
             g.newMemberAdded = true;
         }
         scheduleSession(g, m);
-        maybePrepareRebalance(g, "member " + memberId + " joined");
+        maybePrepareRebalance(g, "member " + memberId + " joined", out);
     }
 
     private void updateMemberAndRebalance(ClassicGroup g, GroupMember m, JoinRequest req,
-                                          CompletableFuture<JoinGroupResponseData> future) {
+                                          CompletableFuture<JoinGroupResponseData> future, CoordinatorResult.Builder<GroupRecord> out) {
         if (m.awaitingJoin != null) {
             // A retried JoinGroup replaces the earlier one; that connection gets told to rejoin.
             g.complete(m.awaitingJoin, Responses.joinError(Errors.REBALANCE_IN_PROGRESS, m.memberId, m.joinVersion));
@@ -206,7 +219,7 @@ final class MembershipManager {
         m.clientHost = req.clientHost();
         m.awaitingJoin = future;
         m.joinVersion = req.version();
-        maybePrepareRebalance(g, "member " + m.memberId + " rejoined");
+        maybePrepareRebalance(g, "member " + m.memberId + " rejoined", out);
     }
 
     /**
@@ -216,7 +229,7 @@ final class MembershipManager {
      * leader and its client cannot be told to skip the assignment (JoinGroup below v9, KIP-814).
      */
     private void replaceStaticMember(ClassicGroup g, String oldId, String newId, JoinRequest req,
-                                     CompletableFuture<JoinGroupResponseData> future) {
+                                     CompletableFuture<JoinGroupResponseData> future, CoordinatorResult.Builder<GroupRecord> out) {
         GroupMember old = g.member(oldId);
         cancelSession(old);
         if (old.awaitingJoin != null) {
@@ -238,7 +251,7 @@ final class MembershipManager {
                 && Objects.equals(g.protocolName, g.selectProtocol()) && !(leader && req.version() < 9);
         if (keepsAssignment) {
             int generation = g.generationId;
-            log.append(g.partition, List.of(g.toRecord(null))).whenComplete((v, failure) -> g.inLock(() -> {
+            out.append(List.of(g.toRecord(null)), (failure, next) -> {
                 if (failure != null) {
                     LOG.warn("group {}: could not persist static member replacement", g.groupId, failure);
                     g.complete(future, Responses.joinError(Responses.forLogFailure(failure), newId, req.version()));
@@ -247,33 +260,33 @@ final class MembershipManager {
                 } else {
                     g.complete(future, joinResponse(g, m, req.version(), leader, leader));
                 }
-            }));
+            });
             return;
         }
         m.awaitingJoin = future;
         m.joinVersion = req.version();
-        maybePrepareRebalance(g, "static member " + req.groupInstanceId() + " rejoined");
+        maybePrepareRebalance(g, "static member " + req.groupInstanceId() + " rejoined", out);
     }
 
     // ---- the delayed join ----------------------------------------------------------------
 
-    void maybePrepareRebalance(ClassicGroup g, String reason) {
+    void maybePrepareRebalance(ClassicGroup g, String reason, CoordinatorResult.Builder<GroupRecord> out) {
         switch (g.state) {
-            case STABLE, COMPLETING_REBALANCE, EMPTY -> prepareRebalance(g, reason);
-            case PREPARING_REBALANCE -> tryCompleteJoin(g);
+            case STABLE, COMPLETING_REBALANCE, EMPTY -> prepareRebalance(g, reason, out);
+            case PREPARING_REBALANCE -> tryCompleteJoin(g, out);
             default -> {
             }
         }
     }
 
-    void prepareRebalance(ClassicGroup g, String reason) {
+    void prepareRebalance(ClassicGroup g, String reason, CoordinatorResult.Builder<GroupRecord> out) {
         if (g.is(GroupState.COMPLETING_REBALANCE)) {
             resetAssignments(g, Errors.REBALANCE_IN_PROGRESS);
         }
         cancelJoinTimer(g);
         cancelSyncTimer(g);
         boolean initial = g.is(GroupState.EMPTY) && config.initialRebalanceDelayMs() > 0;
-        g.transitionTo(GroupState.PREPARING_REBALANCE, timer.nowMs());
+        g.transitionTo(GroupState.PREPARING_REBALANCE, ctx.nowMs());
         LOG.debug("group {}: preparing rebalance of generation {}: {}", g.groupId, g.generationId, reason);
         int rebalanceTimeout = g.rebalanceTimeoutMs();
         if (initial) {
@@ -285,11 +298,11 @@ final class MembershipManager {
             scheduleJoinTimer(g, delay, this::onInitialDelayExpired);
         } else {
             scheduleJoinTimer(g, rebalanceTimeout, this::completeJoin);
-            tryCompleteJoin(g);
+            tryCompleteJoin(g, out);
         }
     }
 
-    private void onInitialDelayExpired(ClassicGroup g) {
+    private void onInitialDelayExpired(ClassicGroup g, CoordinatorResult.Builder<GroupRecord> out) {
         if (g.newMemberAdded && g.initialDelayRemainingMs > 0) {
             long delay = Math.min(config.initialRebalanceDelayMs(), g.initialDelayRemainingMs);
             g.initialDelayRemainingMs = Math.max(g.initialDelayRemainingMs - config.initialRebalanceDelayMs(), 0);
@@ -297,13 +310,13 @@ final class MembershipManager {
             g.initialDelayActive = true;
             scheduleJoinTimer(g, delay, this::onInitialDelayExpired);
         } else {
-            completeJoin(g);
+            completeJoin(g, out);
         }
     }
 
-    void tryCompleteJoin(ClassicGroup g) {
+    void tryCompleteJoin(ClassicGroup g, CoordinatorResult.Builder<GroupRecord> out) {
         if (g.is(GroupState.PREPARING_REBALANCE) && !g.initialDelayActive && g.allMembersJoined()) {
-            completeJoin(g);
+            completeJoin(g, out);
         }
     }
 
@@ -312,7 +325,7 @@ final class MembershipManager {
      * until their session expires, KIP-345), a new generation starts, and every waiting member
      * gets its JoinGroup response; the leader's carries the member list.
      */
-    private void completeJoin(ClassicGroup g) {
+    private void completeJoin(ClassicGroup g, CoordinatorResult.Builder<GroupRecord> out) {
         cancelJoinTimer(g);
         for (GroupMember m : new ArrayList<>(g.members.values())) {
             if (m.awaitingJoin == null && !m.isStatic()) {
@@ -335,17 +348,18 @@ final class MembershipManager {
         if (g.members.isEmpty()) {
             g.protocolName = null;
             g.leaderId = null;
-            g.transitionTo(GroupState.EMPTY, timer.nowMs());
+            g.transitionTo(GroupState.EMPTY, ctx.nowMs());
             LOG.debug("group {}: generation {} is empty", g.groupId, g.generationId);
-            log.append(g.partition, List.of(g.toRecord(null))).whenComplete((v, failure) -> {
+            int generation = g.generationId;
+            out.append(List.of(g.toRecord(null)), (failure, next) -> {
                 if (failure != null) {
-                    LOG.warn("group {}: could not persist empty generation {}", g.groupId, g.generationId, failure);
+                    LOG.warn("group {}: could not persist empty generation {}", g.groupId, generation, failure);
                 }
             });
             return;
         }
         g.protocolName = g.selectProtocol();
-        g.transitionTo(GroupState.COMPLETING_REBALANCE, timer.nowMs());
+        g.transitionTo(GroupState.COMPLETING_REBALANCE, ctx.nowMs());
         scheduleSyncTimer(g, g.rebalanceTimeoutMs());
         g.pendingSync.addAll(g.members.keySet());
         LOG.debug("group {}: generation {} with {} members, protocol {}, leader {}", g.groupId, g.generationId,
@@ -385,15 +399,16 @@ final class MembershipManager {
         }
     }
 
-    private void scheduleJoinTimer(ClassicGroup g, long delayMs, Consumer<ClassicGroup> action) {
+    private void scheduleJoinTimer(ClassicGroup g, long delayMs,
+                                   BiConsumer<ClassicGroup, CoordinatorResult.Builder<GroupRecord>> action) {
         long token = ++g.joinTimerToken;
-        g.joinTimer = timer.schedule(delayMs, () -> g.inLock(() -> {
+        g.joinTimer = schedule(delayMs, "join-timeout", out -> {
             if (g.joinTimerToken == token && g.is(GroupState.PREPARING_REBALANCE)) {
                 g.joinTimer = null;
                 g.initialDelayActive = false;
-                action.accept(g);
+                action.accept(g, out);
             }
-        }));
+        });
     }
 
     /**
@@ -405,7 +420,7 @@ final class MembershipManager {
         cancelSyncTimer(g);
         long token = g.syncTimerToken;
         int generation = g.generationId;
-        g.syncTimer = timer.schedule(delayMs, () -> g.inLock(() -> {
+        g.syncTimer = schedule(delayMs, "sync-timeout", out -> {
             if (g.syncTimerToken != token || g.generationId != generation || g.pendingSync.isEmpty()
                     || !(g.is(GroupState.COMPLETING_REBALANCE) || g.is(GroupState.STABLE))) {
                 return;
@@ -420,8 +435,8 @@ final class MembershipManager {
                     detach(g, m);
                 }
             }
-            prepareRebalance(g, "members " + silent + " did not sync");
-        }));
+            prepareRebalance(g, "members " + silent + " did not sync", out);
+        });
     }
 
     private void cancelSyncTimer(ClassicGroup g) {
@@ -448,7 +463,7 @@ final class MembershipManager {
     void scheduleSession(ClassicGroup g, GroupMember m) {
         cancelSession(m);
         long token = m.sessionToken;
-        m.sessionTimer = timer.schedule(m.sessionTimeoutMs, () -> g.inLock(() -> {
+        m.sessionTimer = schedule(m.sessionTimeoutMs, "session-timeout", out -> {
             if (m.sessionToken != token || g.member(m.memberId) != m) {
                 return;
             }
@@ -459,8 +474,8 @@ final class MembershipManager {
                 return;
             }
             LOG.debug("group {}: member {} session expired", g.groupId, m.memberId);
-            removeMember(g, m, "session timeout of member " + m.memberId);
-        }));
+            removeMember(g, m, "session timeout of member " + m.memberId, out);
+        });
     }
 
     void cancelSession(GroupMember m) {
@@ -472,11 +487,11 @@ final class MembershipManager {
     }
 
     /** Removes a member (leave or session expiry) and rebalances the rest. */
-    void removeMember(ClassicGroup g, GroupMember m, String reason) {
+    void removeMember(ClassicGroup g, GroupMember m, String reason, CoordinatorResult.Builder<GroupRecord> out) {
         detach(g, m);
         switch (g.state) {
-            case PREPARING_REBALANCE -> tryCompleteJoin(g);
-            case STABLE, COMPLETING_REBALANCE -> prepareRebalance(g, reason);
+            case PREPARING_REBALANCE -> tryCompleteJoin(g, out);
+            case STABLE, COMPLETING_REBALANCE -> prepareRebalance(g, reason, out);
             default -> {
             }
         }
@@ -518,6 +533,6 @@ final class MembershipManager {
                 m.awaitingSync = null;
             }
         }
-        g.transitionTo(GroupState.DEAD, timer.nowMs());
+        g.transitionTo(GroupState.DEAD, ctx.nowMs());
     }
 }

@@ -1,5 +1,7 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.coordinator.CoordinatorResult;
+import io.aloft.broker.coordinator.ShardContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
@@ -32,10 +35,10 @@ import org.slf4j.LoggerFactory;
  * and retention.
  *
  * <p>An offset becomes visible when its record is durable, not when it is requested: the write
- * is issued under the group lock (so the log holds writes in the order they were issued) and
+ * is issued on the shard's thread (so the log holds writes in the order they were issued) and
  * applied when the append completes, unless a later write of the same partition was issued
  * meanwhile (its sequence in {@link ClassicGroup#lastOffsetWrite} wins, as it does in the log).
- * Each method takes the group's lock itself. Holds no per-group state.
+ * One per shard, confined to the shard's thread. Holds no per-group state.
  */
 final class OffsetManager {
 
@@ -45,79 +48,75 @@ final class OffsetManager {
     static final long NO_OFFSET = -1L;
 
     private final GroupCoordinatorConfig config;
-    private final GroupTimer timer;
-    private final GroupLog log;
+    private final ShardContext<GroupRecord> ctx;
     private final MembershipManager membership;
     private final TopicIdResolver topicIds;
 
-    OffsetManager(GroupCoordinatorConfig config, GroupTimer timer, GroupLog log, MembershipManager membership,
+    OffsetManager(GroupCoordinatorConfig config, ShardContext<GroupRecord> ctx, MembershipManager membership,
                   TopicIdResolver topicIds) {
         this.config = config;
-        this.timer = timer;
-        this.log = log;
+        this.ctx = ctx;
         this.membership = membership;
         this.topicIds = topicIds;
     }
 
     // ---- OffsetCommit --------------------------------------------------------------------
 
-    CompletableFuture<OffsetCommitResponseData> commit(ClassicGroup g, OffsetCommitRequestData req, short version) {
-        CompletableFuture<OffsetCommitResponseData> future = new CompletableFuture<>();
-        g.inLock(() -> {
-            Errors error = validateCommit(g, req);
-            if (error != Errors.NONE) {
-                g.complete(future, commitResponse(req, version, (t, p) -> error));
-                return;
-            }
-            GroupMember m = req.memberId() == null ? null : g.member(req.memberId());
-            if (m != null) {
-                membership.scheduleSession(g, m); // a commit proves the member alive, as a heartbeat does
-            }
-            long now = timer.nowMs();
-            // retentionTimeMs exists in v2-4 only; -1 there and later means the broker's retention.
-            long expire = version <= 4 && req.retentionTimeMs() >= 0 ? now + req.retentionTimeMs() : -1L;
-            Map<TopicPartition, Errors> errors = new HashMap<>();
-            List<GroupRecord> records = new ArrayList<>();
-            Map<TopicPartition, Long> sequences = new HashMap<>();
-            for (OffsetCommitRequestTopic t : req.topics()) {
-                String name = version >= 10 ? topicIds.name(t.topicId()) : t.name();
-                for (OffsetCommitRequestPartition p : t.partitions()) {
-                    TopicPartition tp = new TopicPartition(name == null ? "" : name, p.partitionIndex());
-                    String metadata = p.committedMetadata() == null ? "" : p.committedMetadata();
-                    if (name == null) {
-                        errors.put(key(t, p), Errors.UNKNOWN_TOPIC_ID);
-                    } else if (metadata.getBytes(StandardCharsets.UTF_8).length > config.offsetMetadataMaxBytes()) {
-                        errors.put(key(t, p), Errors.OFFSET_METADATA_TOO_LARGE);
-                    } else {
-                        records.add(new GroupRecord.OffsetCommit(g.groupId, name, p.partitionIndex(),
-                                p.committedOffset(), p.committedLeaderEpoch(), metadata, now, expire));
-                        long seq = g.nextSequence();
-                        g.lastOffsetWrite.put(tp, seq);
-                        sequences.put(tp, seq);
-                    }
-                }
-            }
-            if (records.isEmpty()) {
-                g.complete(future, commitResponse(req, version, (t, p) -> errors.getOrDefault(key(t, p), Errors.NONE)));
-                return;
-            }
-            log.append(g.partition, records).whenComplete((v, failure) -> g.inLock(() -> {
-                Errors writeError = failure == null ? Errors.NONE : Responses.forLogFailure(failure);
-                if (failure != null) {
-                    LOG.warn("group {}: offset commit could not be persisted", g.groupId, failure);
-                    sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
+    /** OffsetCommit; {@code future} completes once the offsets are durable (or at once with an error). */
+    void commit(ClassicGroup g, OffsetCommitRequestData req, short version,
+                CompletableFuture<OffsetCommitResponseData> future, CoordinatorResult.Builder<GroupRecord> out) {
+        Errors error = validateCommit(g, req);
+        if (error != Errors.NONE) {
+            g.complete(future, commitResponse(req, version, (t, p) -> error));
+            return;
+        }
+        GroupMember m = req.memberId() == null ? null : g.member(req.memberId());
+        if (m != null) {
+            membership.scheduleSession(g, m); // a commit proves the member alive, as a heartbeat does
+        }
+        long now = ctx.nowMs();
+        // retentionTimeMs exists in v2-4 only; -1 there and later means the broker's retention.
+        long expire = version <= 4 && req.retentionTimeMs() >= 0 ? now + req.retentionTimeMs() : -1L;
+        Map<TopicPartition, Errors> errors = new HashMap<>();
+        List<GroupRecord> records = new ArrayList<>();
+        Map<TopicPartition, Long> sequences = new HashMap<>();
+        for (OffsetCommitRequestTopic t : req.topics()) {
+            String name = version >= 10 ? topicIds.name(t.topicId()) : t.name();
+            for (OffsetCommitRequestPartition p : t.partitions()) {
+                TopicPartition tp = new TopicPartition(name == null ? "" : name, p.partitionIndex());
+                String metadata = p.committedMetadata() == null ? "" : p.committedMetadata();
+                if (name == null) {
+                    errors.put(key(t, p), Errors.UNKNOWN_TOPIC_ID);
+                } else if (metadata.getBytes(StandardCharsets.UTF_8).length > config.offsetMetadataMaxBytes()) {
+                    errors.put(key(t, p), Errors.OFFSET_METADATA_TOO_LARGE);
                 } else {
-                    for (GroupRecord r : records) {
-                        GroupRecord.OffsetCommit c = (GroupRecord.OffsetCommit) r;
-                        TopicPartition tp = new TopicPartition(c.topic(), c.partition());
-                        applyIfLatest(g, tp, sequences.get(tp), c);
-                    }
+                    records.add(new GroupRecord.OffsetCommit(g.groupId, name, p.partitionIndex(),
+                            p.committedOffset(), p.committedLeaderEpoch(), metadata, now, expire));
+                    long seq = g.nextSequence();
+                    g.lastOffsetWrite.put(tp, seq);
+                    sequences.put(tp, seq);
                 }
-                g.complete(future, commitResponse(req, version,
-                        (t, p) -> errors.getOrDefault(key(t, p), writeError)));
-            }));
+            }
+        }
+        if (records.isEmpty()) {
+            g.complete(future, commitResponse(req, version, (t, p) -> errors.getOrDefault(key(t, p), Errors.NONE)));
+            return;
+        }
+        out.append(records, (failure, next) -> {
+            Errors writeError = failure == null ? Errors.NONE : Responses.forLogFailure(failure);
+            if (failure != null) {
+                LOG.warn("group {}: offset commit could not be persisted", g.groupId, failure);
+                sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
+            } else {
+                for (GroupRecord r : records) {
+                    GroupRecord.OffsetCommit c = (GroupRecord.OffsetCommit) r;
+                    TopicPartition tp = new TopicPartition(c.topic(), c.partition());
+                    applyIfLatest(g, tp, sequences.get(tp), c);
+                }
+            }
+            g.complete(future, commitResponse(req, version,
+                    (t, p) -> errors.getOrDefault(key(t, p), writeError)));
         });
-        return future;
     }
 
     /** Kafka's classic rules: who may commit, with which generation, in which state. */
@@ -204,13 +203,6 @@ final class OffsetManager {
      * every topic with a commit when {@code topics} is null.
      */
     List<TopicResult> fetch(ClassicGroup g, List<TopicQuery> topics, boolean byId) {
-        if (g == null) {
-            return fetchLocked(null, topics, byId);
-        }
-        return g.inLock(() -> fetchLocked(g, topics, byId));
-    }
-
-    private List<TopicResult> fetchLocked(ClassicGroup g, List<TopicQuery> topics, boolean byId) {
         List<TopicResult> out = new ArrayList<>();
         if (topics == null) {
             if (g == null) {
@@ -256,65 +248,62 @@ final class OffsetManager {
      * Deletes offsets of an empty group, or of topics an active consumer group does not
      * subscribe to; offsets of subscribed topics get GROUP_SUBSCRIBED_TO_TOPIC.
      */
-    CompletableFuture<OffsetDeleteResponseData> deleteOffsets(ClassicGroup g, OffsetDeleteRequestData req) {
-        CompletableFuture<OffsetDeleteResponseData> future = new CompletableFuture<>();
-        g.inLock(() -> {
-            Optional<Set<String>> subscribed;
-            if (g.is(GroupState.DEAD)) {
-                g.complete(future, new OffsetDeleteResponseData().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
-                return;
-            } else if (g.is(GroupState.EMPTY)) {
-                subscribed = Optional.of(Set.of());
-            } else if (ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(g.protocolType)) {
-                subscribed = g.subscribedTopics();
-            } else {
-                g.complete(future, new OffsetDeleteResponseData().setErrorCode(Errors.NON_EMPTY_GROUP.code()));
-                return;
-            }
-            OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection topics =
-                    new OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection();
-            List<GroupRecord> tombstones = new ArrayList<>();
-            Map<TopicPartition, Long> sequences = new HashMap<>();
-            for (OffsetDeleteRequestData.OffsetDeleteRequestTopic t : req.topics()) {
-                // Unknown subscriptions count as subscribed: better refuse than delete live offsets.
-                boolean isSubscribed = subscribed.map(s -> s.contains(t.name())).orElse(true);
-                OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection parts =
-                        new OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection();
-                for (OffsetDeleteRequestData.OffsetDeleteRequestPartition p : t.partitions()) {
-                    Errors e = isSubscribed ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
-                    parts.add(new OffsetDeleteResponsePartition().setPartitionIndex(p.partitionIndex())
-                            .setErrorCode(e.code()));
-                    TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
-                    if (!isSubscribed && (g.offsets.containsKey(tp) || g.lastOffsetWrite.containsKey(tp))) {
-                        tombstones.add(new GroupRecord.OffsetTombstone(g.groupId, tp.topic(), tp.partition()));
-                        long seq = g.nextSequence();
-                        g.lastOffsetWrite.put(tp, seq);
-                        sequences.put(tp, seq);
-                    }
+    void deleteOffsets(ClassicGroup g, OffsetDeleteRequestData req, CompletableFuture<OffsetDeleteResponseData> future,
+                       CoordinatorResult.Builder<GroupRecord> out) {
+        Optional<Set<String>> subscribed;
+        if (g.is(GroupState.DEAD)) {
+            g.complete(future, new OffsetDeleteResponseData().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
+            return;
+        } else if (g.is(GroupState.EMPTY)) {
+            subscribed = Optional.of(Set.of());
+        } else if (ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(g.protocolType)) {
+            subscribed = g.subscribedTopics();
+        } else {
+            g.complete(future, new OffsetDeleteResponseData().setErrorCode(Errors.NON_EMPTY_GROUP.code()));
+            return;
+        }
+        OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection topics =
+                new OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection();
+        List<GroupRecord> tombstones = new ArrayList<>();
+        Map<TopicPartition, Long> sequences = new HashMap<>();
+        for (OffsetDeleteRequestData.OffsetDeleteRequestTopic t : req.topics()) {
+            // Unknown subscriptions count as subscribed: better refuse than delete live offsets.
+            boolean isSubscribed = subscribed.map(s -> s.contains(t.name())).orElse(true);
+            OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection parts =
+                    new OffsetDeleteResponseData.OffsetDeleteResponsePartitionCollection();
+            for (OffsetDeleteRequestData.OffsetDeleteRequestPartition p : t.partitions()) {
+                Errors e = isSubscribed ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
+                parts.add(new OffsetDeleteResponsePartition().setPartitionIndex(p.partitionIndex())
+                        .setErrorCode(e.code()));
+                TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
+                if (!isSubscribed && (g.offsets.containsKey(tp) || g.lastOffsetWrite.containsKey(tp))) {
+                    tombstones.add(new GroupRecord.OffsetTombstone(g.groupId, tp.topic(), tp.partition()));
+                    long seq = g.nextSequence();
+                    g.lastOffsetWrite.put(tp, seq);
+                    sequences.put(tp, seq);
                 }
-                topics.add(new OffsetDeleteResponseTopic().setName(t.name()).setPartitions(parts));
             }
-            OffsetDeleteResponseData response = new OffsetDeleteResponseData().setTopics(topics);
-            if (tombstones.isEmpty()) {
-                g.complete(future, response);
+            topics.add(new OffsetDeleteResponseTopic().setName(t.name()).setPartitions(parts));
+        }
+        OffsetDeleteResponseData response = new OffsetDeleteResponseData().setTopics(topics);
+        if (tombstones.isEmpty()) {
+            g.complete(future, response);
+            return;
+        }
+        out.append(tombstones, (failure, next) -> {
+            if (failure != null) {
+                LOG.warn("group {}: offset deletion could not be persisted", g.groupId, failure);
+                sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
+                g.complete(future, new OffsetDeleteResponseData()
+                        .setErrorCode(Responses.forLogFailure(failure).code()));
                 return;
             }
-            log.append(g.partition, tombstones).whenComplete((v, failure) -> g.inLock(() -> {
-                if (failure != null) {
-                    LOG.warn("group {}: offset deletion could not be persisted", g.groupId, failure);
-                    sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
-                    g.complete(future, new OffsetDeleteResponseData()
-                            .setErrorCode(Responses.forLogFailure(failure).code()));
-                    return;
-                }
-                sequences.forEach((tp, seq) -> applyIfLatest(g, tp, seq, null));
-                g.complete(future, response);
-            }));
+            sequences.forEach((tp, seq) -> applyIfLatest(g, tp, seq, null));
+            g.complete(future, response);
         });
-        return future;
     }
 
-    /** Tombstones for every offset of {@code g}, including commits still being written. Lock held. */
+    /** Tombstones for every offset of {@code g}, including commits still being written. */
     static List<GroupRecord> allOffsetTombstones(ClassicGroup g) {
         Set<TopicPartition> all = new HashSet<>(g.offsets.keySet());
         all.addAll(g.lastOffsetWrite.keySet());
@@ -332,59 +321,57 @@ final class OffsetManager {
      * wins; otherwise offsets of an empty group expire {@code offsets.retention.minutes} after it
      * became empty (after their commit, for a group never managed by the coordinator), and offsets
      * of topics an active consumer group no longer subscribes to expire that long after their
-     * commit. Returns true when the group is left empty, without offsets or pending writes.
+     * commit. Then calls {@code then} with whether the group is left empty, without offsets or pending
+     * writes (once the tombstones are durable, if there are any), and a builder for what it writes.
      */
-    CompletableFuture<Boolean> expireOffsets(ClassicGroup g) {
-        CompletableFuture<Boolean> done = new CompletableFuture<>();
-        g.inLock(() -> {
-            long now = timer.nowMs();
-            long retention = config.offsetsRetentionMs();
-            Optional<Set<String>> subscribed = g.is(GroupState.EMPTY) ? Optional.of(Set.of()) : g.subscribedTopics();
-            boolean consumerGroup = ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(g.protocolType);
-            if (!g.is(GroupState.EMPTY) && !consumerGroup) {
-                g.complete(done, false); // an active non-consumer group's topics are unknown: keep everything
-                return;
+    void expireOffsets(ClassicGroup g, CoordinatorResult.Builder<GroupRecord> out,
+                       BiConsumer<Boolean, CoordinatorResult.Builder<GroupRecord>> then) {
+        long now = ctx.nowMs();
+        long retention = config.offsetsRetentionMs();
+        Optional<Set<String>> subscribed = g.is(GroupState.EMPTY) ? Optional.of(Set.of()) : g.subscribedTopics();
+        boolean consumerGroup = ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(g.protocolType);
+        if (!g.is(GroupState.EMPTY) && !consumerGroup) {
+            then.accept(false, out); // an active non-consumer group's topics are unknown: keep everything
+            return;
+        }
+        List<GroupRecord> tombstones = new ArrayList<>();
+        Map<TopicPartition, Long> sequences = new HashMap<>();
+        for (GroupRecord.OffsetCommit c : g.offsets.values()) {
+            TopicPartition tp = new TopicPartition(c.topic(), c.partition());
+            boolean expired;
+            if (c.expireTimestampMs() >= 0) {
+                expired = now >= c.expireTimestampMs();
+            } else if (g.is(GroupState.EMPTY)) {
+                long base = g.protocolType != null ? g.stateTimestampMs : c.commitTimestampMs();
+                expired = now - base >= retention;
+            } else {
+                expired = !subscribed.map(s -> s.contains(c.topic())).orElse(true)
+                        && now - c.commitTimestampMs() >= retention;
             }
-            List<GroupRecord> tombstones = new ArrayList<>();
-            Map<TopicPartition, Long> sequences = new HashMap<>();
-            for (GroupRecord.OffsetCommit c : g.offsets.values()) {
-                TopicPartition tp = new TopicPartition(c.topic(), c.partition());
-                boolean expired;
-                if (c.expireTimestampMs() >= 0) {
-                    expired = now >= c.expireTimestampMs();
-                } else if (g.is(GroupState.EMPTY)) {
-                    long base = g.protocolType != null ? g.stateTimestampMs : c.commitTimestampMs();
-                    expired = now - base >= retention;
-                } else {
-                    expired = !subscribed.map(s -> s.contains(c.topic())).orElse(true)
-                            && now - c.commitTimestampMs() >= retention;
-                }
-                if (expired && !g.lastOffsetWrite.containsKey(tp)) {
-                    tombstones.add(new GroupRecord.OffsetTombstone(g.groupId, c.topic(), c.partition()));
-                    long seq = g.nextSequence();
-                    g.lastOffsetWrite.put(tp, seq);
-                    sequences.put(tp, seq);
-                }
+            if (expired && !g.lastOffsetWrite.containsKey(tp)) {
+                tombstones.add(new GroupRecord.OffsetTombstone(g.groupId, c.topic(), c.partition()));
+                long seq = g.nextSequence();
+                g.lastOffsetWrite.put(tp, seq);
+                sequences.put(tp, seq);
             }
-            if (tombstones.isEmpty()) {
-                g.complete(done, isDisposable(g));
-                return;
+        }
+        if (tombstones.isEmpty()) {
+            then.accept(isDisposable(g), out);
+            return;
+        }
+        LOG.debug("group {}: expiring {} offsets", g.groupId, tombstones.size());
+        out.append(tombstones, (failure, next) -> {
+            if (failure == null) {
+                sequences.forEach((tp, seq) -> applyIfLatest(g, tp, seq, null));
+            } else {
+                sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
+                LOG.warn("group {}: expired offsets could not be deleted", g.groupId, failure);
             }
-            LOG.debug("group {}: expiring {} offsets", g.groupId, tombstones.size());
-            log.append(g.partition, tombstones).whenComplete((v, failure) -> g.inLock(() -> {
-                if (failure == null) {
-                    sequences.forEach((tp, seq) -> applyIfLatest(g, tp, seq, null));
-                } else {
-                    sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
-                    LOG.warn("group {}: expired offsets could not be deleted", g.groupId, failure);
-                }
-                g.complete(done, isDisposable(g));
-            }));
+            then.accept(isDisposable(g), next);
         });
-        return done;
     }
 
-    /** Lock held. */
+    /** Whether nothing is left of the group: no members, offsets or writes in flight. */
     static boolean isDisposable(ClassicGroup g) {
         return g.is(GroupState.EMPTY) && g.members.isEmpty() && g.pendingMembers.isEmpty()
                 && g.offsets.isEmpty() && g.lastOffsetWrite.isEmpty();

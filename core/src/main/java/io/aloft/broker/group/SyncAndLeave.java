@@ -1,5 +1,7 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.coordinator.CoordinatorResult;
+import io.aloft.broker.coordinator.ShardContext;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,68 +21,63 @@ import org.slf4j.LoggerFactory;
 
 /**
  * SyncGroup, Heartbeat and LeaveGroup of the classic protocol, on top of the transitions of
- * {@link MembershipManager}. Each method takes the group's lock itself. Holds no per-group state.
+ * {@link MembershipManager}. One per shard, confined to the shard's thread. Holds no per-group state.
  */
 final class SyncAndLeave {
 
     private static final Logger LOG = LoggerFactory.getLogger(SyncAndLeave.class);
 
     private final MembershipManager membership;
-    private final GroupTimer timer;
-    private final GroupLog log;
+    private final ShardContext<GroupRecord> ctx;
 
-    SyncAndLeave(MembershipManager membership, GroupTimer timer, GroupLog log) {
+    SyncAndLeave(MembershipManager membership, ShardContext<GroupRecord> ctx) {
         this.membership = membership;
-        this.timer = timer;
-        this.log = log;
+        this.ctx = ctx;
     }
 
     /**
      * Followers wait until the leader's SyncGroup brings the assignment and it is durable in the
      * group log; then everyone waiting gets its own part and the group is Stable.
      */
-    CompletableFuture<SyncGroupResponseData> sync(ClassicGroup g, SyncGroupRequestData req, short version) {
-        CompletableFuture<SyncGroupResponseData> future = new CompletableFuture<>();
-        g.inLock(() -> {
-            Errors error = validate(g, req.groupInstanceId(), req.memberId(), req.generationId());
-            if (error == Errors.NONE && version >= 5 && (mismatch(req.protocolType(), g.protocolType)
-                    || mismatch(req.protocolName(), g.protocolName))) {
-                error = Errors.INCONSISTENT_GROUP_PROTOCOL;
-            }
-            if (error == Errors.NONE) {
-                error = switch (g.state) {
-                    case EMPTY -> Errors.UNKNOWN_MEMBER_ID;
-                    case PREPARING_REBALANCE -> Errors.REBALANCE_IN_PROGRESS;
-                    default -> Errors.NONE;
-                };
-            }
-            if (error != Errors.NONE) {
-                g.complete(future, Responses.syncError(error));
-                return;
-            }
-            GroupMember m = g.member(req.memberId());
-            g.pendingSync.remove(m.memberId);
-            membership.scheduleSession(g, m);
-            if (g.is(GroupState.STABLE)) {
-                g.complete(future, syncResponse(g, m.assignment));
-                return;
-            }
-            if (m.awaitingSync != null) {
-                g.complete(m.awaitingSync, Responses.syncError(Errors.REBALANCE_IN_PROGRESS));
-            }
-            m.awaitingSync = future;
-            if (g.isLeader(m.memberId)) {
-                storeAssignment(g, req);
-            }
-        });
-        return future;
+    void sync(ClassicGroup g, SyncGroupRequestData req, short version, CompletableFuture<SyncGroupResponseData> future,
+              CoordinatorResult.Builder<GroupRecord> out) {
+        Errors error = validate(g, req.groupInstanceId(), req.memberId(), req.generationId());
+        if (error == Errors.NONE && version >= 5 && (mismatch(req.protocolType(), g.protocolType)
+                || mismatch(req.protocolName(), g.protocolName))) {
+            error = Errors.INCONSISTENT_GROUP_PROTOCOL;
+        }
+        if (error == Errors.NONE) {
+            error = switch (g.state) {
+                case EMPTY -> Errors.UNKNOWN_MEMBER_ID;
+                case PREPARING_REBALANCE -> Errors.REBALANCE_IN_PROGRESS;
+                default -> Errors.NONE;
+            };
+        }
+        if (error != Errors.NONE) {
+            g.complete(future, Responses.syncError(error));
+            return;
+        }
+        GroupMember m = g.member(req.memberId());
+        g.pendingSync.remove(m.memberId);
+        membership.scheduleSession(g, m);
+        if (g.is(GroupState.STABLE)) {
+            g.complete(future, syncResponse(g, m.assignment));
+            return;
+        }
+        if (m.awaitingSync != null) {
+            g.complete(m.awaitingSync, Responses.syncError(Errors.REBALANCE_IN_PROGRESS));
+        }
+        m.awaitingSync = future;
+        if (g.isLeader(m.memberId)) {
+            storeAssignment(g, req, out);
+        }
     }
 
     private static boolean mismatch(String requested, String actual) {
         return requested != null && !requested.equals(actual);
     }
 
-    private void storeAssignment(ClassicGroup g, SyncGroupRequestData req) {
+    private void storeAssignment(ClassicGroup g, SyncGroupRequestData req, CoordinatorResult.Builder<GroupRecord> out) {
         Map<String, byte[]> assignments = new HashMap<>();
         for (SyncGroupRequestData.SyncGroupRequestAssignment a : req.assignments()) {
             if (g.members.containsKey(a.memberId())) {
@@ -88,14 +85,14 @@ final class SyncAndLeave {
             }
         }
         int generation = g.generationId;
-        log.append(g.partition, List.of(g.toRecord(assignments))).whenComplete((v, failure) -> g.inLock(() -> {
+        out.append(List.of(g.toRecord(assignments)), (failure, next) -> {
             if (!g.is(GroupState.COMPLETING_REBALANCE) || g.generationId != generation) {
                 return; // a newer rebalance has already answered the members waiting here
             }
             if (failure != null) {
                 LOG.warn("group {}: could not persist the assignment of generation {}", g.groupId, generation, failure);
                 membership.resetAssignments(g, Responses.forLogFailure(failure));
-                membership.prepareRebalance(g, "assignment could not be persisted");
+                membership.prepareRebalance(g, "assignment could not be persisted", next);
                 return;
             }
             for (GroupMember m : g.members.values()) {
@@ -105,9 +102,9 @@ final class SyncAndLeave {
                     m.awaitingSync = null;
                 }
             }
-            g.transitionTo(GroupState.STABLE, timer.nowMs());
+            g.transitionTo(GroupState.STABLE, ctx.nowMs());
             LOG.debug("group {}: generation {} is stable", g.groupId, generation);
-        }));
+        });
     }
 
     private static SyncGroupResponseData syncResponse(ClassicGroup g, byte[] assignment) {
@@ -116,18 +113,19 @@ final class SyncAndLeave {
     }
 
     HeartbeatResponseData heartbeat(ClassicGroup g, HeartbeatRequestData req) {
-        Errors error = g.inLock(() -> {
-            Errors e = validate(g, req.groupInstanceId(), req.memberId(), req.generationId());
-            if (e != Errors.NONE) {
-                return e;
-            }
-            if (g.is(GroupState.EMPTY)) {
-                return Errors.UNKNOWN_MEMBER_ID;
-            }
-            membership.scheduleSession(g, g.member(req.memberId()));
-            return g.is(GroupState.PREPARING_REBALANCE) ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
-        });
-        return new HeartbeatResponseData().setErrorCode(error.code());
+        return new HeartbeatResponseData().setErrorCode(heartbeatError(g, req).code());
+    }
+
+    private Errors heartbeatError(ClassicGroup g, HeartbeatRequestData req) {
+        Errors e = validate(g, req.groupInstanceId(), req.memberId(), req.generationId());
+        if (e != Errors.NONE) {
+            return e;
+        }
+        if (g.is(GroupState.EMPTY)) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        membership.scheduleSession(g, g.member(req.memberId()));
+        return g.is(GroupState.PREPARING_REBALANCE) ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
     }
 
     /** Checks shared by SyncGroup, Heartbeat and group offset commits, in Kafka's order. */
@@ -148,19 +146,16 @@ final class SyncAndLeave {
     }
 
     /** LeaveGroup: one member (v0-2) or a batch (v3+), answered per member from v3. */
-    LeaveGroupResponseData leave(ClassicGroup g, LeaveGroupRequestData req, short version) {
-        List<MemberIdentity> leaving = identities(req, version);
-        return g.inLock(() -> {
-            if (g.is(GroupState.DEAD)) {
-                return new LeaveGroupResponseData().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
-            }
-            List<MemberResponse> results = new ArrayList<>();
-            for (MemberIdentity id : leaving) {
-                results.add(new MemberResponse().setMemberId(id.memberId()).setGroupInstanceId(id.groupInstanceId())
-                        .setErrorCode(leaveOne(g, id).code()));
-            }
-            return leaveResponse(results, version);
-        });
+    LeaveGroupResponseData leave(ClassicGroup g, LeaveGroupRequestData req, short version, CoordinatorResult.Builder<GroupRecord> out) {
+        if (g.is(GroupState.DEAD)) {
+            return new LeaveGroupResponseData().setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
+        }
+        List<MemberResponse> results = new ArrayList<>();
+        for (MemberIdentity id : identities(req, version)) {
+            results.add(new MemberResponse().setMemberId(id.memberId()).setGroupInstanceId(id.groupInstanceId())
+                    .setErrorCode(leaveOne(g, id, out).code()));
+        }
+        return leaveResponse(results, version);
     }
 
     static List<MemberIdentity> identities(LeaveGroupRequestData req, short version) {
@@ -175,7 +170,7 @@ final class SyncAndLeave {
         return new LeaveGroupResponseData().setErrorCode(results.get(0).errorCode());
     }
 
-    private Errors leaveOne(ClassicGroup g, MemberIdentity id) {
+    private Errors leaveOne(ClassicGroup g, MemberIdentity id, CoordinatorResult.Builder<GroupRecord> out) {
         String memberId = id.memberId();
         String instanceId = id.groupInstanceId();
         if ((memberId == null || memberId.isEmpty()) && instanceId != null) {
@@ -189,7 +184,7 @@ final class SyncAndLeave {
         }
         if (memberId != null && g.pendingMembers.remove(memberId) != null) {
             if (g.is(GroupState.PREPARING_REBALANCE)) {
-                membership.tryCompleteJoin(g);
+                membership.tryCompleteJoin(g, out);
             }
             return Errors.NONE;
         }
@@ -198,7 +193,7 @@ final class SyncAndLeave {
             return Errors.UNKNOWN_MEMBER_ID;
         }
         LOG.debug("group {}: member {} left", g.groupId, memberId);
-        membership.removeMember(g, m, "member " + memberId + " left");
+        membership.removeMember(g, m, "member " + memberId + " left", out);
         return Errors.NONE;
     }
 }

@@ -1,0 +1,31 @@
+package io.aloft.broker.coordinator;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Where a coordinator's records are durable: the partitions of its internal topic
+ * ({@code __consumer_offsets} for groups). {@link PartitionCoordinatorLog} is the broker's
+ * implementation on partition logs; {@link MemoryCoordinatorLog} keeps encoded records in memory.
+ *
+ * <p>Contract the runtime relies on:
+ * <ul>
+ *   <li>{@link #append} does not block: it is called on a shard's thread.</li>
+ *   <li>The records of one call are durable together or not at all, and appends to one partition
+ *       become durable, and their futures complete, in call order.</li>
+ *   <li>{@link #replay} passes every record still in the partition, in append order; a compacted
+ *       log may drop records superseded by a later one with the same key.</li>
+ * </ul>
+ * Implementations are thread-safe.
+ *
+ * @param <R> the record type
+ */
+public interface CoordinatorLog<R> {
+
+    /** Appends {@code records} to {@code partition} atomically; completes once they are durable. */
+    CompletableFuture<Void> append(int partition, List<R> records);
+
+    /** Feeds the partition's records to {@code sink} in order, then returns. May block. */
+    void replay(int partition, Consumer<R> sink);
+}

@@ -1,0 +1,120 @@
+package io.aloft.broker.coordinator;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a write operation produces: its response, and the records that make its change durable.
+ * The runtime appends the records (all of one result in one atomic append) and completes the
+ * operation's future with the response once they are durable, or exceptionally with the append's
+ * failure; a result without records completes at once.
+ *
+ * <p>Two ways to own state:
+ * <ul>
+ *   <li>{@link #of(List, Object)}: the operation only validates and produces records; the runtime
+ *       applies them with {@link CoordinatorShard#replay} once they are durable, the same function
+ *       that rebuilds the state when the partition loads. Prefer this for new coordinators.</li>
+ *   <li>{@link #builder()}: the operation changes the state itself and the records persist that
+ *       change (Kafka's classic groups work this way: their in-memory state holds waiting requests and
+ *       timers that records do not). Such records are not replayed when written; each append can
+ *       carry an {@link AfterAppend} step that runs on the shard's thread once the append is durable
+ *       or failed, and may produce further records.</li>
+ * </ul>
+ * Immutable once built.
+ *
+ * @param <T> the response type
+ * @param <R> the record type
+ */
+public final class CoordinatorResult<T, R> {
+
+    /**
+     * A step run on the shard's thread once the records of its result are durable ({@code failure}
+     * null) or could not be written; records it adds to {@code next} are appended in turn.
+     */
+    @FunctionalInterface
+    public interface AfterAppend<R> {
+        void run(Throwable failure, Builder<R> next);
+    }
+
+    private final List<R> records;
+    private final boolean replay;
+    private final T response;
+    private final List<AfterAppend<R>> afterAppend;
+
+    private CoordinatorResult(List<R> records, boolean replay, T response, List<AfterAppend<R>> afterAppend) {
+        this.records = List.copyOf(records);
+        this.replay = replay;
+        this.response = response;
+        this.afterAppend = List.copyOf(afterAppend);
+    }
+
+    /** A response and nothing to write. */
+    public static <T, R> CoordinatorResult<T, R> of(T response) {
+        return new CoordinatorResult<>(List.of(), false, response, List.of());
+    }
+
+    /** Records applied with {@link CoordinatorShard#replay} once durable; {@code response} then. */
+    public static <T, R> CoordinatorResult<T, R> of(List<R> records, T response) {
+        return new CoordinatorResult<>(records, true, response, List.of());
+    }
+
+    /** Collects records whose effect the operation applies itself (see the class comment). */
+    public static <R> Builder<R> builder() {
+        return new Builder<>();
+    }
+
+    public List<R> records() {
+        return records;
+    }
+
+    /** Whether the runtime replays {@link #records} into the shard once they are durable. */
+    public boolean replayRecords() {
+        return replay;
+    }
+
+    public T response() {
+        return response;
+    }
+
+    List<AfterAppend<R>> afterAppend() {
+        return afterAppend;
+    }
+
+    /**
+     * Records gathered while an operation runs, possibly by several helpers, each with what to do
+     * once they are durable. Confined to the shard's thread.
+     */
+    public static final class Builder<R> {
+        private final List<R> records = new ArrayList<>();
+        private final List<AfterAppend<R>> afterAppend = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Adds records; {@code then} (may be null) runs once they are durable or failed. */
+        public Builder<R> append(List<? extends R> more, AfterAppend<R> then) {
+            records.addAll(more);
+            if (then != null) {
+                afterAppend.add(then);
+            }
+            return this;
+        }
+
+        /** Whether nothing was added. */
+        public boolean isEmpty() {
+            return records.isEmpty() && afterAppend.isEmpty();
+        }
+
+        /** The result: these records (not replayed) and {@code response}. */
+        public <T> CoordinatorResult<T, R> build(T response) {
+            return new CoordinatorResult<>(records, false, response, afterAppend);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CoordinatorResult(" + records.size() + " records, replay=" + replay + ", response="
+                + Objects.toString(response) + ")";
+    }
+}

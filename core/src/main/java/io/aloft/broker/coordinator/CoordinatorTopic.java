@@ -1,0 +1,208 @@
+package io.aloft.broker.coordinator;
+
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.controller.ControllerException;
+import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.command.CreateTopic;
+import io.aloft.controller.model.PartitionInfo;
+import io.aloft.controller.model.TopicInfo;
+import io.aloft.controller.query.Queries;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A coordinator's internal topic as the broker sees it: created at broker start if missing, and
+ * followed so that the coordinator serves exactly the partitions this broker leads. State is in a
+ * partition's log and only its leader may append, so a broker coordinates what its partitions hold
+ * and nothing else; FindCoordinator points clients at the leader.
+ *
+ * <p>Leadership is read from the metadata cache every {@link #SYNC_INTERVAL_MS} ms: a newly led
+ * partition is loaded into the runtime (replayed from its log), one led elsewhere now is unloaded.
+ * Loading blocks, so it runs on this class's own thread, never on a network thread.
+ *
+ * <p>Thread-safe: {@code owned} is confined to the loader thread.
+ */
+public final class CoordinatorTopic implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(CoordinatorTopic.class);
+
+    /**
+     * How often leadership is compared with what the coordinator serves. Partitions move rarely
+     * (broker start, fencing, drain, reassignment), and until a move is seen the old leader's appends
+     * fail with NOT_COORDINATOR, so clients only see a short retry.
+     */
+    static final long SYNC_INTERVAL_MS = 1_000;
+    /** Creating the topic and loading every led partition (each opened and replayed) at broker start. */
+    static final long START_TIMEOUT_MS = 120_000;
+
+    /** What to do with a partition this broker starts or stops leading (the coordinator loads it into, or unloads it from, its {@link CoordinatorRuntime}). */
+    public interface Partitions {
+        /** Loads the partition; blocks until it serves. */
+        void loadPartition(int partition);
+
+        /** Stops serving the partition. */
+        void unloadPartition(int partition);
+    }
+
+    private final ControllerClient controller;
+    private final MetadataCache cache;
+    private final int nodeId;
+    private final String topic;
+    private final int partitionCount;
+    private final Map<String, String> topicConfigs;
+    private final int streamsPerPartition;
+    private final Partitions coordinator;
+    private final ScheduledExecutorService loader;
+    /** Partitions loaded into the coordinator; confined to the loader thread. */
+    private final Set<Integer> owned = new HashSet<>();
+
+    /**
+     * @param partitionCount the partition count when the topic is created (e.g. offsets.topic.num.partitions)
+     * @param topicConfigs the topic's configs when created
+     * @param streamsPerPartition streams of a partition log, as for every topic
+     * @param threads makes the loader thread
+     */
+    public CoordinatorTopic(ControllerClient controller, MetadataCache cache, int nodeId, String topic,
+            int partitionCount, Map<String, String> topicConfigs, int streamsPerPartition, Partitions coordinator,
+            ThreadFactory threads) {
+        this.controller = controller;
+        this.cache = cache;
+        this.nodeId = nodeId;
+        this.topic = topic;
+        this.partitionCount = partitionCount;
+        this.topicConfigs = Map.copyOf(topicConfigs);
+        this.streamsPerPartition = streamsPerPartition;
+        this.coordinator = coordinator;
+        this.loader = Executors.newSingleThreadScheduledExecutor(threads);
+    }
+
+    /**
+     * Creates the topic if missing, loads the partitions this broker leads (returning once they are
+     * loaded, or failing after {@link #START_TIMEOUT_MS}), then keeps following leadership.
+     */
+    public void start() throws Exception {
+        ensureCreated().get(START_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        loader.submit(this::sync).get(START_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        loader.scheduleWithFixedDelay(this::sync, SYNC_INTERVAL_MS, SYNC_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The topic, created through the controller when the cache does not have it. Created directly
+     * rather than through TopicManager, which refuses internal names to clients.
+     */
+    CompletableFuture<TopicInfo> ensureCreated() {
+        TopicInfo known = cache.view().topic(topic);
+        if (known != null) {
+            warnOnPartitionCount(known);
+            return CompletableFuture.completedFuture(known);
+        }
+        CreateTopic create = new CreateTopic(UUID.randomUUID(), topic, partitionCount, streamsPerPartition,
+                topicConfigs);
+        return controller.submit(create, TopicInfo.class).handle((created, error) -> {
+            if (error == null) {
+                log.info("Created {} with {} partitions", topic, partitionCount);
+                return CompletableFuture.completedFuture(created);
+            }
+            if (isTopicExists(error)) {
+                // Another broker made it, or the cache had not yet received the controller's image.
+                return fetchExisting();
+            }
+            return CompletableFuture.<TopicInfo>failedFuture(error);
+        }).thenCompose(f -> f).thenApply(t -> {
+            cache.putTopic(t);
+            warnOnPartitionCount(t);
+            return t;
+        });
+    }
+
+    /** Keys are placed by the configured count, so a topic of another size strands some of them. */
+    private void warnOnPartitionCount(TopicInfo t) {
+        if (t.partitions().size() != partitionCount) {
+            log.error("{} has {} partitions but the configured count is {}: keys hashed to missing partitions "
+                    + "have no coordinator; set it back to {}", topic, t.partitions().size(), partitionCount,
+                    t.partitions().size());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<TopicInfo> fetchExisting() {
+        return controller.query(new Queries.GetTopics(List.of(topic)), List.class).thenApply(l -> {
+            List<TopicInfo> found = (List<TopicInfo>) l;
+            if (found.isEmpty()) {
+                throw new IllegalStateException(topic + " exists and then does not");
+            }
+            return found.get(0);
+        });
+    }
+
+    private static boolean isTopicExists(Throwable error) {
+        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return e instanceof ControllerException ce && ce.code() == ControllerException.Code.TOPIC_EXISTS;
+    }
+
+    /** Loads newly led partitions and unloads ones led elsewhere now. Runs on the loader thread. */
+    private void sync() {
+        try {
+            Set<Integer> led = ledPartitions();
+            for (int p : Set.copyOf(owned)) {
+                if (!led.contains(p)) {
+                    coordinator.unloadPartition(p);
+                    owned.remove(p);
+                }
+            }
+            for (int p : led) {
+                if (!owned.contains(p)) {
+                    load(p);
+                }
+            }
+        } catch (RuntimeException e) {
+            // The next sync tries again; a broker without this coordinator still serves everything else.
+            log.warn("Following leadership of {} failed", topic, e);
+        }
+    }
+
+    private void load(int partition) {
+        try {
+            coordinator.loadPartition(partition);
+            owned.add(partition);
+        } catch (RuntimeException e) {
+            // Left unowned, so the next sync retries; clients meanwhile get NOT_COORDINATOR and retry too.
+            log.warn("{}-{}: could not load; retrying in {} ms", topic, partition, SYNC_INTERVAL_MS, e);
+        }
+    }
+
+    private Set<Integer> ledPartitions() {
+        TopicInfo t = cache.view().topic(topic);
+        Set<Integer> led = new HashSet<>();
+        if (t != null) {
+            for (PartitionInfo p : t.partitions()) {
+                if (p.brokerId() == nodeId) {
+                    led.add(p.partition());
+                }
+            }
+        }
+        return led;
+    }
+
+    @Override
+    public void close() {
+        loader.shutdownNow();
+        try {
+            if (!loader.awaitTermination(10, TimeUnit.SECONDS)) {
+                log.warn("The {} loader did not stop within 10 s", topic);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

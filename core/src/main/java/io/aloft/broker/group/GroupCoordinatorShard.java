@@ -1,0 +1,288 @@
+package io.aloft.broker.group;
+
+import io.aloft.broker.coordinator.CoordinatorResult;
+import io.aloft.broker.coordinator.CoordinatorShard;
+import io.aloft.broker.coordinator.ShardContext;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroupMember;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
+import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The groups of one {@code __consumer_offsets} partition and the classic-protocol operations on
+ * them: a {@link CoordinatorShard} of the group coordinator's runtime, so it runs on one thread and
+ * holds plain maps. {@link GroupCoordinator} routes each request here by the group's partition.
+ *
+ * <p>Classic groups change their state in the operation itself (a group holds waiting requests and
+ * timers that no record describes) and write records to persist it, as Kafka's classic groups do:
+ * results are built with {@link CoordinatorResult#builder()}, their records are not replayed when
+ * written, and responses that wait for durability are completed by the steps that follow the
+ * append. {@link #replay} is used when the partition loads.
+ *
+ * <p>Confined to the shard's thread (and the loading thread before {@link #onLoaded}).
+ */
+final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinatorShard.class);
+
+    private final GroupCoordinatorConfig config;
+    private final ShardContext<GroupRecord> ctx;
+    private final MembershipManager membership;
+    private final SyncAndLeave syncAndLeave;
+    private final OffsetManager offsets;
+    private final Map<String, ClassicGroup> groups = new HashMap<>();
+
+    GroupCoordinatorShard(GroupCoordinatorConfig config, ShardContext<GroupRecord> ctx, TopicIdResolver topicIds) {
+        this.config = config;
+        this.ctx = ctx;
+        this.membership = new MembershipManager(config, ctx);
+        this.syncAndLeave = new SyncAndLeave(membership, ctx);
+        this.offsets = new OffsetManager(config, ctx, membership, topicIds);
+    }
+
+    // ---- loading -------------------------------------------------------------------------
+
+    @Override
+    public void replay(GroupRecord record) {
+        GroupReplay.apply(groups, ctx.partition(), record, ctx.nowMs());
+    }
+
+    /** Restored members get a fresh session timeout to heartbeat in; retention starts. */
+    @Override
+    public void onLoaded() {
+        for (ClassicGroup g : groups.values()) {
+            membership.restore(g);
+        }
+        scheduleRetention();
+        LOG.info("__consumer_offsets-{}: loaded {} groups", ctx.partition(), groups.size());
+    }
+
+    /** Waiting members are told NOT_COORDINATOR, so they find the partition's new leader. */
+    @Override
+    public void onUnloaded() {
+        for (ClassicGroup g : groups.values()) {
+            membership.shutDown(g, Errors.NOT_COORDINATOR);
+        }
+        groups.clear();
+    }
+
+    private ClassicGroup getOrCreate(String groupId) {
+        return groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, ctx.partition(), ctx.nowMs()));
+    }
+
+    private static CoordinatorResult.Builder<GroupRecord> writes() {
+        return CoordinatorResult.builder();
+    }
+
+    // ---- membership ----------------------------------------------------------------------
+
+    CoordinatorResult<Void, GroupRecord> join(String groupId, MembershipManager.JoinRequest req,
+            CompletableFuture<JoinGroupResponseData> response) {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        ClassicGroup g = req.memberId().isEmpty() ? getOrCreate(groupId) : groups.get(groupId);
+        if (g == null) {
+            response.complete(Responses.joinError(Errors.UNKNOWN_MEMBER_ID, req.memberId(), req.version()));
+            return out.build(null);
+        }
+        membership.join(g, req, response, out);
+        maybeDiscard(g, out); // a refused first join must not leave an empty group behind
+        return out.build(null);
+    }
+
+    CoordinatorResult<Void, GroupRecord> sync(SyncGroupRequestData req, short version,
+            CompletableFuture<SyncGroupResponseData> response) {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        ClassicGroup g = groups.get(req.groupId());
+        if (g == null) {
+            response.complete(Responses.syncError(Errors.UNKNOWN_MEMBER_ID));
+        } else {
+            syncAndLeave.sync(g, req, version, response, out);
+        }
+        return out.build(null);
+    }
+
+    CoordinatorResult<HeartbeatResponseData, GroupRecord> heartbeat(HeartbeatRequestData req) {
+        ClassicGroup g = groups.get(req.groupId());
+        return CoordinatorResult.of(g == null
+                ? new HeartbeatResponseData().setErrorCode(Errors.UNKNOWN_MEMBER_ID.code())
+                : syncAndLeave.heartbeat(g, req));
+    }
+
+    CoordinatorResult<Void, GroupRecord> leave(LeaveGroupRequestData req, short version,
+            CompletableFuture<LeaveGroupResponseData> response) {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        ClassicGroup g = groups.get(req.groupId());
+        if (g == null) {
+            List<MemberResponse> unknown = new ArrayList<>();
+            for (LeaveGroupRequestData.MemberIdentity id : SyncAndLeave.identities(req, version)) {
+                unknown.add(new MemberResponse().setMemberId(id.memberId()).setGroupInstanceId(id.groupInstanceId())
+                        .setErrorCode(Errors.UNKNOWN_MEMBER_ID.code()));
+            }
+            response.complete(SyncAndLeave.leaveResponse(unknown, version));
+        } else {
+            response.complete(syncAndLeave.leave(g, req, version, out));
+        }
+        return out.build(null);
+    }
+
+    // ---- offsets -------------------------------------------------------------------------
+
+    CoordinatorResult<Void, GroupRecord> commitOffsets(OffsetCommitRequestData req, short version,
+            CompletableFuture<OffsetCommitResponseData> response) {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        ClassicGroup g = groups.get(req.groupId());
+        if (g == null) {
+            if (req.generationIdOrMemberEpoch() >= 0) {
+                // A member of a group that does not exist; v9 started saying so plainly.
+                Errors e = version >= 9 ? Errors.GROUP_ID_NOT_FOUND : Errors.ILLEGAL_GENERATION;
+                response.complete(OffsetManager.commitError(req, version, e));
+                return out.build(null);
+            }
+            g = getOrCreate(req.groupId()); // a simple (unmanaged) group springs into being
+        }
+        offsets.commit(g, req, version, response, out);
+        return out.build(null);
+    }
+
+    /** Committed offsets of {@code groupId} (an unknown group has none). */
+    List<OffsetManager.TopicResult> fetchOffsets(String groupId, List<OffsetManager.TopicQuery> topics, boolean byId) {
+        return offsets.fetch(groups.get(groupId), topics, byId);
+    }
+
+    CoordinatorResult<Void, GroupRecord> deleteOffsets(OffsetDeleteRequestData req,
+            CompletableFuture<OffsetDeleteResponseData> response) {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        ClassicGroup g = groups.get(req.groupId());
+        if (g == null) {
+            response.complete(new OffsetDeleteResponseData().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
+        } else {
+            offsets.deleteOffsets(g, req, response, out);
+        }
+        return out.build(null);
+    }
+
+    // ---- groups --------------------------------------------------------------------------
+
+    /** The groups of this partition that are not dead, unfiltered and unsorted. */
+    List<ListedGroup> listGroups() {
+        List<ListedGroup> out = new ArrayList<>();
+        for (ClassicGroup g : groups.values()) {
+            if (!g.is(GroupState.DEAD)) {
+                out.add(new ListedGroup().setGroupId(g.groupId)
+                        .setProtocolType(g.protocolType == null ? "" : g.protocolType)
+                        .setGroupState(g.state.protocolName())
+                        .setGroupType(GroupCoordinator.CLASSIC_GROUP_TYPE));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * DescribeGroups of one group. Member metadata and assignments are shown only for a Stable
+     * group, as in Kafka. An unknown group is reported Dead (v0-5) or GROUP_ID_NOT_FOUND (v6+, KIP-1043).
+     */
+    DescribedGroup describe(String groupId, short version) {
+        DescribedGroup out = new DescribedGroup().setGroupId(groupId);
+        ClassicGroup g = groups.get(groupId);
+        if (g != null && !g.is(GroupState.DEAD)) {
+            boolean stable = g.is(GroupState.STABLE);
+            out.setGroupState(g.state.protocolName())
+                    .setProtocolType(g.protocolType == null ? "" : g.protocolType)
+                    .setProtocolData(stable ? g.protocolName : "");
+            for (GroupMember m : g.members.values()) {
+                out.members().add(new DescribedGroupMember().setMemberId(m.memberId)
+                        .setGroupInstanceId(m.groupInstanceId).setClientId(m.clientId).setClientHost(m.clientHost)
+                        .setMemberMetadata(stable ? m.metadata(g.protocolName) : GroupMember.EMPTY)
+                        .setMemberAssignment(stable ? m.assignment : GroupMember.EMPTY));
+            }
+            return out;
+        }
+        out.setGroupState(GroupState.DEAD.protocolName()).setProtocolType("").setProtocolData("");
+        if (version >= 6) {
+            out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + groupId + " not found.");
+        }
+        return out;
+    }
+
+    /** DeleteGroups of one group: an empty group and its offsets go; {@code response} once durable. */
+    CoordinatorResult<Void, GroupRecord> deleteGroup(String groupId, CompletableFuture<Errors> response) {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        ClassicGroup g = groups.get(groupId);
+        if (g == null || g.is(GroupState.DEAD)) {
+            response.complete(Errors.GROUP_ID_NOT_FOUND);
+            return out.build(null);
+        }
+        if (!g.is(GroupState.EMPTY) || !g.members.isEmpty()) {
+            response.complete(Errors.NON_EMPTY_GROUP);
+            return out.build(null);
+        }
+        List<GroupRecord> records = new ArrayList<>(OffsetManager.allOffsetTombstones(g));
+        records.add(new GroupRecord.GroupTombstone(g.groupId));
+        membership.shutDown(g, Errors.COORDINATOR_NOT_AVAILABLE);
+        groups.remove(g.groupId, g);
+        LOG.debug("group {}: deleted", g.groupId);
+        out.append(records, (failure, next) -> {
+            if (failure != null) {
+                LOG.warn("group {}: deletion could not be persisted", groupId, failure);
+            }
+            response.complete(failure == null ? Errors.NONE : Responses.forLogFailure(failure));
+        });
+        return out.build(null);
+    }
+
+    /** Drops a group with no members, offsets or pending writes; tombstones it if it was ever persisted. */
+    private void maybeDiscard(ClassicGroup g, CoordinatorResult.Builder<GroupRecord> out) {
+        if (g.is(GroupState.DEAD) || !OffsetManager.isDisposable(g)) {
+            return;
+        }
+        boolean persisted = g.generationId > 0;
+        membership.shutDown(g, Errors.COORDINATOR_NOT_AVAILABLE);
+        groups.remove(g.groupId, g);
+        if (persisted) {
+            out.append(List.of(new GroupRecord.GroupTombstone(g.groupId)), (failure, next) -> {
+                if (failure != null) {
+                    LOG.warn("group {}: removal could not be persisted", g.groupId, failure);
+                }
+            });
+        }
+    }
+
+    // ---- retention -----------------------------------------------------------------------
+
+    private void scheduleRetention() {
+        ctx.schedule(config.offsetsRetentionCheckIntervalMs(), "offsets-retention", this::expireOffsets);
+    }
+
+    /** Deletes expired offsets and then groups left with nothing (every offsets.retention.check.interval.ms). */
+    private CoordinatorResult<Void, GroupRecord> expireOffsets() {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        for (ClassicGroup g : List.copyOf(groups.values())) {
+            offsets.expireOffsets(g, out, (disposable, then) -> {
+                if (disposable) {
+                    maybeDiscard(g, then);
+                }
+            });
+        }
+        scheduleRetention();
+        return out.build(null);
+    }
+}
