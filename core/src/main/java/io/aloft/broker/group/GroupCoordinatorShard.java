@@ -73,7 +73,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
             membership.restore(g);
         }
         scheduleRetention();
-        LOG.info("__consumer_offsets-{}: loaded {} groups", ctx.partition(), groups.size());
+        LOG.debug("__consumer_offsets-{}: loaded {} groups", ctx.partition(), groups.size());
     }
 
     /** Waiting members are told NOT_COORDINATOR, so they find the partition's new leader. */
