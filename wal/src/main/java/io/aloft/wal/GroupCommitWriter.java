@@ -2,7 +2,6 @@ package io.aloft.wal;
 
 import io.aloft.wal.device.WalDevice;
 import io.aloft.wal.format.RecordFormat;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,8 +38,9 @@ import java.util.zip.CRC32C;
  *       space, or fail with {@link WalFullException} after {@code wal.append.timeout.ms}.</li>
  *   <li><b>Boundaries.</b> Block starts are record boundaries ({@link Boundaries}); a trim persists
  *       as scan start the first one whose block still holds a record at or above the trim offset.</li>
- *   <li><b>Failure.</b> An I/O error fails every pending append and the writer; the device is no
- *       longer trusted.</li>
+ *   <li><b>Failure.</b> An I/O error (or anything a write throws) fails every pending append and
+ *       the writer; the device is no longer trusted. The {@link WalFailureListener} hears of it
+ *       once, after the lock is released.</li>
  * </ul>
  *
  * <p>Thread-safe. Mutable state is guarded by {@link #lock}; device writes run on the I/O executor;
@@ -61,6 +61,7 @@ final class GroupCommitWriter {
     private final Executor callbacks;
     private final ScheduledExecutorService timer;
     private final WalStats stats;
+    private final WalFailureListener failureListener;
     private final int pooledCapacity;
     private final ConcurrentLinkedQueue<ByteBuffer> pool = new ConcurrentLinkedQueue<>();
 
@@ -83,7 +84,7 @@ final class GroupCommitWriter {
 
     GroupCommitWriter(WalDevice device, Ring ring, int epoch, WalConfig config, long start, long scanStart,
             Boundaries recoveredBoundaries, Executor io, Executor callbacks, ScheduledExecutorService timer,
-            WalStats stats) {
+            WalStats stats, WalFailureListener failureListener) {
         this.device = device;
         this.ring = ring;
         this.epoch = epoch;
@@ -94,6 +95,7 @@ final class GroupCommitWriter {
         this.callbacks = callbacks;
         this.timer = timer;
         this.stats = stats;
+        this.failureListener = failureListener;
         this.pooledCapacity = Math.toIntExact(Ring.alignUp(maxBatch) + 2L * A);
         this.durableEnd = start;
         this.scanStart = scanStart;
@@ -295,7 +297,9 @@ final class GroupCommitWriter {
             device.sync();
             stats.writes.increment();
             stats.writeBytes.add(b.size);
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
+            // Anything, not only I/O errors: an Error here would otherwise end this thread with the
+            // write still counted in flight, and every later append would wait for it forever.
             error = e;
         }
         recycle(b.buf);
@@ -304,15 +308,25 @@ final class GroupCommitWriter {
     }
 
     private void onWritten(Block block, Throwable error) {
+        if (error != null) {
+            boolean first;
+            lock.lock();
+            try {
+                inflight--;
+                first = fail(error);
+            } finally {
+                lock.unlock();
+            }
+            if (first) {
+                failureListener.walFailed(device.path(), error);
+            }
+            return;
+        }
         List<Block> completed = new ArrayList<>();
         List<CompletableFuture<Void>> reached = new ArrayList<>();
         lock.lock();
         try {
             inflight--;
-            if (error != null) {
-                fail(error);
-                return;
-            }
             block.done = true;
             while (!outstanding.isEmpty() && outstanding.peekFirst().done) {
                 Block b = outstanding.pollFirst();
@@ -365,9 +379,13 @@ final class GroupCommitWriter {
         return inflight == 0 && outstanding.isEmpty() && completing == 0;
     }
 
-    /** Fails the writer and everything pending. Call with the lock held. */
-    private void fail(Throwable error) {
-        if (failure == null) {
+    /**
+     * Fails the writer and everything pending. Call with the lock held. Returns whether this was the
+     * first failure (the caller then tells the listener, outside the lock).
+     */
+    private boolean fail(Throwable error) {
+        boolean first = failure == null;
+        if (first) {
             failure = error;
         }
         WalClosedException e = new WalClosedException("write to WAL " + device.path() + " failed", error);
@@ -391,15 +409,20 @@ final class GroupCommitWriter {
         // Completing under the lock is safe here: the writer accepts nothing more, so callbacks
         // that re-enter see the failure at once.
         failed.forEach(f -> f.completeExceptionally(e));
+        return first;
     }
 
-    /** Fails the writer from outside (e.g. a header write error). */
+    /** Fails the writer from outside (e.g. a header write error) and tells the listener if first. */
     void failExternally(Throwable error) {
+        boolean first;
         lock.lock();
         try {
-            fail(error);
+            first = fail(error);
         } finally {
             lock.unlock();
+        }
+        if (first) {
+            failureListener.walFailed(device.path(), error);
         }
     }
 
