@@ -411,9 +411,6 @@ public final class BlockDeviceWal implements WriteAheadLog {
                 writeHeader(device, header, headerSlot);
                 stats.headerWrites.increment();
             } catch (Throwable e) {
-                // The listener reports it (by default as an ERROR line). A torn header write leaves
-                // the other copy intact, so recovery still starts from the previous trim point.
-                writer.failExternally(new WalException("writing the header of WAL " + device.path() + " failed", e));
                 List<TrimWaiter> failed;
                 synchronized (this) {
                     headerWriteRunning = false;
@@ -422,6 +419,9 @@ public final class BlockDeviceWal implements WriteAheadLog {
                 }
                 failed.forEach(w -> w.future.completeExceptionally(
                         new WalClosedException("WAL " + device.path() + " failed", e)));
+                // Last, as it runs the listener, which reports it (by default as an ERROR line). A
+                // torn header write leaves the other copy intact: recovery starts from the previous trim.
+                writer.failExternally(new WalException("writing the header of WAL " + device.path() + " failed", e));
                 return;
             }
             writer.onTrimDurable(header.scanStart());

@@ -39,13 +39,13 @@ import java.util.zip.CRC32C;
  *   <li><b>Boundaries.</b> Block starts are record boundaries ({@link Boundaries}); a trim persists
  *       as scan start the first one whose block still holds a record at or above the trim offset.</li>
  *   <li><b>Failure.</b> An I/O error (or anything a write throws) fails every pending append and
- *       the writer; the device is no longer trusted. The {@link WalFailureListener} hears of it
- *       once, after the lock is released.</li>
+ *       the writer; the device is no longer trusted. Pending futures are failed, and the
+ *       {@link WalFailureListener} told (once), after the lock is released.</li>
  * </ul>
  *
  * <p>Thread-safe. Mutable state is guarded by {@link #lock}; device writes run on the I/O executor;
  * append futures are completed outside the lock, in offset order, on the single callback thread
- * (timeouts on the timer thread).
+ * (timeouts on the timer thread, failures on the thread that saw the error).
  */
 final class GroupCommitWriter {
     private static final int H = RecordFormat.HEADER_SIZE;
@@ -309,17 +309,15 @@ final class GroupCommitWriter {
 
     private void onWritten(Block block, Throwable error) {
         if (error != null) {
-            boolean first;
+            Runnable completion;
             lock.lock();
             try {
                 inflight--;
-                first = fail(error);
+                completion = fail(error);
             } finally {
                 lock.unlock();
             }
-            if (first) {
-                failureListener.walFailed(device.path(), error);
-            }
+            completion.run();
             return;
         }
         List<Block> completed = new ArrayList<>();
@@ -380,10 +378,13 @@ final class GroupCommitWriter {
     }
 
     /**
-     * Fails the writer and everything pending. Call with the lock held. Returns whether this was the
-     * first failure (the caller then tells the listener, outside the lock).
+     * Fails the writer and takes everything pending out of it. Call with the lock held, and run
+     * the returned completion after releasing it: it fails the pending futures and, the first
+     * time, tells the listener. Completing under the lock would run callers' callbacks under it,
+     * and a caller that appends while holding its own lock (the stream store does) would then
+     * wait for this lock while this thread waits for the caller's lock in a callback.
      */
-    private boolean fail(Throwable error) {
+    private Runnable fail(Throwable error) {
         boolean first = failure == null;
         if (first) {
             failure = error;
@@ -406,24 +407,24 @@ final class GroupCommitWriter {
         durableWaiters.forEach(w -> failed.add(w.future));
         durableWaiters.clear();
         drained.signalAll();
-        // Completing under the lock is safe here: the writer accepts nothing more, so callbacks
-        // that re-enter see the failure at once.
-        failed.forEach(f -> f.completeExceptionally(e));
-        return first;
+        return () -> {
+            failed.forEach(f -> f.completeExceptionally(e));
+            if (first) {
+                failureListener.walFailed(device.path(), error);
+            }
+        };
     }
 
-    /** Fails the writer from outside (e.g. a header write error) and tells the listener if first. */
+    /** Fails the writer from outside (e.g. a header write error); the listener hears of it if first. */
     void failExternally(Throwable error) {
-        boolean first;
+        Runnable completion;
         lock.lock();
         try {
-            first = fail(error);
+            completion = fail(error);
         } finally {
             lock.unlock();
         }
-        if (first) {
-            failureListener.walFailed(device.path(), error);
-        }
+        completion.run();
     }
 
     /**

@@ -37,16 +37,27 @@ class WalDeviceFailureTest {
     private record Failure(Path path, Throwable cause, String thread) {
     }
 
+    /** Records every call; {@link #first} completes with the first (the listener runs after the futures fail). */
+    private static final class Recorder implements WalFailureListener {
+        final List<Failure> calls = new CopyOnWriteArrayList<>();
+        final CompletableFuture<Failure> first = new CompletableFuture<>();
+
+        @Override
+        public void walFailed(Path path, Throwable cause) {
+            Failure f = new Failure(path, cause, Thread.currentThread().getName());
+            calls.add(f);
+            first.complete(f);
+        }
+    }
+
     @Test
     void append_deviceWriteFails_failsThisAndLaterAppendsAndTellsListenerOnce() throws Exception {
         WalConfig config = smallConfig(dir).build();
         AtomicBoolean broken = new AtomicBoolean();
-        List<Failure> failures = new CopyOnWriteArrayList<>();
+        Recorder listener = new Recorder();
         List<Long> acked = new ArrayList<>();
         try (BlockDeviceWal wal = BlockDeviceWal.builder(config).channelOpener(FaultyFileChannel.opener(broken::get))
-                .failureListener((path, cause) -> failures.add(new Failure(path, cause,
-                        Thread.currentThread().getName())))
-                .open()) {
+                .failureListener(listener).open()) {
             for (int i = 0; i < 20; i++) {
                 acked.add(wal.append(text("before-" + i)).get(5, TimeUnit.SECONDS));
             }
@@ -61,10 +72,11 @@ class WalDeviceFailureTest {
                     () -> wal.append(text("after the fault")).get(5, TimeUnit.SECONDS));
             assertInstanceOf(WalClosedException.class, later.getCause());
 
-            assertEquals(1, failures.size(), "told once: " + failures);
-            assertEquals(config.path(), failures.get(0).path());
-            assertInstanceOf(IOException.class, failures.get(0).cause());
-            assertTrue(failures.get(0).thread().startsWith("aloft-wal-io-"), failures.get(0).thread());
+            Failure told = listener.first.get(5, TimeUnit.SECONDS);
+            assertEquals(config.path(), told.path());
+            assertInstanceOf(IOException.class, told.cause());
+            assertTrue(told.thread().startsWith("aloft-wal-io-"), told.thread());
+            assertEquals(1, listener.calls.size(), "told once: " + listener.calls);
         }
         try (BlockDeviceWal wal = BlockDeviceWal.open(config)) {
             List<WalRecord> recovered = recoverAll(wal);
@@ -79,26 +91,24 @@ class WalDeviceFailureTest {
     @Test
     void trim_headerWriteFails_failsTheLogAndTellsListener() throws Exception {
         AtomicBoolean broken = new AtomicBoolean();
-        List<Failure> failures = new CopyOnWriteArrayList<>();
+        Recorder listener = new Recorder();
         try (BlockDeviceWal wal = BlockDeviceWal.builder(smallConfig(dir).build())
-                .channelOpener(FaultyFileChannel.opener(broken::get))
-                .failureListener((path, cause) -> failures.add(new Failure(path, cause,
-                        Thread.currentThread().getName())))
-                .open()) {
+                .channelOpener(FaultyFileChannel.opener(broken::get)).failureListener(listener).open()) {
             wal.append(text("one")).get(5, TimeUnit.SECONDS);
             broken.set(true);
             CompletableFuture<Void> trim = wal.trim(wal.nextOffset());
             ExecutionException e = assertThrows(ExecutionException.class, () -> trim.get(5, TimeUnit.SECONDS));
             assertInstanceOf(WalClosedException.class, e.getCause());
-            assertEquals(1, failures.size(), "told once: " + failures);
-            assertTrue(failures.get(0).cause().getMessage().contains("header"), failures.get(0).cause().toString());
-            assertInstanceOf(IOException.class, failures.get(0).cause().getCause());
-            assertEquals("aloft-wal-header-1", failures.get(0).thread());
+            Failure told = listener.first.get(5, TimeUnit.SECONDS);
+            assertTrue(told.cause().getMessage().contains("header"), told.cause().toString());
+            assertInstanceOf(IOException.class, told.cause().getCause());
+            assertEquals("aloft-wal-header-1", told.thread());
 
             broken.set(false);
             ExecutionException later = assertThrows(ExecutionException.class,
                     () -> wal.append(text("two")).get(5, TimeUnit.SECONDS));
             assertInstanceOf(WalClosedException.class, later.getCause(), "no write after a failed header write");
+            assertEquals(1, listener.calls.size(), "told once: " + listener.calls);
         }
     }
 
