@@ -417,11 +417,15 @@ public final class BlockDeviceWal implements WriteAheadLog {
                     failed = new ArrayList<>(trimWaiters);
                     trimWaiters.clear();
                 }
-                failed.forEach(w -> w.future.completeExceptionally(
-                        new WalClosedException("WAL " + device.path() + " failed", e)));
-                // Last, as it runs the listener, which reports it (by default as an ERROR line). A
-                // torn header write leaves the other copy intact: recovery starts from the previous trim.
-                writer.failExternally(new WalException("writing the header of WAL " + device.path() + " failed", e));
+                try {
+                    // Tells the listener (by default an ERROR line), then fails pending appends. A torn
+                    // header write leaves the other copy intact: recovery starts from the previous trim.
+                    writer.failExternally(new WalException("writing the header of WAL " + device.path()
+                            + " failed", e));
+                } finally {
+                    failed.forEach(w -> w.future.completeExceptionally(
+                            new WalClosedException("WAL " + device.path() + " failed", e)));
+                }
                 return;
             }
             writer.onTrimDurable(header.scanStart());

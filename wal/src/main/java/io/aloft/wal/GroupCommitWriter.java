@@ -39,8 +39,8 @@ import java.util.zip.CRC32C;
  *   <li><b>Boundaries.</b> Block starts are record boundaries ({@link Boundaries}); a trim persists
  *       as scan start the first one whose block still holds a record at or above the trim offset.</li>
  *   <li><b>Failure.</b> An I/O error (or anything a write throws) fails every pending append and
- *       the writer; the device is no longer trusted. Pending futures are failed, and the
- *       {@link WalFailureListener} told (once), after the lock is released.</li>
+ *       the writer; the device is no longer trusted. The {@link WalFailureListener} is told (once),
+ *       then pending futures are failed, after the lock is released.</li>
  * </ul>
  *
  * <p>Thread-safe. Mutable state is guarded by {@link #lock}; device writes run on the I/O executor;
@@ -379,8 +379,8 @@ final class GroupCommitWriter {
 
     /**
      * Fails the writer and takes everything pending out of it. Call with the lock held, and run
-     * the returned completion after releasing it: it fails the pending futures and, the first
-     * time, tells the listener. Completing under the lock would run callers' callbacks under it,
+     * the returned completion after releasing it: it tells the listener (the first time), then
+     * fails the pending futures. Completing under the lock would run callers' callbacks under it,
      * and a caller that appends while holding its own lock (the stream store does) would then
      * wait for this lock while this thread waits for the caller's lock in a callback.
      */
@@ -408,9 +408,14 @@ final class GroupCommitWriter {
         durableWaiters.clear();
         drained.signalAll();
         return () -> {
-            failed.forEach(f -> f.completeExceptionally(e));
-            if (first) {
-                failureListener.walFailed(device.path(), error);
+            try {
+                // The listener first: it hears of the root cause before callers react to their failed
+                // appends (and report consequences of it).
+                if (first) {
+                    failureListener.walFailed(device.path(), error);
+                }
+            } finally {
+                failed.forEach(f -> f.completeExceptionally(e));
             }
         };
     }

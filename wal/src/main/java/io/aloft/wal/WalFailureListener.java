@@ -10,8 +10,9 @@ import java.nio.file.Path;
  * this; a library user decides.
  *
  * <p>Called at most once per log, on the thread that saw the error (a {@code aloft-wal-io-*} or
- * the {@code aloft-wal-header-1} thread), after the pending appends were failed. It must not block
- * and should hand off anything slow. Closing the log is not a failure and is never reported.
+ * the {@code aloft-wal-header-1} thread), before the appends pending at that moment are failed, so
+ * it hears of the root cause before their callers react. It must not block and should hand off
+ * anything slow. Closing the log is not a failure and is never reported.
  */
 @FunctionalInterface
 public interface WalFailureListener {

@@ -70,16 +70,22 @@ public final class OffsetsTopic implements AutoCloseable {
      */
     public OffsetsTopic(ControllerClient controller, MetadataCache cache, int nodeId, GroupCoordinator coordinator,
             int partitions) {
+        this(controller, cache, nodeId, coordinator, partitions, r -> {
+            Thread t = new Thread(r, "aloft-group-loader");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** With the broker's thread factory (its name and uncaught-exception handler). */
+    public OffsetsTopic(ControllerClient controller, MetadataCache cache, int nodeId, GroupCoordinator coordinator,
+            int partitions, java.util.concurrent.ThreadFactory threads) {
         this.controller = controller;
         this.cache = cache;
         this.nodeId = nodeId;
         this.coordinator = coordinator;
         this.partitions = partitions;
-        this.loader = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "aloft-group-loader");
-            t.setDaemon(true);
-            return t;
-        });
+        this.loader = Executors.newSingleThreadScheduledExecutor(threads);
     }
 
     /**

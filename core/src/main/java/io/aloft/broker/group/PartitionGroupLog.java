@@ -55,15 +55,21 @@ public final class PartitionGroupLog implements GroupLog, AutoCloseable {
 
     private final PartitionManager partitions;
     private final LongSupplier clock;
-    private final ExecutorService completions = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "aloft-group-log");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService completions;
 
     public PartitionGroupLog(PartitionManager partitions, LongSupplier clock) {
+        this(partitions, clock, r -> {
+            Thread t = new Thread(r, "aloft-group-log");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** With the broker's thread factory (its name and uncaught-exception handler). */
+    public PartitionGroupLog(PartitionManager partitions, LongSupplier clock, java.util.concurrent.ThreadFactory threads) {
         this.partitions = partitions;
         this.clock = clock;
+        this.completions = Executors.newSingleThreadExecutor(threads);
     }
 
     /**

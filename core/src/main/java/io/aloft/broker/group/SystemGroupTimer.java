@@ -19,11 +19,16 @@ public final class SystemGroupTimer implements GroupTimer, AutoCloseable {
     private final ScheduledThreadPoolExecutor executor;
 
     public SystemGroupTimer() {
-        executor = new ScheduledThreadPoolExecutor(1, r -> {
+        this(r -> {
             Thread t = new Thread(r, "aloft-group-timer");
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** With the broker's thread factory (its name and uncaught-exception handler). */
+    public SystemGroupTimer(java.util.concurrent.ThreadFactory threads) {
+        executor = new ScheduledThreadPoolExecutor(1, threads);
         executor.setRemoveOnCancelPolicy(true);
     }
 
