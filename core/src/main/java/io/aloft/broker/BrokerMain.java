@@ -31,9 +31,9 @@ import org.slf4j.LoggerFactory;
  * recovery. Halting skips the shutdown hook on purpose, and the hook itself, should a SIGTERM come
  * during that stop, only waits for it (no drain, no upload).
  *
- * <p>Exit status: 0 after SIGTERM/SIGINT and a graceful shutdown; 1 if start-up fails; 2 for a bad
- * configuration (the message names the key); {@value FatalFailureHandler#EXIT_STATUS} when the
- * broker stopped after a critical failure.
+ * <p>Exit status: 1 if start-up fails; 2 for a bad configuration (the message names the key);
+ * {@value FatalFailureHandler#EXIT_STATUS} when the broker stopped after a critical failure; after
+ * SIGTERM/SIGINT and a graceful shutdown, the JVM's own (143/130).
  */
 public final class BrokerMain {
     private static final Logger log = LoggerFactory.getLogger(BrokerMain.class);
