@@ -366,6 +366,11 @@ public final class BlockDeviceWal implements WriteAheadLog {
     public CompletableFuture<Void> trim(long offset) {
         CompletableFuture<Void> future = new CompletableFuture<>();
         boolean startWriter = false;
+        Throwable failure = writer.failure();
+        if (failure != null) {
+            // A failed device is not written again, headers included.
+            return CompletableFuture.failedFuture(new WalClosedException("WAL " + device.path() + " failed", failure));
+        }
         synchronized (this) {
             if (closed) {
                 return CompletableFuture.failedFuture(new WalClosedException("WAL " + device.path() + " is closed"));

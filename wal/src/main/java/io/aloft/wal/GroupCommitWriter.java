@@ -498,6 +498,16 @@ final class GroupCommitWriter {
         return reached.thenApply(v -> target);
     }
 
+    /** The error that failed the writer, or null while it works. */
+    Throwable failure() {
+        lock.lock();
+        try {
+            return failure;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     long nextOffset() {
         lock.lock();
         try {

@@ -71,6 +71,9 @@ class WalDeviceFailureTest {
             ExecutionException later = assertThrows(ExecutionException.class,
                     () -> wal.append(text("after the fault")).get(5, TimeUnit.SECONDS));
             assertInstanceOf(WalClosedException.class, later.getCause());
+            ExecutionException trim = assertThrows(ExecutionException.class,
+                    () -> wal.trim(acked.get(10)).get(5, TimeUnit.SECONDS));
+            assertInstanceOf(WalClosedException.class, trim.getCause(), "no header write after the fault either");
 
             Failure told = listener.first.get(5, TimeUnit.SECONDS);
             assertEquals(config.path(), told.path());
