@@ -27,6 +27,10 @@ import io.aloft.broker.handler.InitProducerIdHandler;
 import io.aloft.broker.handler.ListOffsetsHandler;
 import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.handler.ProduceHandler;
+import io.aloft.broker.lifecycle.CriticalScheduler;
+import io.aloft.broker.lifecycle.FatalFailureHandler;
+import io.aloft.broker.lifecycle.NamedThreadFactory;
+import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
@@ -45,19 +49,21 @@ import io.aloft.controller.model.Endpoint;
 import io.aloft.controller.query.Queries;
 import io.aloft.controller.server.ControllerServer;
 import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.stream.storage.ObjectStorageOptions;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.stream.store.StreamStore;
 import io.aloft.stream.store.StreamStoreConfig;
 import io.aloft.wal.BlockDeviceWal;
 import io.aloft.wal.WalConfig;
 import io.aloft.wal.WriteAheadLog;
+import io.aloft.wal.device.WalDevice;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -71,25 +77,49 @@ import org.slf4j.LoggerFactory;
  * the WAL and object storage, the metadata cache fed by the controller's change feed, and the
  * Kafka protocol server. {@link #start} brings them up in dependency order; {@link #close} takes
  * them down in reverse, uploading the WAL tail before the controller goes.
+ *
+ * <p>A critical failure (the WAL failed, the stream store gave up, a broker thread died) goes to
+ * the broker's {@link FatalFailureHandler}: heartbeats stop, listeners close, what writes no data
+ * is closed, and the {@link ProcessExit} is called with {@link FatalFailureHandler#EXIT_STATUS}.
+ * Every thread the broker creates carries that handler. After such a failure {@link #close} neither
+ * drains nor uploads.
+ *
+ * <p>Thread-safe: started on one thread, closed on any.
  */
 public final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final int nodeId;
+    private final FatalFailureHandler failures;
     private KafkaServer server;
     private ObjectStorage storage;
+    private ScheduledExecutorService scheduler;
     private String clusterId;
 
-    private Broker(int nodeId) {
+    private Broker(int nodeId, ProcessExit exit) {
         this.nodeId = nodeId;
+        this.failures = new FatalFailureHandler(nodeId, exit);
     }
 
     /**
      * Starts a broker from properties (Kafka-style keys; see the README). Fails with an
-     * {@link IllegalArgumentException} naming the key for a bad setting.
+     * {@link IllegalArgumentException} naming the key for a bad setting. After a critical failure
+     * the broker stops but the process keeps running ({@link ProcessExit#keepRunning()}): for
+     * brokers embedded in another process, such as tests.
      */
     public static Broker start(Map<String, String> properties) throws Exception {
+        return start(properties, ProcessExit.keepRunning());
+    }
+
+    /** As {@link #start(Map)}, ending the process through {@code exit} after a critical failure. */
+    public static Broker start(Map<String, String> properties, ProcessExit exit) throws Exception {
+        return start(properties, exit, FileChannel::open);
+    }
+
+    /** As {@link #start(Map, ProcessExit)}, opening the WAL's device through {@code walChannels} (a seam for tests). */
+    static Broker start(Map<String, String> properties, ProcessExit exit, WalDevice.ChannelOpener walChannels)
+            throws Exception {
         Map<String, String> props = new HashMap<>(properties);
         BrokerConfig config = BrokerConfig.fromProperties(props);
         props.putIfAbsent(ControllerConfig.DATA_DIR_CONFIG, config.dataDir().resolve("metadata").toString());
@@ -105,9 +135,9 @@ public final class Broker implements AutoCloseable {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
 
-        Broker broker = new Broker(controllerConfig.nodeId());
+        Broker broker = new Broker(controllerConfig.nodeId(), exit);
         try {
-            broker.startComponents(config, controllerConfig, walConfig, storeConfig, props);
+            broker.startComponents(config, controllerConfig, walConfig, storeConfig, props, walChannels);
             return broker;
         } catch (Exception | Error e) {
             broker.close();
@@ -115,35 +145,53 @@ public final class Broker implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts the components in dependency order. Each goes into {@link #resources} (the graceful
+     * close, in reverse) and, if closing it writes no data, into the failure handler's list too.
+     */
     private void startComponents(BrokerConfig config, ControllerConfig controllerConfig, WalConfig walConfig,
-            StreamStoreConfig storeConfig, Map<String, String> props) throws Exception {
+            StreamStoreConfig storeConfig, Map<String, String> props, WalDevice.ChannelOpener walChannels)
+            throws Exception {
         Files.createDirectories(config.dataDir());
         if (controllerConfig.self() != null) {
-            resources.add(ControllerServer.start(controllerConfig));
+            ControllerServer voter = ControllerServer.start(controllerConfig);
+            resources.add(voter);
+            failures.closeOnFailure("controller voter", voter);
         }
-        ControllerClient controller = ControllerClient.create(controllerConfig);
+        ControllerClient controller = ControllerClient.create(controllerConfig, failures);
         resources.add(controller);
+        failures.closeOnFailure("controller client", controller);
         clusterId = clusterId(controller);
 
-        WriteAheadLog wal = BlockDeviceWal.open(walConfig);
+        // A device error makes the WAL unusable (every later append fails): the broker cannot go on.
+        WriteAheadLog wal = BlockDeviceWal.builder(walConfig).channelOpener(walChannels)
+                .failureListener((path, cause) -> failures.fail("WAL " + path, cause))
+                .uncaughtExceptionHandler(failures).open();
         resources.add(wal);
-        ObjectStorage storage = ObjectStorages.open(config.objectStorageUrl());
+        failures.closeOnFailure("WAL", wal);
+        ObjectStorage storage = ObjectStorages.open(config.objectStorageUrl(),
+                ObjectStorageOptions.builder().uncaughtExceptionHandler(failures).build());
         this.storage = storage;
         resources.add(storage);
-        StreamStore store = StreamStore.open(storeConfig, wal, storage, new ControllerStreamMetadata(controller));
+        failures.closeOnFailure("object storage", storage);
+        StreamStore store = StreamStore.builder(storeConfig, wal, storage, new ControllerStreamMetadata(controller))
+                .failureListener(cause -> failures.fail("stream store", cause))
+                .uncaughtExceptionHandler(failures).open();
         resources.add(store::close);
+        failures.closeOnFailure("stream store (aborted, nothing uploaded)", store::abort);
 
         MetadataCache cache = new MetadataCache();
-        resources.add(MetadataWatcher.start(controller, cache));
+        MetadataWatcher watcher = MetadataWatcher.start(controller, cache, failures);
+        resources.add(watcher);
+        failures.closeOnFailure("metadata watcher", watcher);
 
         TopicManager topics = new TopicManager(controller, cache, config.numPartitions(),
                 PartitionLog.STREAMS_PER_PARTITION);
-        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
-            Thread t = new Thread(r, "broker-scheduler");
-            t.setDaemon(true);
-            return t;
-        });
+        // Every task on it is critical: partition maintenance, dynamic-config refresh, fetch timers.
+        ScheduledExecutorService scheduler = new CriticalScheduler("broker-scheduler", 2, failures);
+        this.scheduler = scheduler;
         resources.add(scheduler::shutdownNow);
+        failures.closeOnFailure("broker scheduler", scheduler::shutdownNow);
         DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
@@ -152,11 +200,14 @@ public final class Broker implements AutoCloseable {
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
         ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);
         GroupCoordinatorConfig groupConfig = GroupCoordinatorConfig.fromProperties(props);
-        SystemCoordinatorTimer coordinatorTimer = new SystemCoordinatorTimer(daemonThreads("aloft-coordinator-timer"));
+        SystemCoordinatorTimer coordinatorTimer = new SystemCoordinatorTimer(
+                new NamedThreadFactory("aloft-coordinator-timer", true, failures));
         resources.add(coordinatorTimer);
+        failures.closeOnFailure("coordinator timer", coordinatorTimer);
         CoordinatorThreads groupThreads = CoordinatorThreads.fixed(GROUP_COORDINATOR_THREADS,
-                daemonThreads("aloft-group-coordinator"));
+                new NamedThreadFactory("aloft-group-coordinator", true, failures));
         resources.add(groupThreads);
+        failures.closeOnFailure("group coordinator threads", groupThreads);
         GroupCoordinator groups = new GroupCoordinator(groupConfig,
                 new PartitionGroupLog(partitions, System::currentTimeMillis), coordinatorTimer,
                 new MetadataTopicIds(cache), groupThreads);
@@ -181,8 +232,9 @@ public final class Broker implements AutoCloseable {
         dispatcher.set(new RequestDispatcher(Stream.concat(handlers.stream(),
                 GroupHandlers.create(groups, cache).stream()).toList()));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
-                .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get());
+                .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get(), failures);
         resources.add(server); // closed again, first, by the controlled shutdown below (closing twice is harmless)
+        failures.closeListenersWith(server);
 
         List<Endpoint> endpoints = new ArrayList<>();
         for (BrokerConfig.ListenerAddress a : config.advertisedListeners()) {
@@ -190,8 +242,9 @@ public final class Broker implements AutoCloseable {
             String host = a.host().isEmpty() ? "127.0.0.1" : a.host();
             endpoints.add(new Endpoint(a.name(), host, port, "PLAINTEXT"));
         }
-        BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, null)
+        BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, null, failures)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        failures.stopHeartbeatsWith(lifecycle);
         // Controlled shutdown, run first on close: stop taking requests, close the partition logs
         // (their data goes up to object storage), and only then let the controller move the
         // partitions, so the next owner opens streams that hold everything acknowledged here.
@@ -206,23 +259,19 @@ public final class Broker implements AutoCloseable {
         resources.add(partitions);
         // After registration: the controller places the topic's partitions on active brokers only.
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
-                groupConfig.offsetsTopicPartitions(), daemonThreads("aloft-group-loader"));
+                groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
         resources.add(offsetsTopic);
+        failures.closeOnFailure("group loader", offsetsTopic);
         offsetsTopic.start();
         resources.add(server);
+        if (failures.failed()) {
+            throw new IllegalStateException("broker " + nodeId + " failed while starting; see the critical failure "
+                    + "logged above");
+        }
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
     }
 
     private static final int GROUP_COORDINATOR_THREADS = 1;
-
-    private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
-        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + "-" + n.getAndIncrement());
-            t.setDaemon(true);
-            return t;
-        };
-    }
 
     /** The cluster id: made once by the first broker and kept in the controller's key-value space. */
     private static String clusterId(ControllerClient controller) throws Exception {
@@ -254,8 +303,43 @@ public final class Broker implements AutoCloseable {
         return server.port(listenerName);
     }
 
+    /** Whether a critical failure stopped (or is stopping) this broker. */
+    public boolean failed() {
+        return failures.failed();
+    }
+
+    /**
+     * Waits until the stop after a critical failure has finished (with a real process exit it never
+     * returns true). False on timeout.
+     */
+    public boolean awaitFailureStop(long timeout, TimeUnit unit) throws InterruptedException {
+        return failures.awaitStopped(timeout, unit);
+    }
+
+    /** The broker's scheduler, whose tasks are all critical (tests inject a failing task here). */
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /**
+     * Shuts down gracefully: stops serving, closes the partition logs (uploading what they hold),
+     * drains, then stops the rest. After a critical failure it does none of that (no drain, no
+     * upload): it waits for the failure handler's stop to finish instead.
+     */
     @Override
     public void close() {
+        if (failures.failed()) {
+            try {
+                if (!failures.awaitStopped(FatalFailureHandler.STOP_TIMEOUT_MS_DEFAULT + 5_000,
+                        TimeUnit.MILLISECONDS)) {
+                    log.warn("Broker {}: the stop after its critical failure has not finished", nodeId);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            resources.clear();
+            return;
+        }
         for (int i = resources.size() - 1; i >= 0; i--) {
             try {
                 resources.get(i).close();

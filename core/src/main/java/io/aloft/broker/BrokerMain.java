@@ -1,13 +1,19 @@
 package io.aloft.broker;
 
+import io.aloft.broker.lifecycle.FatalFailureHandler;
+import io.aloft.broker.lifecycle.ProcessExit;
+import io.aloft.wal.device.WalDevice;
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +23,17 @@ import org.slf4j.LoggerFactory;
  * Without a file, embedded defaults: WAL, metadata and objects under {@code ./data}, one controller
  * voter, clients on 127.0.0.1:9092.
  *
- * <p>Exit status: 2 for a bad configuration (the message names the key), 1 if start-up fails.
+ * <p>After a critical failure (the WAL's device failed, the stream store gave up, a broker thread
+ * died; see {@link FatalFailureHandler}) the broker does not linger half alive: it logs one ERROR
+ * line naming the cause, stops heartbeating (the controller fences it and moves its partitions),
+ * closes its listeners, and ends the process with status 3 through {@link Runtime#halt}. It does
+ * not drain or upload: its WAL and store are suspect, and what it acknowledged is in its WAL for
+ * recovery. Halting skips the shutdown hook on purpose, and the hook itself, should a SIGTERM come
+ * during that stop, only waits for it (no drain, no upload).
+ *
+ * <p>Exit status: 1 if start-up fails; 2 for a bad configuration (the message names the key);
+ * {@value FatalFailureHandler#EXIT_STATUS} when the broker stopped after a critical failure; after
+ * SIGTERM/SIGINT and a graceful shutdown, the JVM's own (143/130).
  */
 public final class BrokerMain {
     private static final Logger log = LoggerFactory.getLogger(BrokerMain.class);
@@ -26,6 +42,15 @@ public final class BrokerMain {
     }
 
     public static void main(String[] args) throws Exception {
+        run(args, FileChannel::open, broker -> { });
+    }
+
+    /**
+     * {@link #main}, with seams for tests that run a broker process with an injected fault: the
+     * WAL's device is opened through {@code walChannels}, and {@code started} is given the broker
+     * once it runs. Returns only if the shutdown hook completed.
+     */
+    static void run(String[] args, WalDevice.ChannelOpener walChannels, Consumer<Broker> started) throws Exception {
         if (args.length > 1) {
             System.err.println("usage: aloft-server.sh [server.properties]");
             System.exit(2);
@@ -43,7 +68,7 @@ public final class BrokerMain {
         }
         Broker broker;
         try {
-            broker = Broker.start(props);
+            broker = Broker.start(props, ProcessExit.halt(), walChannels);
         } catch (IllegalArgumentException | io.aloft.wal.WalConfigException e) {
             System.err.println("Invalid configuration: " + e.getMessage());
             System.exit(2);
@@ -56,11 +81,28 @@ public final class BrokerMain {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (broker.failed()) {
+                // Stopping after a critical failure: no drain, no upload. Waiting lets its halt set the
+                // exit status (3) rather than this signal's.
+                log.info("Broker {} is stopping after a critical failure; not shutting down gracefully",
+                        broker.nodeId());
+                awaitFailureStop(broker);
+                return;
+            }
             log.info("Shutting down broker {}", broker.nodeId());
             broker.close();
             log.info("Broker {} stopped", broker.nodeId());
             stopped.countDown();
         }, "broker-shutdown"));
+        started.accept(broker);
         stopped.await();
+    }
+
+    private static void awaitFailureStop(Broker broker) {
+        try {
+            broker.awaitFailureStop(FatalFailureHandler.STOP_TIMEOUT_MS_DEFAULT + 5_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

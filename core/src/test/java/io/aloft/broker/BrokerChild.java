@@ -12,6 +12,9 @@ import java.io.InputStream;
  * on the shared machine. Everything else, including the exit status, is {@link BrokerMain}'s.
  */
 public final class BrokerChild {
+    /** The status of a child halted because its parent went away: none of {@link BrokerMain}'s. */
+    static final int PARENT_GONE_STATUS = 99;
+
     private BrokerChild() {
     }
 
@@ -24,7 +27,7 @@ public final class BrokerChild {
             } catch (IOException e) {
                 // A broken pipe also means the parent is gone.
             }
-            Runtime.getRuntime().halt(3);
+            Runtime.getRuntime().halt(PARENT_GONE_STATUS);
         }, "parent-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();

@@ -133,7 +133,7 @@ class BrokerCrashTest {
         // Nothing in flight now; everything acknowledged so far must survive one more SIGKILL.
         kill();
         start();
-        Map<TopicPartition, List<ConsumerRecord<String, String>>> log = readAll();
+        Map<TopicPartition, List<ConsumerRecord<String, String>>> log = readAll(bootstrap, TOPIC, PARTITIONS);
         System.out.println("BrokerCrashTest seed=" + SEED + ": " + outcome.summary() + "; " + present(log)
                 + " records in the log");
         verify(outcome, log);
@@ -189,8 +189,9 @@ class BrokerCrashTest {
         return log.values().stream().mapToLong(List::size).sum();
     }
 
-    /** Every record of the topic, per partition in offset order, read without a consumer group. */
-    private Map<TopicPartition, List<ConsumerRecord<String, String>>> readAll() {
+    /** Every record of a topic, per partition in offset order, read without a consumer group. */
+    static Map<TopicPartition, List<ConsumerRecord<String, String>>> readAll(String bootstrap, String topic,
+            int partitionCount) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -200,8 +201,8 @@ class BrokerCrashTest {
         Map<TopicPartition, List<ConsumerRecord<String, String>>> log = new HashMap<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p)) {
             List<TopicPartition> partitions = new ArrayList<>();
-            for (int i = 0; i < PARTITIONS; i++) {
-                partitions.add(new TopicPartition(TOPIC, i));
+            for (int i = 0; i < partitionCount; i++) {
+                partitions.add(new TopicPartition(topic, i));
                 log.put(partitions.get(i), new ArrayList<>());
             }
             consumer.assign(partitions);

@@ -43,6 +43,7 @@ final class CrashLoad implements AutoCloseable {
 
     private final String bootstrap;
     private final String topic;
+    private final int deliveryTimeoutMs;
     private final State[] states = new State[MAX_RECORDS];
     private final int[] partitions = new int[MAX_RECORDS];
     private final long[] offsets = new long[MAX_RECORDS];
@@ -58,8 +59,16 @@ final class CrashLoad implements AutoCloseable {
     private int producers;
 
     CrashLoad(String bootstrap, String topic) {
+        // Short enough that a slow restart expires batches (failed sends and the epoch bump get
+        // exercised), long enough that a normal restart is ridden out by retries.
+        this(bootstrap, topic, 8000);
+    }
+
+    /** @param deliveryTimeoutMs the producer's delivery.timeout.ms: how long a record may stay unresolved */
+    CrashLoad(String bootstrap, String topic, int deliveryTimeoutMs) {
         this.bootstrap = bootstrap;
         this.topic = topic;
+        this.deliveryTimeoutMs = deliveryTimeoutMs;
         Arrays.fill(states, State.PENDING);
     }
 
@@ -131,10 +140,8 @@ final class CrashLoad implements AutoCloseable {
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        // Short enough that a slow restart expires batches (failed sends and the epoch bump get
-        // exercised), long enough that a normal restart is ridden out by retries.
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "8000");
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "4000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(deliveryTimeoutMs));
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(4000, deliveryTimeoutMs / 2)));
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
         // Find the restarted broker quickly instead of backing off for up to a second.
         p.put(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG, "50");

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * persisted so data a crashed incarnation left beyond that end can never be mistaken for new
  * records; and a torn last write is sealed with padding so the chain continues from an aligned
  * position. New writes never overwrite recovered records that are not trimmed.
+ *
+ * <p>A device error (a failed record write, fsync or header write) fails the log for good: every
+ * pending and later append fails with {@link WalClosedException}, and the
+ * {@link WalFailureListener} given to {@link Builder#failureListener} hears of it once (by default
+ * it is logged). The log's threads carry the {@link Builder#uncaughtExceptionHandler} given (by
+ * default one that logs), so a thread that dies of an unexpected error is reported, not lost.
  *
  * <p>Thread-safe. Appends are handled by a {@link GroupCommitWriter}: writes on threads named
  * {@code aloft-wal-io-*}, completions on {@code aloft-wal-callback-1}; trim points are persisted by
@@ -72,7 +79,8 @@ public final class BlockDeviceWal implements WriteAheadLog {
     }
 
     private BlockDeviceWal(WalConfig config, WalDevice device, WalHeader header, long recoveredEnd, long start,
-            Boundaries boundaries, WalStats stats) {
+            Boundaries boundaries, WalStats stats, WalFailureListener failureListener,
+            Thread.UncaughtExceptionHandler uncaughtHandler) {
         this.config = config;
         this.device = device;
         this.ring = Ring.forCapacity(config.capacityBytes());
@@ -85,30 +93,98 @@ public final class BlockDeviceWal implements WriteAheadLog {
         this.durableTrim = header.trimOffset();
         this.requestedTrim = header.trimOffset();
         this.requestedScanStart = header.scanStart();
-        this.io = Executors.newFixedThreadPool(config.maxInflightWrites(), threads("aloft-wal-io-"));
-        this.callbacks = Executors.newSingleThreadExecutor(threads("aloft-wal-callback-"));
-        this.headerThread = Executors.newSingleThreadExecutor(threads("aloft-wal-header-"));
-        this.timer = new ScheduledThreadPoolExecutor(1, threads("aloft-wal-timer-"));
+        this.io = Executors.newFixedThreadPool(config.maxInflightWrites(), threads("aloft-wal-io-", uncaughtHandler));
+        this.callbacks = Executors.newSingleThreadExecutor(threads("aloft-wal-callback-", uncaughtHandler));
+        this.headerThread = Executors.newSingleThreadExecutor(threads("aloft-wal-header-", uncaughtHandler));
+        this.timer = new ScheduledThreadPoolExecutor(1, threads("aloft-wal-timer-", uncaughtHandler));
         this.timer.setRemoveOnCancelPolicy(true);
         this.writer = new GroupCommitWriter(device, ring, epoch, config, start, header.scanStart(), boundaries, io,
-                callbacks, timer, stats);
+                callbacks, timer, stats, failureListener);
     }
 
-    /** Opens (creating and formatting if needed) and recovers the log described by {@code config}. */
+    /**
+     * Opens (creating and formatting if needed) and recovers the log described by {@code config},
+     * with the default failure listener and thread handler (both log).
+     */
     public static BlockDeviceWal open(WalConfig config) throws IOException {
-        return open(config, java.nio.channels.FileChannel::open);
+        return builder(config).open();
     }
 
     /** As {@link #open(WalConfig)}, opening the device through {@code opener}. */
     public static BlockDeviceWal open(WalConfig config, WalDevice.ChannelOpener opener) throws IOException {
-        createIfMissing(config);
-        WalDevice device = WalDevice.open(config.path(), config.directIo(), opener);
-        try {
-            return recover(config, device);
-        } catch (IOException | RuntimeException e) {
-            device.close();
-            throw e;
+        return builder(config).channelOpener(opener).open();
+    }
+
+    /** A builder for a log on {@code config} with hooks beyond the settings: failure reporting, threads, the device. */
+    public static Builder builder(WalConfig config) {
+        return new Builder(config);
+    }
+
+    /**
+     * Opens a {@link BlockDeviceWal} with hooks that are not settings. Each option may be set once;
+     * setting one twice, or to null, fails at once. Not thread-safe; use it on one thread.
+     */
+    public static final class Builder {
+        private final WalConfig config;
+        private WalDevice.ChannelOpener channelOpener;
+        private WalFailureListener failureListener;
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
+
+        private Builder(WalConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
         }
+
+        /** How the device's channel is opened (default {@code FileChannel::open}); a seam for tests. */
+        public Builder channelOpener(WalDevice.ChannelOpener opener) {
+            requireUnset(channelOpener, "channelOpener");
+            this.channelOpener = Objects.requireNonNull(opener, "channelOpener");
+            return this;
+        }
+
+        /** Told once if the device fails (default: an ERROR log line). */
+        public Builder failureListener(WalFailureListener listener) {
+            requireUnset(failureListener, "failureListener");
+            this.failureListener = Objects.requireNonNull(listener, "failureListener");
+            return this;
+        }
+
+        /** Set on every thread of the log (default: an ERROR log line naming the thread). */
+        public Builder uncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
+            requireUnset(uncaughtExceptionHandler, "uncaughtExceptionHandler");
+            this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "uncaughtExceptionHandler");
+            return this;
+        }
+
+        private static void requireUnset(Object current, String name) {
+            if (current != null) {
+                throw new IllegalStateException(name + " is already set to " + current);
+            }
+        }
+
+        /** Opens (creating and formatting if needed) and recovers the log. */
+        public BlockDeviceWal open() throws IOException {
+            WalDevice.ChannelOpener opener = channelOpener != null ? channelOpener
+                    : java.nio.channels.FileChannel::open;
+            WalFailureListener listener = failureListener != null ? failureListener : BlockDeviceWal::logFailure;
+            Thread.UncaughtExceptionHandler handler = uncaughtExceptionHandler != null ? uncaughtExceptionHandler
+                    : BlockDeviceWal::logUncaught;
+            createIfMissing(config);
+            WalDevice device = WalDevice.open(config.path(), config.directIo(), opener);
+            try {
+                return recover(config, device, listener, handler);
+            } catch (IOException | RuntimeException e) {
+                device.close();
+                throw e;
+            }
+        }
+    }
+
+    private static void logFailure(Path path, Throwable cause) {
+        log.error("WAL {} failed; it accepts no more writes (every later append fails)", path, cause);
+    }
+
+    private static void logUncaught(Thread thread, Throwable error) {
+        log.error("Uncaught exception on WAL thread {}", thread.getName(), error);
     }
 
     private static void createIfMissing(WalConfig config) throws IOException {
@@ -138,7 +214,8 @@ public final class BlockDeviceWal implements WriteAheadLog {
         log.info("Created WAL file {} of {} bytes", path, config.capacityBytes());
     }
 
-    private static BlockDeviceWal recover(WalConfig config, WalDevice device) throws IOException {
+    private static BlockDeviceWal recover(WalConfig config, WalDevice device, WalFailureListener failureListener,
+            Thread.UncaughtExceptionHandler uncaughtHandler) throws IOException {
         long size = device.size();
         if (size < config.capacityBytes()) {
             throw new WalConfigException(WalConfig.CAPACITY_CONFIG, config.capacityBytes() + " exceeds the "
@@ -195,7 +272,8 @@ public final class BlockDeviceWal implements WriteAheadLog {
         boundaries.add(start);
         log.info("Opened WAL {} (direct IO {}, epoch {}): {} records, {} bytes recovered between offsets {} and {}",
                 device.path(), device.direct(), current.epoch(), records, bytes, header.trimOffset(), end);
-        return new BlockDeviceWal(config, device, current, end, start, boundaries, new WalStats());
+        return new BlockDeviceWal(config, device, current, end, start, boundaries, new WalStats(), failureListener,
+                uncaughtHandler);
     }
 
     /**
@@ -288,6 +366,11 @@ public final class BlockDeviceWal implements WriteAheadLog {
     public CompletableFuture<Void> trim(long offset) {
         CompletableFuture<Void> future = new CompletableFuture<>();
         boolean startWriter = false;
+        Throwable failure = writer.failure();
+        if (failure != null) {
+            // A failed device is not written again, headers included.
+            return CompletableFuture.failedFuture(new WalClosedException("WAL " + device.path() + " failed", failure));
+        }
         synchronized (this) {
             if (closed) {
                 return CompletableFuture.failedFuture(new WalClosedException("WAL " + device.path() + " is closed"));
@@ -332,17 +415,22 @@ public final class BlockDeviceWal implements WriteAheadLog {
             try {
                 writeHeader(device, header, headerSlot);
                 stats.headerWrites.increment();
-            } catch (IOException | RuntimeException e) {
-                log.error("Writing the header of WAL {} failed; the WAL stops accepting writes", device.path(), e);
-                writer.failExternally(e);
+            } catch (Throwable e) {
                 List<TrimWaiter> failed;
                 synchronized (this) {
                     headerWriteRunning = false;
                     failed = new ArrayList<>(trimWaiters);
                     trimWaiters.clear();
                 }
-                failed.forEach(w -> w.future.completeExceptionally(
-                        new WalClosedException("WAL " + device.path() + " failed", e)));
+                try {
+                    // Tells the listener (by default an ERROR line), then fails pending appends. A torn
+                    // header write leaves the other copy intact: recovery starts from the previous trim.
+                    writer.failExternally(new WalException("writing the header of WAL " + device.path()
+                            + " failed", e));
+                } finally {
+                    failed.forEach(w -> w.future.completeExceptionally(
+                            new WalClosedException("WAL " + device.path() + " failed", e)));
+                }
                 return;
             }
             writer.onTrimDurable(header.scanStart());
@@ -422,11 +510,12 @@ public final class BlockDeviceWal implements WriteAheadLog {
         }
     }
 
-    private static ThreadFactory threads(String prefix) {
+    private static ThreadFactory threads(String prefix, Thread.UncaughtExceptionHandler handler) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
             Thread t = new Thread(r, prefix + n.incrementAndGet());
             t.setDaemon(true);
+            t.setUncaughtExceptionHandler(handler);
             return t;
         };
     }

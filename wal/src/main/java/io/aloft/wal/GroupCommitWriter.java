@@ -2,7 +2,6 @@ package io.aloft.wal;
 
 import io.aloft.wal.device.WalDevice;
 import io.aloft.wal.format.RecordFormat;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,13 +38,14 @@ import java.util.zip.CRC32C;
  *       space, or fail with {@link WalFullException} after {@code wal.append.timeout.ms}.</li>
  *   <li><b>Boundaries.</b> Block starts are record boundaries ({@link Boundaries}); a trim persists
  *       as scan start the first one whose block still holds a record at or above the trim offset.</li>
- *   <li><b>Failure.</b> An I/O error fails every pending append and the writer; the device is no
- *       longer trusted.</li>
+ *   <li><b>Failure.</b> An I/O error (or anything a write throws) fails every pending append and
+ *       the writer; the device is no longer trusted. The {@link WalFailureListener} is told (once),
+ *       then pending futures are failed, after the lock is released.</li>
  * </ul>
  *
  * <p>Thread-safe. Mutable state is guarded by {@link #lock}; device writes run on the I/O executor;
  * append futures are completed outside the lock, in offset order, on the single callback thread
- * (timeouts on the timer thread).
+ * (timeouts on the timer thread, failures on the thread that saw the error).
  */
 final class GroupCommitWriter {
     private static final int H = RecordFormat.HEADER_SIZE;
@@ -61,6 +61,7 @@ final class GroupCommitWriter {
     private final Executor callbacks;
     private final ScheduledExecutorService timer;
     private final WalStats stats;
+    private final WalFailureListener failureListener;
     private final int pooledCapacity;
     private final ConcurrentLinkedQueue<ByteBuffer> pool = new ConcurrentLinkedQueue<>();
 
@@ -83,7 +84,7 @@ final class GroupCommitWriter {
 
     GroupCommitWriter(WalDevice device, Ring ring, int epoch, WalConfig config, long start, long scanStart,
             Boundaries recoveredBoundaries, Executor io, Executor callbacks, ScheduledExecutorService timer,
-            WalStats stats) {
+            WalStats stats, WalFailureListener failureListener) {
         this.device = device;
         this.ring = ring;
         this.epoch = epoch;
@@ -94,6 +95,7 @@ final class GroupCommitWriter {
         this.callbacks = callbacks;
         this.timer = timer;
         this.stats = stats;
+        this.failureListener = failureListener;
         this.pooledCapacity = Math.toIntExact(Ring.alignUp(maxBatch) + 2L * A);
         this.durableEnd = start;
         this.scanStart = scanStart;
@@ -295,7 +297,9 @@ final class GroupCommitWriter {
             device.sync();
             stats.writes.increment();
             stats.writeBytes.add(b.size);
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
+            // Anything, not only I/O errors: an Error here would otherwise end this thread with the
+            // write still counted in flight, and every later append would wait for it forever.
             error = e;
         }
         recycle(b.buf);
@@ -304,15 +308,23 @@ final class GroupCommitWriter {
     }
 
     private void onWritten(Block block, Throwable error) {
+        if (error != null) {
+            Runnable completion;
+            lock.lock();
+            try {
+                inflight--;
+                completion = fail(error);
+            } finally {
+                lock.unlock();
+            }
+            completion.run();
+            return;
+        }
         List<Block> completed = new ArrayList<>();
         List<CompletableFuture<Void>> reached = new ArrayList<>();
         lock.lock();
         try {
             inflight--;
-            if (error != null) {
-                fail(error);
-                return;
-            }
             block.done = true;
             while (!outstanding.isEmpty() && outstanding.peekFirst().done) {
                 Block b = outstanding.pollFirst();
@@ -365,9 +377,16 @@ final class GroupCommitWriter {
         return inflight == 0 && outstanding.isEmpty() && completing == 0;
     }
 
-    /** Fails the writer and everything pending. Call with the lock held. */
-    private void fail(Throwable error) {
-        if (failure == null) {
+    /**
+     * Fails the writer and takes everything pending out of it. Call with the lock held, and run
+     * the returned completion after releasing it: it tells the listener (the first time), then
+     * fails the pending futures. Completing under the lock would run callers' callbacks under it,
+     * and a caller that appends while holding its own lock (the stream store does) would then
+     * wait for this lock while this thread waits for the caller's lock in a callback.
+     */
+    private Runnable fail(Throwable error) {
+        boolean first = failure == null;
+        if (first) {
             failure = error;
         }
         WalClosedException e = new WalClosedException("write to WAL " + device.path() + " failed", error);
@@ -388,19 +407,29 @@ final class GroupCommitWriter {
         durableWaiters.forEach(w -> failed.add(w.future));
         durableWaiters.clear();
         drained.signalAll();
-        // Completing under the lock is safe here: the writer accepts nothing more, so callbacks
-        // that re-enter see the failure at once.
-        failed.forEach(f -> f.completeExceptionally(e));
+        return () -> {
+            try {
+                // The listener first: it hears of the root cause before callers react to their failed
+                // appends (and report consequences of it).
+                if (first) {
+                    failureListener.walFailed(device.path(), error);
+                }
+            } finally {
+                failed.forEach(f -> f.completeExceptionally(e));
+            }
+        };
     }
 
-    /** Fails the writer from outside (e.g. a header write error). */
+    /** Fails the writer from outside (e.g. a header write error); the listener hears of it if first. */
     void failExternally(Throwable error) {
+        Runnable completion;
         lock.lock();
         try {
-            fail(error);
+            completion = fail(error);
         } finally {
             lock.unlock();
         }
+        completion.run();
     }
 
     /**
@@ -467,6 +496,16 @@ final class GroupCommitWriter {
             lock.unlock();
         }
         return reached.thenApply(v -> target);
+    }
+
+    /** The error that failed the writer, or null while it works. */
+    Throwable failure() {
+        lock.lock();
+        try {
+            return failure;
+        } finally {
+            lock.unlock();
+        }
     }
 
     long nextOffset() {

@@ -391,7 +391,13 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
                 t.cancel();
             }
             if (was == Status.ACTIVE && shard != null) {
-                shard.onUnloaded();
+                try {
+                    shard.onUnloaded();
+                } catch (RuntimeException e) {
+                    // A bug in the coordinator; the shard is gone either way, and the partition's next
+                    // owner rebuilds its state from the log.
+                    LOG.error("{} coordinator: unloading partition {} failed", name, partition, e);
+                }
             }
         }
 

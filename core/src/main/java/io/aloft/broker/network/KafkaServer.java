@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The Kafka protocol server: one Netty server socket per listener, size-prefixed frames of at
  * most {@code socket.request.max.bytes}, each connection served by a {@link ConnectionHandler}.
+ *
+ * <p>Threads: {@code kafka-accept-*} and {@code kafka-network-*} event loops, given the
+ * uncaught-exception handler passed to {@link #start} (Netty logs what a task throws and keeps
+ * the loop running; the handler sees only a loop thread that dies).
  */
 public final class KafkaServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaServer.class);
@@ -35,15 +40,32 @@ public final class KafkaServer implements AutoCloseable {
     private final Map<String, Channel> bound = new LinkedHashMap<>();
     private final AtomicLong connections = new AtomicLong();
 
-    private KafkaServer(int networkThreads) {
-        this.boss = new NioEventLoopGroup(1, new DefaultThreadFactory("kafka-accept", true));
-        this.workers = new NioEventLoopGroup(networkThreads, new DefaultThreadFactory("kafka-network", true));
+    private KafkaServer(int networkThreads, Thread.UncaughtExceptionHandler handler) {
+        this.boss = new NioEventLoopGroup(1, threads("kafka-accept", handler));
+        this.workers = new NioEventLoopGroup(networkThreads, threads("kafka-network", handler));
+    }
+
+    /** Netty's own factory (its fast thread-locals), plus the handler. */
+    private static ThreadFactory threads(String name, Thread.UncaughtExceptionHandler handler) {
+        DefaultThreadFactory netty = new DefaultThreadFactory(name, true);
+        return r -> {
+            Thread t = netty.newThread(r);
+            t.setUncaughtExceptionHandler(handler);
+            return t;
+        };
     }
 
     /** Binds every listener; fails (and releases what was bound) if one cannot be bound. */
     public static KafkaServer start(List<Listener> listeners, int maxRequestBytes, int networkThreads,
             RequestDispatcher dispatcher) throws InterruptedException {
-        KafkaServer server = new KafkaServer(networkThreads);
+        return start(listeners, maxRequestBytes, networkThreads, dispatcher, (thread, error) -> log.error(
+                "Uncaught exception on network thread {}", thread.getName(), error));
+    }
+
+    /** As above, the event loops' threads carrying {@code handler}. */
+    public static KafkaServer start(List<Listener> listeners, int maxRequestBytes, int networkThreads,
+            RequestDispatcher dispatcher, Thread.UncaughtExceptionHandler handler) throws InterruptedException {
+        KafkaServer server = new KafkaServer(networkThreads, handler);
         try {
             for (Listener l : listeners) {
                 server.bind(l, maxRequestBytes, dispatcher);

@@ -21,7 +21,12 @@ import org.slf4j.LoggerFactory;
  * {@code broker.heartbeat.interval.ms}. If the controller no longer knows this incarnation
  * (unregistered, or another run registered the same id), it registers again.
  *
- * <p>Thread-safe; heartbeats run on one daemon thread.
+ * <p>A heartbeat that throws unexpectedly (not a controller error, which is logged and retried)
+ * goes to the uncaught-exception handler given to {@link #start}: left in the timer's future it
+ * would silently cancel every later heartbeat, and the broker would serve on unfenced until the
+ * controller noticed.
+ *
+ * <p>Thread-safe; heartbeats run on one daemon thread, {@code broker-heartbeat-N}.
  */
 public final class BrokerLifecycle implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BrokerLifecycle.class);
@@ -32,34 +37,61 @@ public final class BrokerLifecycle implements AutoCloseable {
     private final List<Endpoint> endpoints;
     private final String rack;
     private final ScheduledExecutorService timer;
+    private final Thread.UncaughtExceptionHandler uncaughtHandler;
     private volatile long brokerEpoch = -1;
     private volatile BrokerState state;
 
-    private BrokerLifecycle(ControllerClient client, int brokerId, List<Endpoint> endpoints, String rack) {
+    private BrokerLifecycle(ControllerClient client, int brokerId, List<Endpoint> endpoints, String rack,
+            Thread.UncaughtExceptionHandler uncaughtHandler) {
         this.client = client;
         this.brokerId = brokerId;
         this.endpoints = List.copyOf(endpoints);
         this.rack = rack;
+        this.uncaughtHandler = uncaughtHandler;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "broker-heartbeat-" + brokerId);
             t.setDaemon(true);
+            t.setUncaughtExceptionHandler(uncaughtHandler);
             return t;
         });
     }
 
     /**
      * Registers and starts heartbeating; the future completes with the broker epoch once registered.
+     * A heartbeat that throws unexpectedly is logged and stops heartbeats.
      *
      * @param rack rack id, or null
      */
     public static CompletableFuture<BrokerLifecycle> start(ControllerClient client, int brokerId,
             List<Endpoint> endpoints, String rack) {
-        BrokerLifecycle lifecycle = new BrokerLifecycle(client, brokerId, endpoints, rack);
+        return start(client, brokerId, endpoints, rack, (thread, error) -> log.error(
+                "Heartbeats of broker {} failed on {}", brokerId, thread.getName(), error));
+    }
+
+    /**
+     * As {@link #start(ControllerClient, int, List, String)}, a heartbeat that throws unexpectedly
+     * going to {@code uncaughtHandler} (set on the heartbeat thread too).
+     */
+    public static CompletableFuture<BrokerLifecycle> start(ControllerClient client, int brokerId,
+            List<Endpoint> endpoints, String rack, Thread.UncaughtExceptionHandler uncaughtHandler) {
+        BrokerLifecycle lifecycle = new BrokerLifecycle(client, brokerId, endpoints, rack,
+                java.util.Objects.requireNonNull(uncaughtHandler, "uncaughtHandler"));
         return lifecycle.register().thenApply(epoch -> {
             long interval = client.config().heartbeatIntervalMs();
-            lifecycle.timer.scheduleWithFixedDelay(lifecycle::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
+            lifecycle.timer.scheduleWithFixedDelay(lifecycle::heartbeatOrReport, interval, interval,
+                    TimeUnit.MILLISECONDS);
             return lifecycle;
         });
+    }
+
+    /** The periodic task: nothing may escape it, or the timer would cancel every later heartbeat quietly. */
+    private void heartbeatOrReport() {
+        try {
+            heartbeat();
+        } catch (Throwable t) {
+            timer.shutdown(); // a broken heartbeat path sends no more heartbeats
+            uncaughtHandler.uncaughtException(Thread.currentThread(), t);
+        }
     }
 
     private CompletableFuture<Long> register() {

@@ -78,6 +78,7 @@ public final class ControllerClient implements AutoCloseable {
     private final AtomicInteger nextReadPeer = new AtomicInteger();
     private final List<RaftPeerId> peers;
     private final ScheduledExecutorService retryTimer;
+    private final Thread.UncaughtExceptionHandler uncaughtHandler;
     /** Completes replies and sends follow-up batches; callers' future callbacks run here too. */
     private final ExecutorService callbacks;
     private final Object batchLock = new Object();
@@ -86,8 +87,9 @@ public final class ControllerClient implements AutoCloseable {
     private int batchesInFlight;
     private volatile boolean closed;
 
-    private ControllerClient(ControllerConfig config) {
+    private ControllerClient(ControllerConfig config, Thread.UncaughtExceptionHandler uncaughtHandler) {
         this.config = config;
+        this.uncaughtHandler = uncaughtHandler;
         this.peers = config.voters().stream().map(v -> RaftSetup.peerId(v.id())).toList();
         this.clients = new RaftClient[config.clientConnections()];
         this.readClients = new RaftClient[config.clientConnections()];
@@ -98,19 +100,31 @@ public final class ControllerClient implements AutoCloseable {
         this.retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "controller-client-retry");
             t.setDaemon(true);
+            t.setUncaughtExceptionHandler(uncaughtHandler);
             return t;
         });
         // A pool, not one thread: a caller's callback may block on another controller future.
         this.callbacks = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "controller-client-callback");
             t.setDaemon(true);
+            t.setUncaughtExceptionHandler(uncaughtHandler);
             return t;
         });
     }
 
     /** A client of the quorum in {@code config.voters()} (the node itself need not be a voter). */
     public static ControllerClient create(ControllerConfig config) {
-        return new ControllerClient(config);
+        return create(config, (thread, error) -> log.error("Uncaught exception on controller client thread {}",
+                thread.getName(), error));
+    }
+
+    /**
+     * As {@link #create(ControllerConfig)}, with {@code uncaughtHandler} set on the client's threads
+     * and told of a retry that throws (its request then fails with that error): a client whose
+     * retries stop would leave requests unanswered for good.
+     */
+    public static ControllerClient create(ControllerConfig config, Thread.UncaughtExceptionHandler uncaughtHandler) {
+        return new ControllerClient(config, java.util.Objects.requireNonNull(uncaughtHandler, "uncaughtHandler"));
     }
 
     static RaftClient newRaftClient(ControllerConfig config, RetryPolicy policy) {
@@ -340,9 +354,23 @@ public final class ControllerClient implements AutoCloseable {
             }
             log.debug("Retrying {} after {}", what.getClass().getSimpleName(), String.valueOf(why));
             // The same bytes again (same request id), possibly through another Raft client.
-            retryTimer.schedule(() -> attempt(call, deadlineNanos, what, result, pick),
+            retryTimer.schedule(() -> retry(call, deadlineNanos, what, result, pick),
                     RETRY_SLEEP_MS, TimeUnit.MILLISECONDS);
         }, this::runCallback);
+    }
+
+    /**
+     * A retry on the timer thread. What it throws would stay in the timer's future, unseen, and
+     * the request would never be answered: fail the request and report the error instead.
+     */
+    private void retry(Function<RaftClient, CompletableFuture<RaftClientReply>> call, long deadlineNanos,
+            Object what, CompletableFuture<Object> result, Supplier<RaftClient> pick) {
+        try {
+            attempt(call, deadlineNanos, what, result, pick);
+        } catch (Throwable t) {
+            result.completeExceptionally(t);
+            uncaughtHandler.uncaughtException(Thread.currentThread(), t);
+        }
     }
 
     /** Runs on a callback thread; inline once closed (the pool is gone, and pending futures must still complete). */

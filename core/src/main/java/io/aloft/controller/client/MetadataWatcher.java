@@ -22,6 +22,11 @@ import org.slf4j.LoggerFactory;
  * listener first gets a full {@link ClusterImage}, then every change in log order; after falling
  * behind (or a controller restart) it gets a new image.
  *
+ * <p>A failed poll (no leader, a timeout) is retried from the same position. A listener that
+ * throws is not: it would get the same change again and again while the broker's view of the
+ * cluster stays stale, so the exception ends the watcher's thread and goes to its uncaught
+ * exception handler (the broker stops; by default it is logged).
+ *
  * <p>The listener runs on the watcher's thread, one call at a time. Close to stop.
  */
 public final class MetadataWatcher implements AutoCloseable {
@@ -46,16 +51,24 @@ public final class MetadataWatcher implements AutoCloseable {
     private volatile boolean closed;
     private volatile long position = -1;
 
-    private MetadataWatcher(ControllerClient client, Listener listener) {
+    private MetadataWatcher(ControllerClient client, Listener listener, Thread.UncaughtExceptionHandler handler) {
         this.raftClient = client.newWatchClient();
         this.listener = listener;
         this.thread = new Thread(this::run, "controller-watcher");
         this.thread.setDaemon(true);
+        this.thread.setUncaughtExceptionHandler(handler);
     }
 
-    /** Starts watching the quorum that {@code client} talks to. */
+    /** Starts watching the quorum that {@code client} talks to; a listener failure is logged. */
     public static MetadataWatcher start(ControllerClient client, Listener listener) {
-        MetadataWatcher w = new MetadataWatcher(client, listener);
+        return start(client, listener, (thread, error) -> log.error("The change feed listener failed on {}; the "
+                + "watcher stops", thread.getName(), error));
+    }
+
+    /** As {@link #start(ControllerClient, Listener)}, a listener failure going to {@code handler}. */
+    public static MetadataWatcher start(ControllerClient client, Listener listener,
+            Thread.UncaughtExceptionHandler handler) {
+        MetadataWatcher w = new MetadataWatcher(client, listener, java.util.Objects.requireNonNull(handler, "handler"));
         w.thread.start();
         return w;
     }
@@ -67,28 +80,9 @@ public final class MetadataWatcher implements AutoCloseable {
 
     private void run() {
         while (!closed) {
+            WatchResult result;
             try {
-                Message poll = Message.valueOf(ByteString.copyFrom(
-                        Codecs.CODEC.encode(new Queries.Watch(position, POLL_WAIT_MS))));
-                RaftClientReply raftReply = raftClient.io().sendReadOnly(poll);
-                if (!raftReply.isSuccess()) {
-                    throw new IOException(String.valueOf(raftReply.getException()));
-                }
-                Reply reply = Codecs.CODEC.decode(raftReply.getMessage().getContent().toByteArray(), Reply.class);
-                if (reply.failure() != null) {
-                    throw ControllerClient.toException(reply.failure());
-                }
-                WatchResult result = (WatchResult) reply.value();
-                if (result.image() != null) {
-                    listener.onImage(result.image());
-                }
-                for (MetadataEvent e : result.events()) {
-                    listener.onEvent(e);
-                }
-                position = result.nextIndex();
-                if (result.image() == null && result.events().isEmpty()) {
-                    sleepQuietly(IDLE_POLL_INTERVAL_MS);
-                }
+                result = poll();
             } catch (Exception e) {
                 if (closed) {
                     return;
@@ -96,8 +90,40 @@ public final class MetadataWatcher implements AutoCloseable {
                 // Keep the position: the next poll resumes there, on whichever voter leads by then.
                 log.debug("Change feed poll failed; retrying", e);
                 sleepQuietly(200);
+                continue;
+            }
+            try {
+                if (result.image() != null) {
+                    listener.onImage(result.image());
+                }
+                for (MetadataEvent e : result.events()) {
+                    listener.onEvent(e);
+                }
+            } catch (RuntimeException | Error e) {
+                if (closed) {
+                    return; // closing: what the listener uses may be gone already
+                }
+                throw e; // ends this thread (see the class comment)
+            }
+            position = result.nextIndex();
+            if (result.image() == null && result.events().isEmpty()) {
+                sleepQuietly(IDLE_POLL_INTERVAL_MS);
             }
         }
+    }
+
+    private WatchResult poll() throws IOException {
+        Message poll = Message.valueOf(ByteString.copyFrom(
+                Codecs.CODEC.encode(new Queries.Watch(position, POLL_WAIT_MS))));
+        RaftClientReply raftReply = raftClient.io().sendReadOnly(poll);
+        if (!raftReply.isSuccess()) {
+            throw new IOException(String.valueOf(raftReply.getException()));
+        }
+        Reply reply = Codecs.CODEC.decode(raftReply.getMessage().getContent().toByteArray(), Reply.class);
+        if (reply.failure() != null) {
+            throw ControllerClient.toException(reply.failure());
+        }
+        return (WatchResult) reply.value();
     }
 
     private static void sleepQuietly(long ms) {

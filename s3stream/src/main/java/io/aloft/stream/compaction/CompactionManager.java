@@ -37,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * then deletes via the prepare ttl, and is logged at INFO. One INFO line summarises each round that
  * did something. See {@link Merger} and {@link ObjectDeleter} for the details.
  *
+ * <p>An {@link Error} in a scheduled round is not retried quietly: it goes to the thread's
+ * uncaught-exception handler (given to the constructor; by default one that logs), and the
+ * schedule goes on. A runtime exception only fails its step, as above.
+ *
  * <p><b>Thread-safety:</b> thread-safe. All compaction work is confined to one thread,
  * {@code aloft-compaction}, which blocks on storage and metadata (it does nothing else), so rounds
  * never overlap.
@@ -69,6 +73,17 @@ public final class CompactionManager implements AutoCloseable {
      */
     public CompactionManager(CompactionConfig config, ObjectStorage storage, StreamMetadata metadata,
             Supplier<? extends Collection<Long>> streamIds, LongSupplier clock) {
+        this(config, storage, metadata, streamIds, clock, (thread, error) -> log.error(
+                "Uncaught exception on compaction thread {}", thread.getName(), error));
+    }
+
+    /**
+     * As above, with the handler set on the compaction thread and told of an {@link Error} in a
+     * scheduled round.
+     */
+    public CompactionManager(CompactionConfig config, ObjectStorage storage, StreamMetadata metadata,
+            Supplier<? extends Collection<Long>> streamIds, LongSupplier clock,
+            Thread.UncaughtExceptionHandler uncaughtExceptionHandler) {
         this.config = config;
         this.streamIds = streamIds;
         this.merger = new Merger(config, storage, metadata, clock);
@@ -76,6 +91,7 @@ public final class CompactionManager implements AutoCloseable {
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "aloft-compaction");
             t.setDaemon(true);
+            t.setUncaughtExceptionHandler(uncaughtExceptionHandler);
             return t;
         });
     }
@@ -167,6 +183,10 @@ public final class CompactionManager implements AutoCloseable {
         } catch (RuntimeException e) {
             // Keep the schedule alive: the next round retries.
             log.warn("Compaction round of node {} failed; retrying next round", config.nodeId(), e);
+        } catch (Error e) {
+            // Thrown out of a scheduled task it would only cancel the schedule, unseen: report it.
+            Thread self = Thread.currentThread();
+            self.getUncaughtExceptionHandler().uncaughtException(self, e);
         }
     }
 

@@ -95,6 +95,9 @@ final class FileObjectStorage implements ObjectStorage {
         ExecutorService executor = Executors.newFixedThreadPool(options.ioThreads(), r -> {
             Thread t = new Thread(r, "aloft-file-storage-" + threads.incrementAndGet());
             t.setDaemon(true);
+            if (options.uncaughtExceptionHandler() != null) {
+                t.setUncaughtExceptionHandler(options.uncaughtExceptionHandler());
+            }
             return t;
         });
         LOG.info("Opened file object storage at {}", dir);

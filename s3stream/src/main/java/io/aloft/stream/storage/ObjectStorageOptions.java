@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How an {@link ObjectStorage} behaves: retries, timeouts, connection and thread counts. Where
+ * How an {@link ObjectStorage} behaves: retries, timeouts, connection and thread counts, and the
+ * uncaught-exception handler of its threads. Where
  * the data lives (bucket, endpoint, credentials, directory) is in the URL given to
  * {@link ObjectStorages#open}. Immutable; build with {@link #builder()}.
  *
@@ -35,6 +36,7 @@ public final class ObjectStorageOptions {
     private final int maxConnections;
     private final int listPageSize;
     private final int ioThreads;
+    private final Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
 
     private ObjectStorageOptions(Builder b) {
         this.maxAttempts = b.maxAttempts != null ? b.maxAttempts : MAX_ATTEMPTS_DEFAULT;
@@ -46,6 +48,7 @@ public final class ObjectStorageOptions {
         this.maxConnections = b.maxConnections != null ? b.maxConnections : MAX_CONNECTIONS_DEFAULT;
         this.listPageSize = b.listPageSize != null ? b.listPageSize : LIST_PAGE_SIZE_DEFAULT;
         this.ioThreads = b.ioThreads != null ? b.ioThreads : IO_THREADS_DEFAULT;
+        this.uncaughtExceptionHandler = b.uncaughtExceptionHandler;
     }
 
     public static ObjectStorageOptions defaults() {
@@ -100,6 +103,14 @@ public final class ObjectStorageOptions {
         return ioThreads;
     }
 
+    /**
+     * Set on the storage's own threads (file IO threads, S3 event loops); null leaves the JVM's
+     * default. Requests fail through their futures; this sees only what escapes a thread.
+     */
+    public Thread.UncaughtExceptionHandler uncaughtExceptionHandler() {
+        return uncaughtExceptionHandler;
+    }
+
     @Override
     public String toString() {
         return "ObjectStorageOptions{maxAttempts=" + maxAttempts + ", retryBaseDelay=" + retryBaseDelay
@@ -120,6 +131,7 @@ public final class ObjectStorageOptions {
         private Integer maxConnections;
         private Integer listPageSize;
         private Integer ioThreads;
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
 
         private Builder() {
         }
@@ -175,6 +187,13 @@ public final class ObjectStorageOptions {
         public Builder ioThreads(int ioThreads) {
             requireUnset(this.ioThreads, "ioThreads");
             this.ioThreads = requireRange("ioThreads", ioThreads, 1, 1024);
+            return this;
+        }
+
+        /** See {@link ObjectStorageOptions#uncaughtExceptionHandler()}. */
+        public Builder uncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
+            requireUnset(this.uncaughtExceptionHandler, "uncaughtExceptionHandler");
+            this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "uncaughtExceptionHandler");
             return this;
         }
 

@@ -82,8 +82,14 @@ final class S3ObjectStorage implements ObjectStorage {
         ObjectStorageStats stats = new ObjectStorageStats();
         // Our own event loops, not the SDK's: they get our thread names, and close() can stop
         // them at once. The SDK's own group waits out a 2 s quiet period on every close.
+        DefaultThreadFactory named = new DefaultThreadFactory("aloft-s3-" + INSTANCES.incrementAndGet(), true);
+        Thread.UncaughtExceptionHandler handler = options.uncaughtExceptionHandler();
         EventLoopGroup eventLoops = new NioEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
-                new DefaultThreadFactory("aloft-s3-" + INSTANCES.incrementAndGet(), true));
+                handler == null ? named : r -> {
+                    Thread t = named.newThread(r);
+                    t.setUncaughtExceptionHandler(handler);
+                    return t;
+                });
         try {
             S3AsyncClient client = buildClient(location, options, stats, eventLoops);
             LOG.info("Opened S3 object storage {} with {}", location, options);

@@ -22,12 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,16 +53,22 @@ import org.slf4j.LoggerFactory;
  * On open, WAL records not yet committed (per metadata's stream end offsets, and still owned with
  * the same epoch) are uploaded and committed, then the WAL is reset.
  *
+ * <h2>Giving up</h2>
+ * The store fails as a whole, once, when it cannot continue: a WAL append failed (the WAL is then
+ * unusable), an upload or commit failed permanently (see {@link UploadRetries}: outages are
+ * retried, inconsistencies and broken invariants are not), or a step of the upload pipeline or the
+ * periodic seal threw unexpectedly (blocks commit in order, so one stuck block would stall every
+ * later one). Every pending and later append then fails, nothing more is uploaded, and the
+ * {@link StreamStoreFailureListener} hears of it. The store's threads carry the given uncaught
+ * exception handler. {@link #abort()} stops without uploading, for a node that is stopping after
+ * a failure elsewhere.
+ *
  * <p>The store does not own the WAL, object storage or metadata passed in; the caller closes them
  * after {@link #close()}. Thread-safe. Uploads are orchestrated on the {@code aloft-stream-upload}
  * thread.
  */
 public final class StreamStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamStore.class);
-    private static final long RETRY_BACKOFF_MS = 1_000;
-    private static final long WARN_INTERVAL_MS = 10_000;
-    private final AtomicLong lastRetryWarnNanos = new AtomicLong();
-    private final AtomicLong suppressedRetryWarnings = new AtomicLong();
 
     private final StreamStoreConfig config;
     private final WriteAheadLog wal;
@@ -72,6 +76,8 @@ public final class StreamStore implements AutoCloseable {
     private final LongSupplier clock;
     private final LogCache logCache;
     private final BlockUploader uploader;
+    private final UploadRetries retries;
+    private final StreamStoreFailureListener failureListener;
     private final ObjectFetcher fetcher;
     private final CompactionManager compaction;
     private final ScheduledExecutorService scheduler;
@@ -81,51 +87,73 @@ public final class StreamStore implements AutoCloseable {
     private final java.util.ArrayDeque<WaitingAppend> waiting = new java.util.ArrayDeque<>();
     /** Completes when every block sealed so far is committed; guarded by appendLock for chaining. */
     private CompletableFuture<Void> commitChain = CompletableFuture.completedFuture(null);
+    private final Object failLock = new Object();
+    /** Set once, under failLock; read without it. */
     private volatile Throwable failure;
+    /** Completes when {@link #failure} is set. */
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private volatile boolean closed;
 
-    private StreamStore(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage, StreamMetadata metadata,
-            LongSupplier clock) {
-        this.config = config;
-        this.wal = wal;
-        this.metadata = metadata;
-        this.clock = clock;
+    private StreamStore(StreamStoreBuilder b) {
+        this.config = b.config;
+        this.wal = b.wal;
+        this.metadata = b.metadata;
+        this.clock = b.clock;
+        this.failureListener = b.failureListener;
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
-        this.uploader = new BlockUploader(config, storage, metadata, clock);
-        this.fetcher = new ObjectFetcher(storage, metadata, config.blockCacheSizeBytes());
-        this.compaction = new CompactionManager(config.compaction(), storage, metadata,
-                () -> List.copyOf(streams.keySet()), clock);
+        this.uploader = new BlockUploader(config, b.storage, metadata, clock);
+        this.fetcher = new ObjectFetcher(b.storage, metadata, config.blockCacheSizeBytes());
+        this.compaction = new CompactionManager(config.compaction(), b.storage, metadata,
+                () -> List.copyOf(streams.keySet()), clock, b.uncaughtExceptionHandler);
+        Thread.UncaughtExceptionHandler handler = b.uncaughtExceptionHandler;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "aloft-stream-upload");
             t.setDaemon(true);
+            t.setUncaughtExceptionHandler(handler);
             return t;
         });
+        this.retries = new UploadRetries(uploader, scheduler, () -> failure != null);
     }
 
-    /**
-     * Recovers the WAL's uncommitted records into objects, then starts the store.
-     *
-     * @param clock wall-clock milliseconds (injected so tests control time)
-     */
-    public static StreamStore open(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage,
-            StreamMetadata metadata, LongSupplier clock) {
-        if (config.logCacheSizeBytes() >= wal.capacity()) {
+    /** Opens the store the builder describes: recovers the WAL, then starts uploads and compaction. */
+    static StreamStore open(StreamStoreBuilder b) {
+        if (b.config.logCacheSizeBytes() >= b.wal.capacity()) {
             throw new IllegalArgumentException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG + ": "
-                    + config.logCacheSizeBytes() + " must be below the WAL's " + wal.capacity()
+                    + b.config.logCacheSizeBytes() + " must be below the WAL's " + b.wal.capacity()
                     + " bytes (wal.capacity.bytes): data not yet uploaded is held in both");
         }
-        StreamStore store = new StreamStore(config, wal, storage, metadata, clock);
-        new WalRecovery(wal, metadata, store.uploader).run();
-        long interval = config.uploadIntervalMs();
-        store.scheduler.scheduleWithFixedDelay(store::sealIfOld, interval, Math.max(1, interval / 4),
+        StreamStore store = new StreamStore(b);
+        new WalRecovery(b.wal, b.metadata, store.uploader).run();
+        long interval = b.config.uploadIntervalMs();
+        store.scheduler.scheduleWithFixedDelay(store::sealIfOldOrFail, interval, Math.max(1, interval / 4),
                 TimeUnit.MILLISECONDS);
         store.compaction.start();
         return store;
     }
 
+    /**
+     * A builder for a store on these parts, for hooks beyond the settings (clock, failure
+     * listener, thread handler).
+     */
+    public static StreamStoreBuilder builder(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage,
+            StreamMetadata metadata) {
+        return new StreamStoreBuilder(config, wal, storage, metadata);
+    }
+
+    /**
+     * Recovers the WAL's uncommitted records into objects, then starts the store (failures are
+     * logged; see {@link #builder} to be told of them).
+     *
+     * @param clock wall-clock milliseconds (injected so tests control time)
+     */
+    public static StreamStore open(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage,
+            StreamMetadata metadata, LongSupplier clock) {
+        return builder(config, wal, storage, metadata).clock(clock).open();
+    }
+
     public static StreamStore open(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage,
             StreamMetadata metadata) {
-        return open(config, wal, storage, metadata, System::currentTimeMillis);
+        return builder(config, wal, storage, metadata).open();
     }
 
     /** Creates an empty stream in metadata and returns its id. */
@@ -360,6 +388,18 @@ public final class StreamStore implements AutoCloseable {
                 });
     }
 
+    /**
+     * The periodic task: a throw would silently cancel every later run (and with it the age
+     * trigger), so an unexpected one fails the store instead.
+     */
+    private void sealIfOldOrFail() {
+        try {
+            sealIfOld();
+        } catch (Throwable t) {
+            fail(new StreamException("the periodic seal of the log cache failed", t));
+        }
+    }
+
     /** Periodic check on the upload thread: seal data older than the upload interval. */
     private void sealIfOld() {
         synchronized (appendLock) {
@@ -381,33 +421,19 @@ public final class StreamStore implements AutoCloseable {
             return commitChain;
         }
         CompletableFuture<BlockUploader.Uploaded> uploaded = block.allConfirmed()
-                .thenComposeAsync(v -> uploadWithRetry(block), scheduler);
-        commitChain = commitChain.thenCombine(uploaded, (v, u) -> u)
-                .thenCompose(u -> commitWithRetry(block, u))
+                .thenComposeAsync(v -> retries.upload(block), scheduler);
+        CompletableFuture<Void> chain = commitChain.thenCombine(uploaded, (v, u) -> u)
+                .thenCompose(u -> retries.commit(block, u))
                 .thenCompose(fenced -> afterCommit(block, fenced));
+        // Transient failures never reach here (they are retried); anything that does would stall
+        // every later block behind this one, so the store gives up rather than stop uploading quietly.
+        chain.whenComplete((v, error) -> {
+            if (error != null && failure == null && !closed) {
+                fail(UploadRetries.unwrap(error));
+            }
+        });
+        commitChain = chain;
         return commitChain;
-    }
-
-    private CompletableFuture<BlockUploader.Uploaded> uploadWithRetry(LogCache.Block block) {
-        return uploader.upload(block.streams()).exceptionallyCompose(error -> {
-            if (closedOrFailed()) {
-                return CompletableFuture.failedFuture(error);
-            }
-            warnRateLimited("Uploading log cache block " + block.id() + " failed; retrying every "
-                    + RETRY_BACKOFF_MS + " ms", unwrap(error));
-            return delay().thenCompose(v -> uploadWithRetry(block));
-        });
-    }
-
-    private CompletableFuture<Set<Long>> commitWithRetry(LogCache.Block block, BlockUploader.Uploaded uploaded) {
-        return uploader.commit(uploaded).exceptionallyCompose(error -> {
-            if (failure != null) {
-                return CompletableFuture.failedFuture(error);
-            }
-            warnRateLimited("Committing log cache block " + block.id() + " failed; retrying every "
-                    + RETRY_BACKOFF_MS + " ms", unwrap(error));
-            return delay().thenCompose(v -> commitWithRetry(block, uploaded));
-        });
     }
 
     private CompletableFuture<Void> afterCommit(LogCache.Block block, Set<Long> fenced) {
@@ -442,52 +468,31 @@ public final class StreamStore implements AutoCloseable {
         return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new));
     }
 
-    /**
-     * During an outage every pending block retries each second: log the first failure with its
-     * stack trace, then one line per {@link #WARN_INTERVAL_MS} with the count suppressed meanwhile.
-     */
-    private void warnRateLimited(String message, Throwable error) {
-        long now = System.nanoTime();
-        long last = lastRetryWarnNanos.get();
-        if (last != 0 && now - last < TimeUnit.MILLISECONDS.toNanos(WARN_INTERVAL_MS)) {
-            suppressedRetryWarnings.incrementAndGet();
-            log.debug("{}: {}", message, error.toString());
-            return;
-        }
-        if (!lastRetryWarnNanos.compareAndSet(last, now)) {
-            suppressedRetryWarnings.incrementAndGet();
-            return;
-        }
-        long suppressed = suppressedRetryWarnings.getAndSet(0);
-        if (last == 0) {
-            log.warn(message, error);
-        } else {
-            log.warn("{}: {} ({} similar failures in the last {} ms)", message, error.toString(), suppressed,
-                    WARN_INTERVAL_MS);
-        }
-    }
-
-    private CompletableFuture<Void> delay() {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        scheduler.schedule(() -> f.complete(null), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
-        return f;
-    }
-
-    private boolean closedOrFailed() {
-        return failure != null;
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-    }
-
+    /** The store gives up (see the class comment) and tells the listener; only the first call counts. */
     private void fail(Throwable error) {
-        if (failure == null) {
-            failure = error;
-            log.error("Stream store failed; every stream stops", error);
-            streams.values().forEach(s -> s.failPending(error));
-            drainWaiting(); // every waiting append now fails: the store is unusable
+        if (!stop(error)) {
+            return;
         }
+        if (closed) {
+            // Not a failure of a running store: close is already taking it down.
+            log.warn("Stream store of node {} failed while closing", config.nodeId(), error);
+        } else {
+            failureListener.storeFailed(error);
+        }
+    }
+
+    /** Marks the store failed and fails every pending and waiting append; false if it already was. */
+    private boolean stop(Throwable error) {
+        synchronized (failLock) {
+            if (failure != null) {
+                return false;
+            }
+            failure = error;
+        }
+        stopped.complete(null);
+        streams.values().forEach(s -> s.failPending(error));
+        drainWaiting(); // every waiting append now fails: the store is unusable
+        return true;
     }
 
     /** The object reader, for tests in this package. */
@@ -508,6 +513,26 @@ public final class StreamStore implements AutoCloseable {
     }
 
     /**
+     * Stops at once, uploading nothing more: pending and waiting appends fail, the upload thread
+     * and compaction stop. What was acknowledged but not yet committed stays in the WAL for whoever
+     * recovers it next. For a node that stops after a critical failure, whose state is suspect (a
+     * graceful {@link #close()} would upload). Not reported to the failure listener. Idempotent;
+     * {@link #close()} afterwards does nothing.
+     */
+    public void abort() {
+        synchronized (appendLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        stop(new StreamException("stream store of node " + config.nodeId() + " was aborted"));
+        compaction.close();
+        scheduler.shutdownNow();
+        log.info("Stream store of node {} aborted; uncommitted data stays in the WAL", config.nodeId());
+    }
+
+    /**
      * Uploads and commits everything appended so far, then stops. Streams are left open in
      * metadata: the next owner opens them with a higher epoch.
      */
@@ -524,7 +549,13 @@ public final class StreamStore implements AutoCloseable {
         drainWaiting(); // waiting appends fail: the store is closed
         compaction.close(); // no compaction while shutting down
         try {
-            done.get(60, TimeUnit.SECONDS);
+            // A failed store uploads nothing more: do not wait for what can never complete (a block
+            // holding appends the WAL failed is never confirmed).
+            CompletableFuture.anyOf(done, stopped).get(60, TimeUnit.SECONDS);
+            if (failure != null) {
+                log.warn("Stream store of node {} had failed; what was not committed stays in the WAL",
+                        config.nodeId());
+            }
         } catch (Exception e) {
             log.warn("Not everything was uploaded before close; the WAL keeps it for recovery", e);
         } finally {
