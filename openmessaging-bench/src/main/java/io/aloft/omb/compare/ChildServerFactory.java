@@ -1,8 +1,8 @@
 package io.aloft.omb.compare;
 
-import io.aloft.omb.server.AloftServer;
-import io.aloft.omb.server.ApacheKafkaServer;
-import io.aloft.omb.server.BenchServer;
+import io.aloft.servers.AloftServer;
+import io.aloft.servers.ApacheKafkaServer;
+import io.aloft.servers.BenchServer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.aloft.omb.compare;
 
-import io.aloft.omb.server.AloftServer;
-import io.aloft.omb.server.ApacheKafkaServer;
+import io.aloft.servers.AloftServer;
+import io.aloft.servers.ApacheKafkaServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.aloft.omb.compare;
 
 import io.aloft.omb.runner.RunResult;
-import io.aloft.omb.server.BenchServer;
+import io.aloft.servers.BenchServer;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;

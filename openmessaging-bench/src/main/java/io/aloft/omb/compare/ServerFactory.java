@@ -1,6 +1,6 @@
 package io.aloft.omb.compare;
 
-import io.aloft.omb.server.BenchServer;
+import io.aloft.servers.BenchServer;
 import java.io.IOException;
 
 /** Makes a fresh, not yet started server for one run. Called from one thread. */

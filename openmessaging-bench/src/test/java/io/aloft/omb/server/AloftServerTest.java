@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.aloft.servers.AloftServer;
+import io.aloft.servers.RoundTrip;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
@@ -31,7 +33,7 @@ class AloftServerTest {
     void start_onVersitygw_roundTripsRecordsAndStopsGatewayToo() throws Exception {
         boolean haveGateway;
         try {
-            VersityGateway.findBinary();
+            AloftServer.versitygwBinary();
             haveGateway = true;
         } catch (java.io.IOException e) {
             haveGateway = false;

@@ -1,4 +1,4 @@
-package io.aloft.omb.server;
+package io.aloft.servers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /** What both server tests check: records go in and come back, and stop leaves nothing behind. */
-final class RoundTrip {
+public final class RoundTrip {
     private RoundTrip() {
     }
 
@@ -37,7 +37,7 @@ final class RoundTrip {
      * Starts {@code broker}, round-trips records through it, stops it and checks it left nothing
      * behind; returns the server.properties it ran with, for the caller's checks.
      */
-    static String startRoundTripAndStop(ChildBroker broker) throws Exception {
+    public static String startRoundTripAndStop(ChildBroker broker) throws Exception {
         Process process;
         Path dir;
         String bootstrap;
@@ -58,7 +58,7 @@ final class RoundTrip {
     }
 
     /** Creates a topic, produces {@code count} records with acks=all, and reads them back in order. */
-    static void produceAndConsume(String bootstrap, int count) throws Exception {
+    public static void produceAndConsume(String bootstrap, int count) throws Exception {
         String topic = "round-trip";
         Properties admin = new Properties();
         admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -98,7 +98,7 @@ final class RoundTrip {
     }
 
     /** After stop: the process is gone, its port can be bound again, and its directory is deleted. */
-    static void assertStoppedClean(Process process, Path dir, String bootstrap) throws IOException {
+    public static void assertStoppedClean(Process process, Path dir, String bootstrap) throws IOException {
         assertFalse(process.isAlive(), "child process " + process.pid() + " still alive");
         assertTrue(process.descendants().findAny().isEmpty(), "child left descendants");
         int port = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
@@ -108,7 +108,7 @@ final class RoundTrip {
         assertFalse(Files.exists(dir), "temp dir " + dir + " still exists");
     }
 
-    static Path scratch() {
+    public static Path scratch() {
         return Path.of("target", "omb-server-test").toAbsolutePath();
     }
 }

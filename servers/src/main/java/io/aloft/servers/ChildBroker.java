@@ -1,4 +1,4 @@
-package io.aloft.omb.server;
+package io.aloft.servers;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe (see {@link BenchServer}); {@link #stop()} is idempotent.
  */
-abstract class ChildBroker implements BenchServer {
+public abstract class ChildBroker implements BenchServer {
     private static final Logger log = LoggerFactory.getLogger(ChildBroker.class);
     private static final Pattern HEAP = Pattern.compile("[1-9][0-9]*[kKmMgG]?");
     private static final int PORT_ATTEMPTS = 3;
@@ -140,13 +140,13 @@ abstract class ChildBroker implements BenchServer {
         }
     }
 
-    /** The child process (for tests), or null before start. */
-    final Process process() {
+    /** The child process, or null before start (tests check it is gone after {@link #stop()}). */
+    public final Process process() {
         return child == null ? null : child.process();
     }
 
-    /** The temp directory (for tests), or null before start. */
-    final Path directory() {
+    /** The child's temp directory, or null before start (tests check it is deleted after {@link #stop()}). */
+    public final Path directory() {
         return dir;
     }
 }

@@ -1,4 +1,4 @@
-package io.aloft.omb.server;
+package io.aloft.servers;
 
 import java.io.IOException;
 

@@ -1,4 +1,4 @@
-package io.aloft.omb.server;
+package io.aloft.servers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
