@@ -211,7 +211,7 @@ class StreamStoreTest {
 
     @Test
     void upload_defaultSplitThreshold_sealIsOneObjectAndOnePut() throws Exception {
-        StreamStore store = openStore(smallConfig().splitThresholdBytes(StreamStoreConfig.SPLIT_THRESHOLD_DEFAULT)
+        StreamStore store = openStore(smallConfig().splitThresholdBytes(StreamStoreConfig.SPLIT_THRESHOLD.defaultValue())
                 .build(), openWal("a.wal"));
         Stream big = store.openStream(store.createStream().get(), 1).get();
         Stream small = store.openStream(store.createStream().get(), 1).get();
