@@ -130,6 +130,21 @@ public final class ConfigKey<T> {
         }
     }
 
+    /**
+     * A builder for a key that reads like this one under another name — the same type, default
+     * and validator — such as Kafka's broker-wide default of a topic config
+     * ({@code log.retention.bytes} for {@code retention.bytes}). The documentation and the
+     * dynamic flag are the new key's own.
+     */
+    public Builder<T> synonym(String otherName) {
+        Builder<T> b = new Builder<>(otherName, type, valueClass, parser, formatter);
+        b.defaultValue = defaultValue;
+        b.required = required;
+        b.defaultText = defaultText;
+        b.validator = validator;
+        return b;
+    }
+
     public String name() {
         return name;
     }

@@ -25,7 +25,6 @@ import io.aloft.broker.handler.InitProducerIdHandler;
 import io.aloft.broker.handler.ListOffsetsHandler;
 import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.handler.ProduceHandler;
-import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.network.KafkaServer;
@@ -45,14 +44,11 @@ import io.aloft.controller.server.ControllerServer;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.stream.store.StreamStore;
-import io.aloft.stream.store.StreamStoreConfig;
 import io.aloft.wal.BlockDeviceWal;
-import io.aloft.wal.WalConfig;
 import io.aloft.wal.WriteAheadLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -84,28 +80,20 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
-     * Starts a broker from properties (Kafka-style keys; see the README). Fails with an
-     * {@link IllegalArgumentException} naming the key for a bad setting.
+     * Starts a broker from properties (Kafka-style keys; see the README). Every key of every module
+     * is parsed and checked, and the paths they name checked, before anything is created or
+     * started.
+     *
+     * @throws io.aloft.config.ConfigException naming the key for a bad setting
      */
     public static Broker start(Map<String, String> properties) throws Exception {
-        Map<String, String> props = new HashMap<>(properties);
-        BrokerConfig config = BrokerConfig.fromProperties(props);
-        props.putIfAbsent(ControllerConfig.DATA_DIR_CONFIG, config.dataDir().resolve("metadata").toString());
-        props.putIfAbsent(WalConfig.PATH_CONFIG, config.dataDir().resolve("wal").toString());
-        ControllerConfig controllerConfig = ControllerConfig.fromProperties(props);
-        WalConfig walConfig = WalConfig.fromProperties(props);
-        StreamStoreConfig storeConfig = StreamStoreConfig.fromProperties(controllerConfig.nodeId(), props);
-        // Checked now, before anything starts, so a bad value fails fast with its key.
-        LogConfig.fromBrokerProperties(props);
-        try {
-            GroupCoordinatorConfig.fromProperties(props);
-        } catch (org.apache.kafka.common.config.ConfigException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
+        ServerConfig.unknownKeyWarnings(properties).forEach(log::warn);
+        ServerConfig settings = ServerConfig.fromProperties(properties);
+        settings.checkPaths();
 
-        Broker broker = new Broker(controllerConfig.nodeId());
+        Broker broker = new Broker(settings.controller().nodeId());
         try {
-            broker.startComponents(config, controllerConfig, walConfig, storeConfig, props);
+            broker.startComponents(settings);
             return broker;
         } catch (Exception | Error e) {
             broker.close();
@@ -113,8 +101,10 @@ public final class Broker implements AutoCloseable {
         }
     }
 
-    private void startComponents(BrokerConfig config, ControllerConfig controllerConfig, WalConfig walConfig,
-            StreamStoreConfig storeConfig, Map<String, String> props) throws Exception {
+    private void startComponents(ServerConfig settings) throws Exception {
+        BrokerConfig config = settings.broker();
+        ControllerConfig controllerConfig = settings.controller();
+        Map<String, String> props = settings.properties();
         Files.createDirectories(config.dataDir());
         if (controllerConfig.self() != null) {
             resources.add(ControllerServer.start(controllerConfig));
@@ -123,12 +113,12 @@ public final class Broker implements AutoCloseable {
         resources.add(controller);
         clusterId = clusterId(controller);
 
-        WriteAheadLog wal = BlockDeviceWal.open(walConfig);
+        WriteAheadLog wal = BlockDeviceWal.open(settings.wal());
         resources.add(wal);
         ObjectStorage storage = ObjectStorages.open(config.objectStorageUrl());
         this.storage = storage;
         resources.add(storage);
-        StreamStore store = StreamStore.open(storeConfig, wal, storage, new ControllerStreamMetadata(controller));
+        StreamStore store = StreamStore.open(settings.store(), wal, storage, new ControllerStreamMetadata(controller));
         resources.add(store::close);
 
         MetadataCache cache = new MetadataCache();
@@ -142,14 +132,14 @@ public final class Broker implements AutoCloseable {
             return t;
         });
         resources.add(scheduler::shutdownNow);
-        DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props);
+        DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props, ServerConfig.ALL);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
                 brokerConfigs::logDefaults, System::currentTimeMillis, scheduler, 30_000);
         resources.add(partitions);
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
         ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);
-        GroupCoordinatorConfig groupConfig = GroupCoordinatorConfig.fromProperties(props);
+        GroupCoordinatorConfig groupConfig = settings.groups();
         SystemGroupTimer groupTimer = new SystemGroupTimer();
         resources.add(groupTimer);
         PartitionGroupLog groupLog = new PartitionGroupLog(partitions, System::currentTimeMillis);

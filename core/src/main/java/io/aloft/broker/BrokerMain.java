@@ -1,5 +1,6 @@
 package io.aloft.broker;
 
+import io.aloft.config.ConfigException;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * Without a file, embedded defaults: WAL, metadata and objects under {@code ./data}, one controller
  * voter, clients on 127.0.0.1:9092.
  *
- * <p>Exit status: 2 for a bad configuration (the message names the key), 1 if start-up fails.
+ * <p>Exit status: 2 for a bad configuration — one line on stderr naming the key, the value and
+ * what is wrong, found before anything is written to disk — 1 if start-up fails.
  */
 public final class BrokerMain {
     private static final Logger log = LoggerFactory.getLogger(BrokerMain.class);
@@ -44,7 +46,7 @@ public final class BrokerMain {
         Broker broker;
         try {
             broker = Broker.start(props);
-        } catch (IllegalArgumentException | io.aloft.wal.WalConfigException e) {
+        } catch (ConfigException e) {
             System.err.println("Invalid configuration: " + e.getMessage());
             System.exit(2);
             return;
