@@ -1,5 +1,6 @@
 package io.aloft.stream.store;
 
+import io.aloft.config.ConfigException;
 import io.aloft.stream.FetchResult;
 import io.aloft.stream.Stream;
 import io.aloft.stream.StreamException;
@@ -110,9 +111,9 @@ public final class StreamStore implements AutoCloseable {
     public static StreamStore open(StreamStoreConfig config, WriteAheadLog wal, ObjectStorage storage,
             StreamMetadata metadata, LongSupplier clock) {
         if (config.logCacheSizeBytes() >= wal.capacity()) {
-            throw new IllegalArgumentException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG + ": "
-                    + config.logCacheSizeBytes() + " must be below the WAL's " + wal.capacity()
-                    + " bytes (wal.capacity.bytes): data not yet uploaded is held in both");
+            throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, config.logCacheSizeBytes()
+                    + " is not below the WAL's " + wal.capacity() + " bytes (wal.capacity.bytes): data not yet "
+                    + "uploaded is held in both");
         }
         StreamStore store = new StreamStore(config, wal, storage, metadata, clock);
         new WalRecovery(wal, metadata, store.uploader).run();
