@@ -208,7 +208,7 @@ public final class ConfigKey<T> {
             return defaultValue;
         }
         T value;
-        if (valueClass != null && valueClass.isInstance(raw)) {
+        if (!(raw instanceof String) && valueClass != null && valueClass.isInstance(raw)) {
             value = valueClass.cast(raw);
         } else {
             String text = raw.toString().trim();

@@ -28,6 +28,8 @@ class ConfigKeyTest {
         assertEquals(8, THREADS.parse(8L), "a number of another type is read by its text");
         assertEquals(true, ConfigKey.booleanKey("x.on").defaultValue(false).doc("On.").build().parse("TRUE"));
         assertEquals(Path.of("/var/x"), ConfigKey.pathKey("x.dir").required().doc("Dir.").build().parse("/var/x "));
+        assertEquals("LogAppendTime", ConfigKey.stringKey("x.type").defaultValue("CreateTime").doc("Type.").build()
+                .parse(" LogAppendTime "), "text is trimmed, strings too");
     }
 
     @Test
