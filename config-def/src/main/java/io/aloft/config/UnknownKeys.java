@@ -45,7 +45,7 @@ public final class UnknownKeys {
         return best;
     }
 
-    /** Edit distance with transpositions (optimal string alignment), or {@code limit + 1} once it is certainly above. */
+    /** Edit distance with transpositions (optimal string alignment); {@code limit + 1} when surely above. */
     static int distance(String a, String b, int limit) {
         if (Math.abs(a.length() - b.length()) > limit) {
             return limit + 1;

@@ -14,7 +14,8 @@ class UnknownKeysTest {
     @Test
     void warnings_nameEachUnknownKey_withTheClosestKnownOne() {
         assertEquals(List.of(
-                "Unknown configuration key 'controler.quorum.voters' is ignored; did you mean 'controller.quorum.voters'?",
+                "Unknown configuration key 'controler.quorum.voters' is ignored; "
+                        + "did you mean 'controller.quorum.voters'?",
                 "Unknown configuration key 'log.dirs' is ignored (no Aloft module reads it)",
                 "Unknown configuration key 'wal.capacity.byte' is ignored; did you mean 'wal.capacity.bytes'?"),
                 UnknownKeys.warnings(List.of("wal.path", "wal.capacity.byte", "log.dirs", "controler.quorum.voters"),

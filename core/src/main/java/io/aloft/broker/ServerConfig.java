@@ -112,7 +112,7 @@ public final class ServerConfig {
                 dir -> PathChecks.requireUsableDirectory(BrokerConfig.OBJECT_STORAGE_URL_CONFIG, dir));
     }
 
-    /** The properties as given, plus the defaults that follow the data dir ({@code metadata.log.dir}, {@code wal.path}). */
+    /** The properties as given, plus the defaults that follow the data dir (metadata.log.dir, wal.path). */
     public Map<String, String> properties() {
         return properties;
     }
