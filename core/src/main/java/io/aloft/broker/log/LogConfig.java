@@ -9,8 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import org.apache.kafka.common.record.TimestampType;
 
 /**
@@ -177,11 +175,6 @@ public final class LogConfig {
     public static LogConfig from(Map<String, ?> values) {
         return new LogConfig(TOPIC_DEFINITION.parse(values),
                 PRODUCER_ID_EXPIRATION_MS.parse(values.get(PRODUCER_ID_EXPIRATION_MS_CONFIG)));
-    }
-
-    /** Every broker key that sets the default of a topic key (retention's three synonyms included). */
-    public static Set<String> brokerKeys() {
-        return new TreeSet<>(BROKER_DEFINITION.names());
     }
 
     /** The broker keys that set the default of a topic key, in precedence order; empty for none. */
