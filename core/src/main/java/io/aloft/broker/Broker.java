@@ -31,7 +31,6 @@ import io.aloft.broker.lifecycle.CriticalScheduler;
 import io.aloft.broker.lifecycle.FatalFailureHandler;
 import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.lifecycle.ProcessExit;
-import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.network.KafkaServer;
@@ -52,16 +51,13 @@ import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorageOptions;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.stream.store.StreamStore;
-import io.aloft.stream.store.StreamStoreConfig;
 import io.aloft.wal.BlockDeviceWal;
-import io.aloft.wal.WalConfig;
 import io.aloft.wal.WriteAheadLog;
 import io.aloft.wal.device.WalDevice;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
@@ -103,10 +99,12 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
-     * Starts a broker from properties (Kafka-style keys; see the README). Fails with an
-     * {@link IllegalArgumentException} naming the key for a bad setting. After a critical failure
-     * the broker stops but the process keeps running ({@link ProcessExit#keepRunning()}): for
-     * brokers embedded in another process, such as tests.
+     * Starts a broker from properties (Kafka-style keys; see the README). Every key of every module
+     * is parsed and checked, and the paths they name checked, before anything is created or
+     * started. After a critical failure the broker stops but the process keeps running
+     * ({@link ProcessExit#keepRunning()}): for brokers embedded in another process, such as tests.
+     *
+     * @throws io.aloft.config.ConfigException naming the key for a bad setting
      */
     public static Broker start(Map<String, String> properties) throws Exception {
         return start(properties, ProcessExit.keepRunning());
@@ -120,24 +118,13 @@ public final class Broker implements AutoCloseable {
     /** As {@link #start(Map, ProcessExit)}, opening the WAL's device through {@code walChannels} (a seam for tests). */
     static Broker start(Map<String, String> properties, ProcessExit exit, WalDevice.ChannelOpener walChannels)
             throws Exception {
-        Map<String, String> props = new HashMap<>(properties);
-        BrokerConfig config = BrokerConfig.fromProperties(props);
-        props.putIfAbsent(ControllerConfig.DATA_DIR_CONFIG, config.dataDir().resolve("metadata").toString());
-        props.putIfAbsent(WalConfig.PATH_CONFIG, config.dataDir().resolve("wal").toString());
-        ControllerConfig controllerConfig = ControllerConfig.fromProperties(props);
-        WalConfig walConfig = WalConfig.fromProperties(props);
-        StreamStoreConfig storeConfig = StreamStoreConfig.fromProperties(controllerConfig.nodeId(), props);
-        // Checked now, before anything starts, so a bad value fails fast with its key.
-        LogConfig.fromBrokerProperties(props);
-        try {
-            GroupCoordinatorConfig.fromProperties(props);
-        } catch (org.apache.kafka.common.config.ConfigException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
+        ServerConfig.unknownKeyWarnings(properties).forEach(log::warn);
+        ServerConfig settings = ServerConfig.fromProperties(properties);
+        settings.checkPaths();
 
-        Broker broker = new Broker(controllerConfig.nodeId(), exit);
+        Broker broker = new Broker(settings.controller().nodeId(), exit);
         try {
-            broker.startComponents(config, controllerConfig, walConfig, storeConfig, props, walChannels);
+            broker.startComponents(settings, walChannels);
             return broker;
         } catch (Exception | Error e) {
             broker.close();
@@ -149,9 +136,10 @@ public final class Broker implements AutoCloseable {
      * Starts the components in dependency order. Each goes into {@link #resources} (the graceful
      * close, in reverse) and, if closing it writes no data, into the failure handler's list too.
      */
-    private void startComponents(BrokerConfig config, ControllerConfig controllerConfig, WalConfig walConfig,
-            StreamStoreConfig storeConfig, Map<String, String> props, WalDevice.ChannelOpener walChannels)
-            throws Exception {
+    private void startComponents(ServerConfig settings, WalDevice.ChannelOpener walChannels) throws Exception {
+        BrokerConfig config = settings.broker();
+        ControllerConfig controllerConfig = settings.controller();
+        Map<String, String> props = settings.properties();
         Files.createDirectories(config.dataDir());
         if (controllerConfig.self() != null) {
             ControllerServer voter = ControllerServer.start(controllerConfig);
@@ -164,7 +152,7 @@ public final class Broker implements AutoCloseable {
         clusterId = clusterId(controller);
 
         // A device error makes the WAL unusable (every later append fails): the broker cannot go on.
-        WriteAheadLog wal = BlockDeviceWal.builder(walConfig).channelOpener(walChannels)
+        WriteAheadLog wal = BlockDeviceWal.builder(settings.wal()).channelOpener(walChannels)
                 .failureListener((path, cause) -> failures.fail("WAL " + path, cause))
                 .uncaughtExceptionHandler(failures).open();
         resources.add(wal);
@@ -174,7 +162,7 @@ public final class Broker implements AutoCloseable {
         this.storage = storage;
         resources.add(storage);
         failures.closeOnFailure("object storage", storage);
-        StreamStore store = StreamStore.builder(storeConfig, wal, storage, new ControllerStreamMetadata(controller))
+        StreamStore store = StreamStore.builder(settings.store(), wal, storage, new ControllerStreamMetadata(controller))
                 .failureListener(cause -> failures.fail("stream store", cause))
                 .uncaughtExceptionHandler(failures).open();
         resources.add(store::close);
@@ -192,19 +180,19 @@ public final class Broker implements AutoCloseable {
         this.scheduler = scheduler;
         resources.add(scheduler::shutdownNow);
         failures.closeOnFailure("broker scheduler", scheduler::shutdownNow);
-        DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props);
+        DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props, ServerConfig.ALL);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
                 brokerConfigs::logDefaults, System::currentTimeMillis, scheduler, 30_000);
         resources.add(partitions);
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
         ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);
-        GroupCoordinatorConfig groupConfig = GroupCoordinatorConfig.fromProperties(props);
+        GroupCoordinatorConfig groupConfig = settings.groups();
         SystemCoordinatorTimer coordinatorTimer = new SystemCoordinatorTimer(
                 new NamedThreadFactory("aloft-coordinator-timer", true, failures));
         resources.add(coordinatorTimer);
         failures.closeOnFailure("coordinator timer", coordinatorTimer);
-        CoordinatorThreads groupThreads = CoordinatorThreads.fixed(GROUP_COORDINATOR_THREADS,
+        CoordinatorThreads groupThreads = CoordinatorThreads.fixed(groupConfig.coordinatorThreads(),
                 new NamedThreadFactory("aloft-group-coordinator", true, failures));
         resources.add(groupThreads);
         failures.closeOnFailure("group coordinator threads", groupThreads);
@@ -270,8 +258,6 @@ public final class Broker implements AutoCloseable {
         }
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
     }
-
-    private static final int GROUP_COORDINATOR_THREADS = 1;
 
     /** The cluster id: made once by the first broker and kept in the controller's key-value space. */
     private static String clusterId(ControllerClient controller) throws Exception {

@@ -2,6 +2,7 @@ package io.aloft.broker;
 
 import io.aloft.broker.lifecycle.FatalFailureHandler;
 import io.aloft.broker.lifecycle.ProcessExit;
+import io.aloft.config.ConfigException;
 import io.aloft.wal.device.WalDevice;
 import java.io.IOException;
 import java.io.Reader;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * recovery. Halting skips the shutdown hook on purpose, and the hook itself, should a SIGTERM come
  * during that stop, only waits for it (no drain, no upload).
  *
- * <p>Exit status: 1 if start-up fails; 2 for a bad configuration (the message names the key);
+ * <p>Exit status: 1 if start-up fails; 2 for a bad configuration (one line on stderr naming the
+ * key, the value and what is wrong, found before anything is written to disk);
  * {@value FatalFailureHandler#EXIT_STATUS} when the broker stopped after a critical failure; after
  * SIGTERM/SIGINT and a graceful shutdown, the JVM's own (143/130).
  */
@@ -69,7 +71,7 @@ public final class BrokerMain {
         Broker broker;
         try {
             broker = Broker.start(props, ProcessExit.halt(), walChannels);
-        } catch (IllegalArgumentException | io.aloft.wal.WalConfigException e) {
+        } catch (ConfigException e) {
             System.err.println("Invalid configuration: " + e.getMessage());
             System.exit(2);
             return;

@@ -1,5 +1,11 @@
 package io.aloft.controller;
 
+import io.aloft.config.ConfigDefinition;
+import io.aloft.config.ConfigException;
+import io.aloft.config.ConfigKey;
+import io.aloft.config.ConfigType;
+import io.aloft.config.ConfigValues;
+import io.aloft.config.Validator;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -10,62 +16,72 @@ import java.util.Set;
 /**
  * Settings of the controller quorum and of its clients. Keys follow Kafka's where Kafka has one
  * ({@code node.id}, {@code controller.quorum.voters}, {@code metadata.log.dir},
- * {@code broker.session.timeout.ms}, {@code broker.heartbeat.interval.ms}). Invalid values fail
- * with an {@link IllegalArgumentException} whose message starts with the key.
+ * {@code broker.session.timeout.ms}, {@code broker.heartbeat.interval.ms}), declared once in
+ * {@link #DEFINITION}. Invalid values fail with a {@link ConfigException} whose message starts
+ * with the key. Immutable.
  */
 public final class ControllerConfig {
 
     public static final String NODE_ID_CONFIG = "node.id";
-    public static final String NODE_ID_DOC = "This node's id. It is a controller voter when it appears in "
-            + "controller.quorum.voters, otherwise it only talks to the quorum as a client.";
-    public static final int NODE_ID_DEFAULT = 1;
+    public static final ConfigKey<Integer> NODE_ID = ConfigKey.intKey(NODE_ID_CONFIG).defaultValue(1)
+            .validator(Validator.atLeast(0))
+            .doc("This node's id. It is a controller voter when it appears in controller.quorum.voters, otherwise "
+                    + "it only talks to the quorum as a client. Also the id under which the broker owns its streams "
+                    + "and writes its objects.")
+            .build();
 
     public static final String VOTERS_CONFIG = "controller.quorum.voters";
-    public static final String VOTERS_DOC = "The controller quorum as id@host:port,id@host:port,... (1, 3 or 5 "
-            + "voters). Each voter listens for Raft traffic on its host:port.";
-    public static final String VOTERS_DEFAULT = "1@127.0.0.1:9093";
+    public static final ConfigKey<List<Voter>> VOTERS = ConfigKey.customKey(VOTERS_CONFIG, ConfigType.LIST,
+            ControllerConfig::parseVoters, ConfigKey::formatList)
+            .defaultValue(List.of(new Voter(1, "127.0.0.1", 9093)))
+            .doc("The controller quorum as id@host:port,id@host:port,... (1, 3 or 5 voters; at most 7). Each "
+                    + "voter listens for Raft traffic on its host:port. Kafka's key and format.")
+            .build();
 
     public static final String DATA_DIR_CONFIG = "metadata.log.dir";
-    public static final String DATA_DIR_DOC = "Directory of this voter's Raft log and snapshots (one per voter).";
-    public static final String DATA_DIR_DEFAULT = "data/metadata";
+    public static final ConfigKey<Path> DATA_DIR = ConfigKey.pathKey(DATA_DIR_CONFIG)
+            .defaultValue(Path.of("data/metadata"))
+            .defaultText("`data/metadata` (the broker's: `<aloft.data.dir>/metadata`)")
+            .doc("Directory of this voter's Raft log and snapshots (one per voter).")
+            .build();
 
     public static final String SNAPSHOT_INTERVAL_CONFIG = "controller.snapshot.interval.entries";
-    public static final String SNAPSHOT_INTERVAL_DOC = "A voter snapshots its state after this many log entries "
-            + "and purges the log behind the snapshot; restart replays at most this many entries.";
-    public static final long SNAPSHOT_INTERVAL_DEFAULT = 100_000;
+    public static final ConfigKey<Long> SNAPSHOT_INTERVAL = ConfigKey.longKey(SNAPSHOT_INTERVAL_CONFIG)
+            .defaultValue(100_000L).validator(Validator.atLeast(100L))
+            .doc("A voter snapshots its state after this many log entries and purges the log behind the snapshot; "
+                    + "restart replays at most this many entries.")
+            .build();
 
     public static final String SESSION_TIMEOUT_CONFIG = "broker.session.timeout.ms";
-    public static final String SESSION_TIMEOUT_DOC = "A broker whose heartbeats stop for this long is fenced by "
-            + "the controller leader and its partitions move to other brokers.";
-    public static final long SESSION_TIMEOUT_DEFAULT = 9_000;
+    public static final ConfigKey<Long> SESSION_TIMEOUT = ConfigKey.longKey(SESSION_TIMEOUT_CONFIG)
+            .defaultValue(9_000L).validator(Validator.atLeast(1L))
+            .doc("A broker whose heartbeats stop for this long is fenced by the controller leader and its "
+                    + "partitions move to other brokers. Must exceed broker.heartbeat.interval.ms.")
+            .build();
 
     public static final String HEARTBEAT_INTERVAL_CONFIG = "broker.heartbeat.interval.ms";
-    public static final String HEARTBEAT_INTERVAL_DOC = "How often a broker heartbeats to the controller.";
-    public static final long HEARTBEAT_INTERVAL_DEFAULT = 2_000;
+    public static final ConfigKey<Long> HEARTBEAT_INTERVAL = ConfigKey.longKey(HEARTBEAT_INTERVAL_CONFIG)
+            .defaultValue(2_000L).validator(Validator.atLeast(1L))
+            .doc("How often a broker heartbeats to the controller.")
+            .build();
 
     public static final String REQUEST_TIMEOUT_CONFIG = "controller.request.timeout.ms";
-    public static final String REQUEST_TIMEOUT_DOC = "How long a client keeps retrying one controller request "
-            + "(through leader changes) before failing it.";
-    public static final long REQUEST_TIMEOUT_DEFAULT = 30_000;
+    public static final ConfigKey<Long> REQUEST_TIMEOUT = ConfigKey.longKey(REQUEST_TIMEOUT_CONFIG)
+            .defaultValue(30_000L).validator(Validator.atLeast(1_000L))
+            .doc("How long a client keeps retrying one controller request (through leader changes) before "
+                    + "failing it with UNAVAILABLE.")
+            .build();
 
     public static final String CLIENT_CONNECTIONS_CONFIG = "controller.client.connections";
-    public static final String CLIENT_CONNECTIONS_DOC = "Raft clients per controller client. Each sends its "
-            + "requests in order, so more of them let more commands be in flight at once.";
-    public static final int CLIENT_CONNECTIONS_DEFAULT = 4;
+    public static final ConfigKey<Integer> CLIENT_CONNECTIONS = ConfigKey.intKey(CLIENT_CONNECTIONS_CONFIG)
+            .defaultValue(4).validator(Validator.between(1, 64))
+            .doc("Raft clients per controller client. Each sends its requests in order, with one batch in "
+                    + "flight, so more of them let more commands from one broker be in flight at once.")
+            .build();
 
-    /** A key with its default and documentation, for the README and config listings. */
-    public record Key(String name, String defaultValue, String doc) {
-    }
-
-    public static final List<Key> KEYS = List.of(
-            new Key(NODE_ID_CONFIG, Integer.toString(NODE_ID_DEFAULT), NODE_ID_DOC),
-            new Key(VOTERS_CONFIG, VOTERS_DEFAULT, VOTERS_DOC),
-            new Key(DATA_DIR_CONFIG, DATA_DIR_DEFAULT, DATA_DIR_DOC),
-            new Key(SNAPSHOT_INTERVAL_CONFIG, Long.toString(SNAPSHOT_INTERVAL_DEFAULT), SNAPSHOT_INTERVAL_DOC),
-            new Key(SESSION_TIMEOUT_CONFIG, Long.toString(SESSION_TIMEOUT_DEFAULT), SESSION_TIMEOUT_DOC),
-            new Key(HEARTBEAT_INTERVAL_CONFIG, Long.toString(HEARTBEAT_INTERVAL_DEFAULT), HEARTBEAT_INTERVAL_DOC),
-            new Key(REQUEST_TIMEOUT_CONFIG, Long.toString(REQUEST_TIMEOUT_DEFAULT), REQUEST_TIMEOUT_DOC),
-            new Key(CLIENT_CONNECTIONS_CONFIG, Integer.toString(CLIENT_CONNECTIONS_DEFAULT), CLIENT_CONNECTIONS_DOC));
+    /** Every key the controller and its clients read. */
+    public static final ConfigDefinition DEFINITION = ConfigDefinition.of("controller", NODE_ID, VOTERS, DATA_DIR,
+            SNAPSHOT_INTERVAL, SESSION_TIMEOUT, HEARTBEAT_INTERVAL, REQUEST_TIMEOUT, CLIENT_CONNECTIONS);
 
     /** One member of the quorum. */
     public record Voter(int id, String host, int port) {
@@ -85,18 +101,15 @@ public final class ControllerConfig {
     private final int clientConnections;
 
     private ControllerConfig(Builder b) {
-        require(b.nodeId >= 0, NODE_ID_CONFIG, b.nodeId + " is negative");
-        this.voters = parseVoters(b.voters);
-        require(b.dataDir != null && !b.dataDir.toString().isEmpty(), DATA_DIR_CONFIG, "must be set");
-        require(b.snapshotIntervalEntries >= 100, SNAPSHOT_INTERVAL_CONFIG, b.snapshotIntervalEntries
-                + " is below 100");
-        require(b.heartbeatIntervalMs > 0, HEARTBEAT_INTERVAL_CONFIG, "must be positive");
-        require(b.sessionTimeoutMs > b.heartbeatIntervalMs, SESSION_TIMEOUT_CONFIG, b.sessionTimeoutMs
-                + " must exceed " + HEARTBEAT_INTERVAL_CONFIG + "=" + b.heartbeatIntervalMs);
-        require(b.requestTimeoutMs >= 1_000, REQUEST_TIMEOUT_CONFIG, b.requestTimeoutMs + " is below 1000");
-        require(b.clientConnections >= 1 && b.clientConnections <= 64, CLIENT_CONNECTIONS_CONFIG,
-                b.clientConnections + " is outside [1, 64]");
+        if (b.voters == null) {
+            throw new ConfigException(VOTERS_CONFIG, "must list at least one voter as id@host:port");
+        }
+        if (b.sessionTimeoutMs <= b.heartbeatIntervalMs) {
+            throw new ConfigException(SESSION_TIMEOUT_CONFIG, b.sessionTimeoutMs + " must exceed "
+                    + HEARTBEAT_INTERVAL_CONFIG + "=" + b.heartbeatIntervalMs);
+        }
         this.nodeId = b.nodeId;
+        this.voters = b.voters;
         this.dataDir = b.dataDir;
         this.snapshotIntervalEntries = b.snapshotIntervalEntries;
         this.sessionTimeoutMs = b.sessionTimeoutMs;
@@ -106,42 +119,22 @@ public final class ControllerConfig {
     }
 
     /**
-     * Reads the keys of {@link #KEYS} from properties (other keys are ignored: the broker's
+     * Reads the keys of {@link #DEFINITION} from properties (other keys are ignored: the broker's
      * properties file holds many more); missing keys take their defaults.
+     *
+     * @throws ConfigException naming the first bad key
      */
     public static ControllerConfig fromProperties(Map<?, ?> props) {
-        Builder b = builder();
-        b.nodeId((int) number(props, NODE_ID_CONFIG, NODE_ID_DEFAULT));
-        b.voters(string(props, VOTERS_CONFIG, VOTERS_DEFAULT));
-        b.dataDir(Path.of(string(props, DATA_DIR_CONFIG, DATA_DIR_DEFAULT)));
-        b.snapshotIntervalEntries(number(props, SNAPSHOT_INTERVAL_CONFIG, SNAPSHOT_INTERVAL_DEFAULT));
-        b.sessionTimeoutMs(number(props, SESSION_TIMEOUT_CONFIG, SESSION_TIMEOUT_DEFAULT));
-        b.heartbeatIntervalMs(number(props, HEARTBEAT_INTERVAL_CONFIG, HEARTBEAT_INTERVAL_DEFAULT));
-        b.requestTimeoutMs(number(props, REQUEST_TIMEOUT_CONFIG, REQUEST_TIMEOUT_DEFAULT));
-        b.clientConnections((int) number(props, CLIENT_CONNECTIONS_CONFIG, CLIENT_CONNECTIONS_DEFAULT));
-        return b.build();
-    }
-
-    private static String string(Map<?, ?> props, String key, String defaultValue) {
-        Object v = props.get(key);
-        return v == null ? defaultValue : v.toString().trim();
-    }
-
-    private static long number(Map<?, ?> props, String key, long defaultValue) {
-        Object v = props.get(key);
-        if (v == null) {
-            return defaultValue;
-        }
-        try {
-            long n = Long.parseLong(v.toString().trim());
-            boolean outsideInt = n > Integer.MAX_VALUE || n < Integer.MIN_VALUE;
-            if (outsideInt && (key.equals(NODE_ID_CONFIG) || key.equals(CLIENT_CONNECTIONS_CONFIG))) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + ": '" + v + "' is not a valid number");
-        }
+        ConfigValues v = DEFINITION.parse(props);
+        Builder b = builder().nodeId(v.get(NODE_ID));
+        b.voters = v.get(VOTERS);
+        return b.dataDir(v.get(DATA_DIR))
+                .snapshotIntervalEntries(v.get(SNAPSHOT_INTERVAL))
+                .sessionTimeoutMs(v.get(SESSION_TIMEOUT))
+                .heartbeatIntervalMs(v.get(HEARTBEAT_INTERVAL))
+                .requestTimeoutMs(v.get(REQUEST_TIMEOUT))
+                .clientConnections(v.get(CLIENT_CONNECTIONS))
+                .build();
     }
 
     /** Parses {@code id@host:port,...}; ids unique, 1 to 7 voters. */
@@ -161,7 +154,7 @@ public final class ControllerConfig {
                 id = Integer.parseInt(entry.substring(0, at));
                 port = Integer.parseInt(entry.substring(colon + 1));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(VOTERS_CONFIG + ": '" + entry + "' is not id@host:port");
+                throw new ConfigException(VOTERS_CONFIG, "'" + entry + "' is not id@host:port");
             }
             require(id >= 0, VOTERS_CONFIG, "voter id " + id + " is negative");
             require(port > 0 && port <= 65535, VOTERS_CONFIG, "port " + port + " of voter " + id + " is out of range");
@@ -174,7 +167,7 @@ public final class ControllerConfig {
 
     private static void require(boolean ok, String key, String message) {
         if (!ok) {
-            throw new IllegalArgumentException(key + ": " + message);
+            throw new ConfigException(key, message);
         }
     }
 
@@ -219,57 +212,65 @@ public final class ControllerConfig {
         return clientConnections;
     }
 
-    /** Fail-fast builder; {@link #build()} validates. */
+    /**
+     * Fail-fast builder: each setter checks its value against the key's validator at once;
+     * {@link #build()} checks the values against each other. Not thread-safe.
+     */
     public static final class Builder {
-        private int nodeId = NODE_ID_DEFAULT;
-        private String voters = VOTERS_DEFAULT;
-        private Path dataDir = Path.of(DATA_DIR_DEFAULT);
-        private long snapshotIntervalEntries = SNAPSHOT_INTERVAL_DEFAULT;
-        private long sessionTimeoutMs = SESSION_TIMEOUT_DEFAULT;
-        private long heartbeatIntervalMs = HEARTBEAT_INTERVAL_DEFAULT;
-        private long requestTimeoutMs = REQUEST_TIMEOUT_DEFAULT;
-        private int clientConnections = CLIENT_CONNECTIONS_DEFAULT;
+        private int nodeId = NODE_ID.defaultValue();
+        private List<Voter> voters = VOTERS.defaultValue();
+        private Path dataDir = DATA_DIR.defaultValue();
+        private long snapshotIntervalEntries = SNAPSHOT_INTERVAL.defaultValue();
+        private long sessionTimeoutMs = SESSION_TIMEOUT.defaultValue();
+        private long heartbeatIntervalMs = HEARTBEAT_INTERVAL.defaultValue();
+        private long requestTimeoutMs = REQUEST_TIMEOUT.defaultValue();
+        private int clientConnections = CLIENT_CONNECTIONS.defaultValue();
 
         public Builder nodeId(int v) {
-            nodeId = v;
+            nodeId = NODE_ID.validate(v);
             return this;
         }
 
+        /** The quorum as {@code id@host:port,...}. */
         public Builder voters(String v) {
-            voters = v;
+            voters = v == null ? null : VOTERS.parse(v);
             return this;
         }
 
         public Builder dataDir(Path v) {
-            dataDir = v;
+            dataDir = DATA_DIR.validate(v);
             return this;
         }
 
         public Builder snapshotIntervalEntries(long v) {
-            snapshotIntervalEntries = v;
+            snapshotIntervalEntries = SNAPSHOT_INTERVAL.validate(v);
             return this;
         }
 
         public Builder sessionTimeoutMs(long v) {
-            sessionTimeoutMs = v;
+            sessionTimeoutMs = SESSION_TIMEOUT.validate(v);
             return this;
         }
 
         public Builder heartbeatIntervalMs(long v) {
-            heartbeatIntervalMs = v;
+            heartbeatIntervalMs = HEARTBEAT_INTERVAL.validate(v);
             return this;
         }
 
         public Builder requestTimeoutMs(long v) {
-            requestTimeoutMs = v;
+            requestTimeoutMs = REQUEST_TIMEOUT.validate(v);
             return this;
         }
 
         public Builder clientConnections(int v) {
-            clientConnections = v;
+            clientConnections = CLIENT_CONNECTIONS.validate(v);
             return this;
         }
 
+        /**
+         * @throws ConfigException if no voters are set, or the session timeout does not exceed the
+         *     heartbeat interval
+         */
         public ControllerConfig build() {
             return new ControllerConfig(this);
         }

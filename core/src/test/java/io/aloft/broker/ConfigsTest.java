@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.broker.log.LogConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -85,6 +87,21 @@ class ConfigsTest {
         ExecutionException unknown = assertThrows(ExecutionException.class, () -> describe(
                 new ConfigResource(ConfigResource.Type.TOPIC, "no-such-topic")));
         assertInstanceOf(UnknownTopicOrPartitionException.class, unknown.getCause());
+    }
+
+    @Test
+    void describedConfigs_carryTypeAndDocumentationFromTheDeclarations() throws Exception {
+        ConfigResource b = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(broker.broker().nodeId()));
+        Config c = admin.describeConfigs(List.of(b), new DescribeConfigsOptions().includeDocumentation(true))
+                .all().get(30, TimeUnit.SECONDS).get(b);
+        assertEquals(ConfigEntry.ConfigType.INT, c.get("log.retention.hours").type());
+        assertEquals(ConfigEntry.ConfigType.LIST, c.get("listeners").type());
+        assertEquals(ConfigEntry.ConfigType.STRING, c.get("aloft.data.dir").type(), "a path is a string to Kafka");
+        assertEquals(LogConfig.LOG_RETENTION_HOURS.doc(), c.get("log.retention.hours").documentation());
+        admin.createTopics(List.of(new NewTopic("typed", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "typed");
+        assertEquals(ConfigEntry.ConfigType.LONG, describe(topic).get("retention.ms").type());
+        assertEquals(null, describe(topic).get("retention.ms").documentation(), "only when asked for");
     }
 
     @Test

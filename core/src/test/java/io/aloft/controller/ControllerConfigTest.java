@@ -37,7 +37,7 @@ class ControllerConfigTest {
     @Test
     void documentedDefaultsAreTheDefaults() {
         Map<String, String> props = new HashMap<>();
-        ControllerConfig.KEYS.forEach(k -> props.put(k.name(), k.defaultValue()));
+        ControllerConfig.DEFINITION.keys().forEach(k -> props.put(k.name(), formattedDefault(k)));
         ControllerConfig fromDocs = ControllerConfig.fromProperties(props);
         ControllerConfig c = ControllerConfig.builder().build();
         assertEquals(c.nodeId(), fromDocs.nodeId());
@@ -127,6 +127,10 @@ class ControllerConfigTest {
         assertTrue(e.getMessage().startsWith("node.id: "), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> ControllerConfig.builder().voters(null).build());
         assertTrue(e.getMessage().startsWith("controller.quorum.voters: "), e.getMessage());
+    }
+
+    private static <T> String formattedDefault(io.aloft.config.ConfigKey<T> key) {
+        return key.format(key.defaultValue());
     }
 
     private static void rejected(Map<String, String> props, String key) {

@@ -50,6 +50,16 @@ class ControllerMainTest {
     }
 
     @Test
+    void metadataDirUnderAFile_refusedBeforeStarting_typoWarned() throws Exception {
+        Path file = Files.writeString(dir.resolve("plain"), "x");
+        Outcome o = run("node.id=1\ncontroller.quorum.voters=1@127.0.0.1:" + TestQuorum.freePort()
+                + "\nmetadata.log.dir=" + file.resolve("m") + "\ncontroller.snapshot.interval.entrys=500\n");
+        assertEquals(2, o.exitCode(), o.output());
+        assertTrue(o.output().contains("metadata.log.dir: cannot create directory"), o.output());
+        assertTrue(o.output().contains("did you mean 'controller.snapshot.interval.entries'?"), o.output());
+    }
+
+    @Test
     void nonNumericTimeoutNamesTheKey() throws Exception {
         Outcome o = run("broker.session.timeout.ms=soon\n");
         assertEquals(2, o.exitCode(), o.output());

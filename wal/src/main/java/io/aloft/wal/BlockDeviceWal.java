@@ -1,5 +1,7 @@
 package io.aloft.wal;
 
+import io.aloft.config.ConfigException;
+import io.aloft.config.PathChecks;
 import io.aloft.wal.device.WalDevice;
 import io.aloft.wal.format.RecordFormat;
 import io.aloft.wal.format.WalHeader;
@@ -188,23 +190,13 @@ public final class BlockDeviceWal implements WriteAheadLog {
     }
 
     private static void createIfMissing(WalConfig config) throws IOException {
-        Path path = config.path().toAbsolutePath();
+        // The same checks a server runs on its settings before it writes anything.
+        PathChecks.requireWritableFile(WalConfig.PATH_CONFIG, config.path(), false);
+        Path path = config.path().toAbsolutePath().normalize();
         if (Files.exists(path)) {
-            if (Files.isDirectory(path)) {
-                throw new WalConfigException(WalConfig.PATH_CONFIG, path + " is a directory");
-            }
-            if (!Files.isReadable(path) || !Files.isWritable(path)) {
-                throw new WalConfigException(WalConfig.PATH_CONFIG, path + " is not readable and writable");
-            }
             return;
         }
         Path dir = path.getParent();
-        if (dir == null || !Files.isDirectory(dir)) {
-            throw new WalConfigException(WalConfig.PATH_CONFIG, "directory " + dir + " does not exist");
-        }
-        if (!Files.isWritable(dir)) {
-            throw new WalConfigException(WalConfig.PATH_CONFIG, "directory " + dir + " is not writable");
-        }
         // Preallocate under a temporary name so a crash never leaves a half-made file at the path.
         Path tmp = dir.resolve(path.getFileName() + ".init");
         Files.deleteIfExists(tmp);
@@ -218,7 +210,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
             Thread.UncaughtExceptionHandler uncaughtHandler) throws IOException {
         long size = device.size();
         if (size < config.capacityBytes()) {
-            throw new WalConfigException(WalConfig.CAPACITY_CONFIG, config.capacityBytes() + " exceeds the "
+            throw new ConfigException(WalConfig.CAPACITY_CONFIG, config.capacityBytes() + " exceeds the "
                     + size + " bytes of " + (device.blockDevice() ? "device " : "file ") + device.path());
         }
         ByteBuffer slots = WalDevice.allocate(WalHeader.SLOT_SIZE * WalHeader.SLOT_COUNT);
@@ -226,7 +218,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
         WalHeader header = newestHeader(slots);
         if (header == null) {
             if (!isZero(slots.flip())) {
-                throw new WalConfigException(WalConfig.PATH_CONFIG, device.path() + " holds no valid WAL header "
+                throw new ConfigException(WalConfig.PATH_CONFIG, device.path() + " holds no valid WAL header "
                         + "(both copies fail their checks); refusing to overwrite it. Delete it if its data is "
                         + "not needed.");
             }
@@ -235,7 +227,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
             writeHeader(device, header, WalDevice.allocate(WalHeader.SLOT_SIZE));
         }
         if (header.capacity() != config.capacityBytes()) {
-            throw new WalConfigException(WalConfig.CAPACITY_CONFIG, config.capacityBytes() + " differs from the "
+            throw new ConfigException(WalConfig.CAPACITY_CONFIG, config.capacityBytes() + " differs from the "
                     + header.capacity() + " bytes the WAL at " + device.path() + " was formatted with; set it back, "
                     + "or empty the WAL and delete the file to change it");
         }

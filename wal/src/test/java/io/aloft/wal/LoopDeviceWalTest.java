@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.config.ConfigException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -79,7 +80,7 @@ class LoopDeviceWalTest {
     @Test
     void open_deviceSmallerThanCapacity_namesCapacityKey() {
         WalConfig config = WalConfig.builder().path(device).capacityBytes(16L << 20).build();
-        WalConfigException e = assertThrows(WalConfigException.class, () -> BlockDeviceWal.open(config));
+        ConfigException e = assertThrows(ConfigException.class, () -> BlockDeviceWal.open(config));
         assertEquals(WalConfig.CAPACITY_CONFIG, e.key());
         assertTrue(e.getMessage().contains("device " + device), e.getMessage());
     }

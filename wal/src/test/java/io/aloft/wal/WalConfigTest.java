@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.config.ConfigException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -18,7 +19,7 @@ class WalConfigTest {
     Path dir;
 
     private static void assertRejected(String key, Runnable build) {
-        WalConfigException e = assertThrows(WalConfigException.class, build::run);
+        ConfigException e = assertThrows(ConfigException.class, build::run);
         assertEquals(key, e.key());
         assertTrue(e.getMessage().startsWith(key + ": "), e.getMessage());
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.config.ConfigException;
 import io.aloft.wal.format.RecordFormat;
 import io.aloft.wal.format.WalHeader;
 import java.io.IOException;
@@ -215,7 +216,7 @@ class WalCorruptionTest {
     void open_bothHeaderCopiesCorrupt_refusesWithClearError() throws Exception {
         flipByte(8);
         flipByte(WalHeader.SLOT_SIZE + 8);
-        WalConfigException e = assertThrows(WalConfigException.class, () -> BlockDeviceWal.open(config));
+        ConfigException e = assertThrows(ConfigException.class, () -> BlockDeviceWal.open(config));
         assertEquals(WalConfig.PATH_CONFIG, e.key());
         assertTrue(e.getMessage().contains("no valid WAL header"), e.getMessage());
     }

@@ -93,7 +93,7 @@ public final class WalBenchmark {
 
             Path walFile = work.resolve("wal.dat");
             progress("creating %s WAL file", MarkdownReport.size(options.capacity()));
-            try (WalLoad load = WalLoad.open(walFile, options.capacity(), WalConfig.MAX_INFLIGHT_DEFAULT,
+            try (WalLoad load = WalLoad.open(walFile, options.capacity(), WalConfig.MAX_INFLIGHT.defaultValue(),
                     machine.fsDevice())) {
                 for (int size : RECORD_SIZES) {
                     for (int appenders : APPENDERS) {
@@ -118,7 +118,7 @@ public final class WalBenchmark {
 
         Results results = new Results(date, System.getenv().getOrDefault("ALOFT_GIT_REV", "unknown"),
                 options.quick(), options.rawWindow(), options.walWindow(), machine, MachineInfo.currentLoadAverage(),
-                options.capacity(), defaultMaxBatch(), WalConfig.MAX_INFLIGHT_DEFAULT, raw, fio, grid, halfLoad,
+                options.capacity(), defaultMaxBatch(), WalConfig.MAX_INFLIGHT.defaultValue(), raw, fio, grid, halfLoad,
                 sweep, (System.nanoTime() - startNanos) / 1e9);
         String markdown = MarkdownReport.render(results);
         Files.createDirectories(options.jsonDir());

@@ -3,6 +3,7 @@ package io.aloft.broker.config;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.topic.TopicManager;
+import io.aloft.config.ConfigKey;
 import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +18,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 /**
  * Configs of topics and brokers as DescribeConfigs shows them and Alter(Incremental)Configs
  * changes them. Topic overrides live in the controller; broker configs are the properties file
- * plus the dynamic values of {@link DynamicBrokerConfigs}.
+ * plus the dynamic values of {@link DynamicBrokerConfigs}. Which broker keys are writable, and each
+ * key's type and documentation, come from the keys' declarations.
  */
 public final class ConfigResources {
 
@@ -28,8 +30,13 @@ public final class ConfigResources {
     public static final byte SOURCE_STATIC_BROKER = 4;
     public static final byte SOURCE_DEFAULT = 5;
 
-    /** One config as described. */
-    public record Entry(String name, String value, byte source, boolean readOnly) {
+    /**
+     * One config as described.
+     *
+     * @param key its declaration, for the type and documentation; {@code null} for a key no module
+     *     reads (a Kafka topic config Aloft accepts and ignores, or an unknown key in the file)
+     */
+    public record Entry(String name, String value, byte source, boolean readOnly, ConfigKey<?> key) {
     }
 
     private final MetadataCache cache;
@@ -63,7 +70,7 @@ public final class ConfigResources {
         Map<String, String> merged = new TreeMap<>(brokerConfigs.logDefaults().toMap());
         merged.putAll(topic.configs());
         merged.forEach((k, v) -> out.add(new Entry(k, v, topic.configs().containsKey(k) ? SOURCE_TOPIC
-                : brokerSource(LogConfig.brokerSynonyms(k)), false)));
+                : brokerSource(LogConfig.brokerSynonyms(k)), false, LogConfig.describedKey(k))));
         return out;
     }
 
@@ -90,25 +97,27 @@ public final class ConfigResources {
         if (name.equals(DynamicBrokerConfigs.CLUSTER_DEFAULT)) {
             List<Entry> out = new ArrayList<>();
             brokerConfigs.clusterDefault().forEach((k, v) -> out.add(new Entry(k, v, SOURCE_DYNAMIC_DEFAULT_BROKER,
-                    false)));
+                    false, brokerConfigs.key(k))));
             return out;
         }
         requireThisBroker(name);
         Map<String, Entry> entries = new TreeMap<>();
         brokerConfigs.staticProps().forEach((k, v) -> entries.put(k, new Entry(k, isSensitive(k) ? null : v,
-                SOURCE_STATIC_BROKER, !DynamicBrokerConfigs.DYNAMIC_KEYS.contains(k))));
+                SOURCE_STATIC_BROKER, !brokerConfigs.dynamicKeys().contains(k), brokerConfigs.key(k))));
         // Every topic default with its broker key and the value in force, even where nothing sets it.
         Map<String, String> inForce = brokerConfigs.logDefaults().toMap();
         inForce.forEach((topicKey, value) -> {
             List<String> synonyms = LogConfig.brokerSynonyms(topicKey);
             if (!synonyms.isEmpty() && synonyms.stream().noneMatch(entries::containsKey)) {
                 String brokerKey = synonyms.get(0);
-                entries.put(brokerKey, new Entry(brokerKey, value, SOURCE_DEFAULT, false));
+                entries.put(brokerKey, new Entry(brokerKey, value, SOURCE_DEFAULT, false,
+                        brokerConfigs.key(brokerKey)));
             }
         });
         brokerConfigs.clusterDefault().forEach((k, v) -> entries.put(k, new Entry(k, v,
-                SOURCE_DYNAMIC_DEFAULT_BROKER, false)));
-        brokerConfigs.perBroker().forEach((k, v) -> entries.put(k, new Entry(k, v, SOURCE_DYNAMIC_BROKER, false)));
+                SOURCE_DYNAMIC_DEFAULT_BROKER, false, brokerConfigs.key(k))));
+        brokerConfigs.perBroker().forEach((k, v) -> entries.put(k, new Entry(k, v, SOURCE_DYNAMIC_BROKER, false,
+                brokerConfigs.key(k))));
         return List.copyOf(entries.values());
     }
 

@@ -1,6 +1,9 @@
 package io.aloft.broker.config;
 
 import io.aloft.broker.log.LogConfig;
+import io.aloft.config.ConfigDefinition;
+import io.aloft.config.ConfigException;
+import io.aloft.config.ConfigKey;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.command.DeleteKv;
 import io.aloft.controller.command.PutKv;
@@ -8,6 +11,7 @@ import io.aloft.controller.query.Queries;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,18 +36,18 @@ import org.slf4j.LoggerFactory;
  * for one broker. As in Kafka, a broker's own value beats the cluster default, which beats
  * server.properties, which beats the built-in default.
  *
- * <p>Only the broker-wide defaults of topic configs can change this way ({@link #DYNAMIC_KEYS}:
- * {@code log.retention.ms}, {@code message.max.bytes}, ...); the rest of server.properties is
- * read at start only. A broker applies its own changes at once and picks up other brokers'
- * changes within {@value #REFRESH_INTERVAL_MS} ms.
+ * <p>Which keys can change this way, and what values they take, comes from their declarations: the
+ * keys marked dynamic in the server's definition ({@link #dynamicKeys()} — so far the broker-wide
+ * defaults of topic configs, {@code log.retention.ms}, {@code message.max.bytes}, ...), each value
+ * checked by its key's validator; the rest of server.properties is read at start only. A broker
+ * applies its own changes at once and picks up other brokers' changes within
+ * {@value #REFRESH_INTERVAL_MS} ms.
  *
  * <p>Thread-safe: the current view is one immutable value swapped on refresh.
  */
 public final class DynamicBrokerConfigs {
     private static final Logger log = LoggerFactory.getLogger(DynamicBrokerConfigs.class);
 
-    /** Broker keys that can change at run time. */
-    public static final Set<String> DYNAMIC_KEYS = LogConfig.brokerKeys();
     /** The resource name of the cluster-wide default (Kafka's "--entity-default"). */
     public static final String CLUSTER_DEFAULT = "";
     static final String KV_PREFIX = "config/broker/";
@@ -58,16 +62,28 @@ public final class DynamicBrokerConfigs {
     private final int brokerId;
     private final ControllerClient controller;
     private final Map<String, String> staticProps;
+    private final ConfigDefinition keys;
+    private final Set<String> dynamicKeys;
     private final List<Consumer<LogConfig>> listeners = new CopyOnWriteArrayList<>();
     private volatile View view;
     /** Refreshes are numbered as they start, so a slow older read never replaces a newer one. */
     private final AtomicLong refreshes = new AtomicLong();
     private long appliedRefresh;
 
-    public DynamicBrokerConfigs(int brokerId, ControllerClient controller, Map<String, String> staticProps) {
+    /**
+     * @param keys every key the broker's properties may set; those marked dynamic can be altered
+     *     here, and only the topic defaults ({@link LogConfig#BROKER_DEFINITION}) take effect while
+     *     running
+     */
+    public DynamicBrokerConfigs(int brokerId, ControllerClient controller, Map<String, String> staticProps,
+            ConfigDefinition keys) {
         this.brokerId = brokerId;
         this.controller = controller;
         this.staticProps = Map.copyOf(staticProps);
+        this.keys = keys;
+        Set<String> dynamic = new TreeSet<>();
+        keys.dynamicKeys().forEach(k -> dynamic.add(k.name()));
+        this.dynamicKeys = Collections.unmodifiableSet(dynamic);
         this.view = new View(Map.of(), Map.of(), LogConfig.fromBrokerProperties(staticProps));
     }
 
@@ -109,6 +125,16 @@ public final class DynamicBrokerConfigs {
         return brokerId;
     }
 
+    /** The keys that can change at run time, by name. */
+    public Set<String> dynamicKeys() {
+        return dynamicKeys;
+    }
+
+    /** The declaration of a broker key, or {@code null} for a key no module reads. */
+    public ConfigKey<?> key(String name) {
+        return keys.key(name);
+    }
+
     /** The values set at a scope: {@link #CLUSTER_DEFAULT} or this broker's id. */
     public Map<String, String> at(String resourceName) {
         return isClusterDefault(resourceName) ? clusterDefault() : perBroker();
@@ -145,7 +171,7 @@ public final class DynamicBrokerConfigs {
         LogConfig logDefaults;
         try {
             logDefaults = LogConfig.fromBrokerProperties(effective(clusterDefault, perBroker));
-        } catch (IllegalArgumentException e) {
+        } catch (ConfigException e) {
             // Validated before it was stored, so only a value written by another version lands here.
             log.warn("Ignoring dynamic broker configs that do not parse ({}); keeping the previous ones", e.getMessage());
             return;
@@ -193,11 +219,11 @@ public final class DynamicBrokerConfigs {
             boolean validateOnly) {
         try {
             Set<String> notDynamic = new TreeSet<>();
-            set.keySet().stream().filter(k -> !DYNAMIC_KEYS.contains(k)).forEach(notDynamic::add);
-            delete.stream().filter(k -> !DYNAMIC_KEYS.contains(k)).forEach(notDynamic::add);
+            set.keySet().stream().filter(k -> !dynamicKeys.contains(k)).forEach(notDynamic::add);
+            delete.stream().filter(k -> !dynamicKeys.contains(k)).forEach(notDynamic::add);
             if (!notDynamic.isEmpty()) {
                 throw new InvalidRequestException("Cannot update these configs dynamically: " + notDynamic
-                        + " (set them in server.properties and restart). Dynamic broker configs are " + DYNAMIC_KEYS);
+                        + " (set them in server.properties and restart). Dynamic broker configs are " + dynamicKeys);
             }
             View current = view;
             Map<String, String> clusterDefault = new TreeMap<>(current.clusterDefault());
@@ -206,8 +232,10 @@ public final class DynamicBrokerConfigs {
             delete.forEach(target::remove);
             set.forEach((k, v) -> target.put(k, v == null ? "" : v.trim()));
             try {
+                // Each value by its own key's rules, then the topic defaults they make together.
+                set.keySet().forEach(k -> keys.key(k).parse(target.get(k)));
                 LogConfig.fromBrokerProperties(effective(clusterDefault, perBroker));
-            } catch (IllegalArgumentException e) {
+            } catch (ConfigException e) {
                 throw new InvalidConfigurationException(e.getMessage());
             }
             if (validateOnly) {

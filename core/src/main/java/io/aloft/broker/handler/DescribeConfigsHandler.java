@@ -3,6 +3,7 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.config.ConfigResources;
+import io.aloft.config.ConfigKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,8 +17,12 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeConfigsResponse;
+import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 
-/** DescribeConfigs for topics (overrides over broker defaults) and this broker (static, read-only). */
+/**
+ * DescribeConfigs for topics (overrides over broker defaults) and this broker (static, read-only,
+ * but for the dynamic keys), with each key's type and, when asked, its documentation as declared.
+ */
 public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsRequest> {
     private final ConfigResources configs;
 
@@ -47,7 +52,9 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
                         r.resourceName(), r.configurationKeys())) {
                     entries.add(new DescribeConfigsResourceResult().setName(e.name()).setValue(e.value())
                             .setReadOnly(e.readOnly()).setConfigSource(e.source()).setIsSensitive(e.value() == null)
-                            .setSynonyms(List.of()).setConfigType((byte) 0));
+                            .setSynonyms(List.of()).setConfigType(configType(e.key()))
+                            .setDocumentation(request.data().includeDocumentation() && e.key() != null
+                                    ? e.key().doc() : null));
                 }
                 result.setErrorCode(Errors.NONE.code()).setConfigs(entries);
             } catch (RuntimeException e) {
@@ -58,5 +65,19 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
         }
         return CompletableFuture.completedFuture(new DescribeConfigsResponse(new DescribeConfigsResponseData()
                 .setThrottleTimeMs(0).setResults(results)));
+    }
+
+    /** Kafka's type of a key as declared (a path or URL is a string to Kafka); unknown for an undeclared key. */
+    static byte configType(ConfigKey<?> key) {
+        if (key == null) {
+            return ConfigType.UNKNOWN.id();
+        }
+        return (switch (key.type()) {
+            case BOOLEAN -> ConfigType.BOOLEAN;
+            case INT -> ConfigType.INT;
+            case LONG -> ConfigType.LONG;
+            case LIST -> ConfigType.LIST;
+            case STRING, PATH, URL -> ConfigType.STRING;
+        }).id();
     }
 }

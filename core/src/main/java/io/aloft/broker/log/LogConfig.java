@@ -1,85 +1,143 @@
 package io.aloft.broker.log;
 
+import io.aloft.config.ConfigDefinition;
+import io.aloft.config.ConfigException;
+import io.aloft.config.ConfigKey;
+import io.aloft.config.ConfigValues;
+import io.aloft.config.Validator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigDef.Importance;
-import org.apache.kafka.common.config.ConfigDef.Range;
-import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigDef.ValidString;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.record.TimestampType;
 
 /**
  * The topic settings a {@link PartitionLog} obeys, under Kafka's names and with Kafka 4's
- * defaults. Built from a topic's overrides laid over the broker's defaults; a bad value fails with
- * a {@link ConfigException} naming the key (CreateTopics/AlterConfigs answer INVALID_CONFIG).
- * Keys this class does not know are ignored: other parts of the broker own them.
+ * defaults. Two definitions: the topic configs ({@link #TOPIC_DEFINITION}: {@code retention.ms},
+ * ...) and their broker-wide defaults under Kafka's broker names ({@link #BROKER_DEFINITION}:
+ * {@code log.retention.ms}, ..., all changeable at run time), each broker key declared as a
+ * synonym of its topic key so the two share type, default and validator. A {@code LogConfig} is
+ * a topic's overrides laid over the broker's defaults; a bad value fails with a
+ * {@link ConfigException} naming the key (CreateTopics/AlterConfigs answer INVALID_CONFIG). Keys
+ * this class does not know are ignored: other parts of the broker own them.
  *
  * <p>Immutable.
  */
 public final class LogConfig {
     public static final String MAX_MESSAGE_BYTES_CONFIG = "max.message.bytes";
-    public static final String MAX_MESSAGE_BYTES_DOC = "Largest record batch, in bytes, the log accepts.";
-    public static final int MAX_MESSAGE_BYTES_DEFAULT = 1048588;
+    public static final ConfigKey<Integer> MAX_MESSAGE_BYTES = ConfigKey.intKey(MAX_MESSAGE_BYTES_CONFIG)
+            .defaultValue(1048588).validator(Validator.atLeast(0))
+            .doc("Largest record batch, in bytes, the log accepts.")
+            .build();
 
     public static final String MESSAGE_TIMESTAMP_TYPE_CONFIG = "message.timestamp.type";
-    public static final String MESSAGE_TIMESTAMP_TYPE_DOC = "CreateTime keeps the producer's timestamps (checked "
-            + "against the two bounds below); LogAppendTime replaces them with the broker's clock.";
-    public static final String MESSAGE_TIMESTAMP_TYPE_DEFAULT = "CreateTime";
+    public static final ConfigKey<String> MESSAGE_TIMESTAMP_TYPE = ConfigKey.stringKey(MESSAGE_TIMESTAMP_TYPE_CONFIG)
+            .defaultValue("CreateTime").validator(Validator.oneOf("CreateTime", "LogAppendTime"))
+            .doc("CreateTime keeps the producer's timestamps (checked against message.timestamp.before.max.ms "
+                    + "and message.timestamp.after.max.ms); LogAppendTime replaces them with the broker's clock.")
+            .build();
 
     public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG = "message.timestamp.before.max.ms";
-    public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DOC = "With CreateTime, a record timestamp at most "
-            + "this far behind the broker's clock is accepted.";
-    public static final long MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT = Long.MAX_VALUE;
+    public static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS = ConfigKey
+            .longKey(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG).defaultValue(Long.MAX_VALUE)
+            .validator(Validator.atLeast(0L))
+            .doc("With CreateTime, a record timestamp at most this far behind the broker's clock is accepted.")
+            .build();
 
     public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = "message.timestamp.after.max.ms";
-    public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS_DOC = "With CreateTime, a record timestamp at most "
-            + "this far ahead of the broker's clock is accepted.";
-    public static final long MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT = 3_600_000L;
+    public static final ConfigKey<Long> MESSAGE_TIMESTAMP_AFTER_MAX_MS = ConfigKey
+            .longKey(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG).defaultValue(3_600_000L)
+            .validator(Validator.atLeast(0L))
+            .doc("With CreateTime, a record timestamp at most this far ahead of the broker's clock is accepted.")
+            .build();
 
     public static final String RETENTION_MS_CONFIG = "retention.ms";
-    public static final String RETENTION_MS_DOC = "Batches whose largest timestamp is older than this are deleted; "
-            + "-1 keeps them regardless of age.";
-    public static final long RETENTION_MS_DEFAULT = 604_800_000L;
+    public static final ConfigKey<Long> RETENTION_MS = ConfigKey.longKey(RETENTION_MS_CONFIG)
+            .defaultValue(604_800_000L).validator(Validator.atLeast(-1L))
+            .doc("Batches whose largest timestamp is older than this are deleted; -1 keeps them regardless of age.")
+            .build();
 
     public static final String RETENTION_BYTES_CONFIG = "retention.bytes";
-    public static final String RETENTION_BYTES_DOC = "Oldest batches are deleted while the log would still hold at "
-            + "least this many bytes without them; -1 means no size limit.";
-    public static final long RETENTION_BYTES_DEFAULT = -1L;
+    public static final ConfigKey<Long> RETENTION_BYTES = ConfigKey.longKey(RETENTION_BYTES_CONFIG)
+            .defaultValue(-1L).validator(Validator.atLeast(-1L))
+            .doc("Oldest batches are deleted while the log would still hold at least this many bytes without "
+                    + "them; -1 means no size limit.")
+            .build();
 
     public static final String INDEX_INTERVAL_BYTES_CONFIG = "index.interval.bytes";
-    public static final String INDEX_INTERVAL_BYTES_DOC = "Bytes of batches one time-index entry covers. Retention "
-            + "deletes whole entries, and a timestamp lookup reads at most one entry's batches; the index costs "
-            + "about 20 bytes of memory per entry.";
-    public static final int INDEX_INTERVAL_BYTES_DEFAULT = 4096;
+    public static final ConfigKey<Integer> INDEX_INTERVAL_BYTES = ConfigKey.intKey(INDEX_INTERVAL_BYTES_CONFIG)
+            .defaultValue(4096).validator(Validator.atLeast(0))
+            .doc("Bytes of batches one time-index entry covers. Retention deletes whole entries, and a timestamp "
+                    + "lookup reads at most one entry's batches; the index costs about 20 bytes of memory per entry.")
+            .build();
 
+    /** The topic configs a partition log obeys (other Kafka topic configs are accepted and ignored). */
+    public static final ConfigDefinition TOPIC_DEFINITION = ConfigDefinition.of("topic", MAX_MESSAGE_BYTES,
+            MESSAGE_TIMESTAMP_TYPE, MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, RETENTION_MS,
+            RETENTION_BYTES, INDEX_INTERVAL_BYTES);
+
+    // Broker keys: the broker-wide default of each topic config, under Kafka's broker names.
+
+    public static final ConfigKey<Integer> MESSAGE_MAX_BYTES = brokerDefault("message.max.bytes", MAX_MESSAGE_BYTES);
+    public static final ConfigKey<String> LOG_MESSAGE_TIMESTAMP_TYPE = brokerDefault("log.message.timestamp.type",
+            MESSAGE_TIMESTAMP_TYPE);
+    public static final ConfigKey<Long> LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS = brokerDefault(
+            "log.message.timestamp.before.max.ms", MESSAGE_TIMESTAMP_BEFORE_MAX_MS);
+    public static final ConfigKey<Long> LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS = brokerDefault(
+            "log.message.timestamp.after.max.ms", MESSAGE_TIMESTAMP_AFTER_MAX_MS);
+    public static final ConfigKey<Long> LOG_RETENTION_MS = ConfigKey.longKey("log.retention.ms")
+            .validator(Validator.atLeast(-1L)).dynamic().defaultText("(`log.retention.minutes`)")
+            .doc("Default of the topic config retention.ms. Unset, log.retention.minutes applies, and unset too, "
+                    + "log.retention.hours, as in Kafka.")
+            .build();
+    public static final ConfigKey<Integer> LOG_RETENTION_MINUTES = ConfigKey.intKey("log.retention.minutes")
+            .validator(Validator.atLeast(-1)).dynamic().defaultText("(`log.retention.hours`)")
+            .doc("Default of the topic config retention.ms, in minutes, where log.retention.ms is unset; -1 keeps "
+                    + "data regardless of age.")
+            .build();
+    public static final ConfigKey<Integer> LOG_RETENTION_HOURS = ConfigKey.intKey("log.retention.hours")
+            .defaultValue(168).validator(Validator.atLeast(-1)).dynamic()
+            .doc("Default of the topic config retention.ms, in hours, where log.retention.ms and "
+                    + "log.retention.minutes are unset; -1 keeps data regardless of age.")
+            .build();
+    public static final ConfigKey<Long> LOG_RETENTION_BYTES = brokerDefault("log.retention.bytes", RETENTION_BYTES);
+    public static final ConfigKey<Integer> LOG_INDEX_INTERVAL_BYTES = brokerDefault("log.index.interval.bytes",
+            INDEX_INTERVAL_BYTES);
     public static final String PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms";
-    public static final String PRODUCER_ID_EXPIRATION_MS_DOC = "A producer whose last batch's timestamp is older "
-            + "than this is forgotten (its sequence numbers are no longer checked). A broker setting in Kafka.";
-    public static final long PRODUCER_ID_EXPIRATION_MS_DEFAULT = 86_400_000L;
+    public static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_MS = ConfigKey.longKey(PRODUCER_ID_EXPIRATION_MS_CONFIG)
+            .defaultValue(86_400_000L).validator(Validator.atLeast(1L)).dynamic()
+            .doc("A producer whose last batch's timestamp is older than this is forgotten (its sequence numbers "
+                    + "are no longer checked). A broker setting, as in Kafka; topics show it too.")
+            .build();
 
-    static final ConfigDef CONFIG_DEF = new ConfigDef()
-            .define(MAX_MESSAGE_BYTES_CONFIG, Type.INT, MAX_MESSAGE_BYTES_DEFAULT, Range.atLeast(0), Importance.MEDIUM,
-                    MAX_MESSAGE_BYTES_DOC)
-            .define(MESSAGE_TIMESTAMP_TYPE_CONFIG, Type.STRING, MESSAGE_TIMESTAMP_TYPE_DEFAULT,
-                    ValidString.in("CreateTime", "LogAppendTime"), Importance.MEDIUM, MESSAGE_TIMESTAMP_TYPE_DOC)
-            .define(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, Type.LONG, MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT,
-                    Range.atLeast(0), Importance.MEDIUM, MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DOC)
-            .define(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, Type.LONG, MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT,
-                    Range.atLeast(0), Importance.MEDIUM, MESSAGE_TIMESTAMP_AFTER_MAX_MS_DOC)
-            .define(RETENTION_MS_CONFIG, Type.LONG, RETENTION_MS_DEFAULT, Range.atLeast(-1), Importance.MEDIUM,
-                    RETENTION_MS_DOC)
-            .define(RETENTION_BYTES_CONFIG, Type.LONG, RETENTION_BYTES_DEFAULT, Range.atLeast(-1), Importance.MEDIUM,
-                    RETENTION_BYTES_DOC)
-            .define(INDEX_INTERVAL_BYTES_CONFIG, Type.INT, INDEX_INTERVAL_BYTES_DEFAULT, Range.atLeast(0),
-                    Importance.MEDIUM, INDEX_INTERVAL_BYTES_DOC)
-            .define(PRODUCER_ID_EXPIRATION_MS_CONFIG, Type.LONG, PRODUCER_ID_EXPIRATION_MS_DEFAULT, Range.atLeast(1),
-                    Importance.LOW, PRODUCER_ID_EXPIRATION_MS_DOC);
+    /** The broker keys that set topic defaults; all can change at run time. */
+    public static final ConfigDefinition BROKER_DEFINITION = ConfigDefinition.of("topic-defaults",
+            LOG_RETENTION_MS, LOG_RETENTION_MINUTES, LOG_RETENTION_HOURS, LOG_RETENTION_BYTES, MESSAGE_MAX_BYTES,
+            LOG_MESSAGE_TIMESTAMP_TYPE, LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS,
+            LOG_INDEX_INTERVAL_BYTES, PRODUCER_ID_EXPIRATION_MS);
+
+    /** A broker key and the topic key (or, for the producer expiry, the same key) whose default it sets. */
+    private record Synonym(ConfigKey<?> broker, ConfigKey<?> topic) {
+    }
+
+    /** In precedence order per topic key: the first one set wins (retention's three synonyms, as in Kafka). */
+    private static final List<Synonym> SYNONYMS = List.of(
+            new Synonym(MESSAGE_MAX_BYTES, MAX_MESSAGE_BYTES),
+            new Synonym(LOG_MESSAGE_TIMESTAMP_TYPE, MESSAGE_TIMESTAMP_TYPE),
+            new Synonym(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_BEFORE_MAX_MS),
+            new Synonym(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS),
+            new Synonym(LOG_RETENTION_MS, RETENTION_MS),
+            new Synonym(LOG_RETENTION_MINUTES, RETENTION_MS),
+            new Synonym(LOG_RETENTION_HOURS, RETENTION_MS),
+            new Synonym(LOG_RETENTION_BYTES, RETENTION_BYTES),
+            new Synonym(LOG_INDEX_INTERVAL_BYTES, INDEX_INTERVAL_BYTES),
+            new Synonym(PRODUCER_ID_EXPIRATION_MS, PRODUCER_ID_EXPIRATION_MS));
+
+    private static <T> ConfigKey<T> brokerDefault(String brokerName, ConfigKey<T> topicKey) {
+        return topicKey.synonym(brokerName).dynamic()
+                .doc("Default of the topic config " + topicKey.name() + " for topics that do not set it.")
+                .build();
+    }
 
     private static final LogConfig DEFAULTS = from(Map.of());
 
@@ -92,15 +150,15 @@ public final class LogConfig {
     private final int indexIntervalBytes;
     private final long producerIdExpirationMs;
 
-    private LogConfig(Map<String, Object> parsed) {
-        this.maxMessageBytes = (Integer) parsed.get(MAX_MESSAGE_BYTES_CONFIG);
-        this.timestampType = TimestampType.forName((String) parsed.get(MESSAGE_TIMESTAMP_TYPE_CONFIG));
-        this.timestampBeforeMaxMs = (Long) parsed.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG);
-        this.timestampAfterMaxMs = (Long) parsed.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG);
-        this.retentionMs = (Long) parsed.get(RETENTION_MS_CONFIG);
-        this.retentionBytes = (Long) parsed.get(RETENTION_BYTES_CONFIG);
-        this.indexIntervalBytes = (Integer) parsed.get(INDEX_INTERVAL_BYTES_CONFIG);
-        this.producerIdExpirationMs = (Long) parsed.get(PRODUCER_ID_EXPIRATION_MS_CONFIG);
+    private LogConfig(ConfigValues v, long producerIdExpirationMs) {
+        this.maxMessageBytes = v.get(MAX_MESSAGE_BYTES);
+        this.timestampType = TimestampType.forName(v.get(MESSAGE_TIMESTAMP_TYPE));
+        this.timestampBeforeMaxMs = v.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS);
+        this.timestampAfterMaxMs = v.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS);
+        this.retentionMs = v.get(RETENTION_MS);
+        this.retentionBytes = v.get(RETENTION_BYTES);
+        this.indexIntervalBytes = v.get(INDEX_INTERVAL_BYTES);
+        this.producerIdExpirationMs = producerIdExpirationMs;
     }
 
     /** Kafka 4's defaults for every key. */
@@ -109,89 +167,55 @@ public final class LogConfig {
     }
 
     /**
-     * The given values (topic-level names) over Kafka's defaults; for the broker's defaults.
+     * The given values (topic-level names, plus {@code producer.id.expiration.ms}) over Kafka's
+     * defaults; text or typed values.
      *
      * @throws ConfigException naming the first bad key
      */
-    public static LogConfig from(Map<String, String> values) {
-        return new LogConfig(CONFIG_DEF.parse(values));
-    }
-
-    /** Broker keys (Kafka's names) that set the default of a topic key. */
-    private static final Map<String, String> BROKER_KEYS = Map.of(
-            "message.max.bytes", MAX_MESSAGE_BYTES_CONFIG,
-            "log.message.timestamp.type", MESSAGE_TIMESTAMP_TYPE_CONFIG,
-            "log.message.timestamp.before.max.ms", MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
-            "log.message.timestamp.after.max.ms", MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
-            "log.retention.ms", RETENTION_MS_CONFIG,
-            "log.retention.bytes", RETENTION_BYTES_CONFIG,
-            "log.index.interval.bytes", INDEX_INTERVAL_BYTES_CONFIG,
-            "producer.id.expiration.ms", PRODUCER_ID_EXPIRATION_MS_CONFIG);
-
-    /** Kafka's retention synonyms at the broker, in precedence order: the first one set wins. */
-    private static final List<String> RETENTION_BROKER_KEYS = List.of("log.retention.ms", "log.retention.minutes",
-            "log.retention.hours");
-
-    /** Every broker key that sets the default of a topic key (retention's three synonyms included). */
-    public static Set<String> brokerKeys() {
-        Set<String> keys = new TreeSet<>(BROKER_KEYS.keySet());
-        keys.addAll(RETENTION_BROKER_KEYS);
-        return keys;
+    public static LogConfig from(Map<String, ?> values) {
+        return new LogConfig(TOPIC_DEFINITION.parse(values),
+                PRODUCER_ID_EXPIRATION_MS.parse(values.get(PRODUCER_ID_EXPIRATION_MS_CONFIG)));
     }
 
     /** The broker keys that set the default of a topic key, in precedence order; empty for none. */
     public static List<String> brokerSynonyms(String topicKey) {
-        if (RETENTION_MS_CONFIG.equals(topicKey)) {
-            return RETENTION_BROKER_KEYS;
-        }
-        return BROKER_KEYS.entrySet().stream().filter(e -> e.getValue().equals(topicKey)).map(Map.Entry::getKey)
-                .toList();
+        return SYNONYMS.stream().filter(s -> s.topic().name().equals(topicKey)).map(s -> s.broker().name()).toList();
+    }
+
+    /** The declaration of a key {@link #toMap} shows, or {@code null}. */
+    public static ConfigKey<?> describedKey(String name) {
+        ConfigKey<?> key = TOPIC_DEFINITION.key(name);
+        return key != null || !name.equals(PRODUCER_ID_EXPIRATION_MS_CONFIG) ? key : PRODUCER_ID_EXPIRATION_MS;
     }
 
     /**
      * The broker-wide topic defaults from a broker's properties, by Kafka's broker key names
      * ({@code log.retention.ms} — or, as in Kafka, {@code log.retention.minutes} /
      * {@code log.retention.hours} when it is absent — {@code log.retention.bytes},
-     * {@code message.max.bytes}, {@code log.message.timestamp.type}, ...).
+     * {@code message.max.bytes}, {@code log.message.timestamp.type}, ...). Only keys set count:
+     * an unset broker key leaves its topic key at Kafka's default.
      *
-     * @throws IllegalArgumentException naming the broker key of a bad value
+     * @throws ConfigException naming the broker key of a bad value
      */
     public static LogConfig fromBrokerProperties(Map<String, String> props) {
-        Map<String, String> topicValues = new HashMap<>();
-        Map<String, String> origin = new HashMap<>();
-        BROKER_KEYS.forEach((brokerKey, topicKey) -> {
-            String v = props.get(brokerKey);
-            if (v != null) {
-                topicValues.put(topicKey, v.trim());
-                origin.put(topicKey, brokerKey);
-            }
-        });
-        if (!topicValues.containsKey(RETENTION_MS_CONFIG)) {
-            for (String[] unit : new String[][] {{"log.retention.minutes", "60000"}, {"log.retention.hours", "3600000"}}) {
-                String v = props.get(unit[0]);
-                if (v != null) {
-                    try {
-                        topicValues.put(RETENTION_MS_CONFIG, Long.toString(Math.multiplyExact(Long.parseLong(v.trim()),
-                                Long.parseLong(unit[1]))));
-                    } catch (NumberFormatException | ArithmeticException e) {
-                        throw new IllegalArgumentException(unit[0] + ": '" + v + "' is not a valid number");
-                    }
-                    origin.put(RETENTION_MS_CONFIG, unit[0]);
-                    break;
-                }
+        ConfigValues v = BROKER_DEFINITION.parse(props);
+        Map<String, Object> topicValues = new HashMap<>();
+        for (Synonym s : SYNONYMS) {
+            if (v.isSet(s.broker()) && !topicValues.containsKey(s.topic().name())) {
+                topicValues.put(s.topic().name(), topicValue(s.broker(), v.get(s.broker())));
             }
         }
-        try {
-            return from(topicValues);
-        } catch (ConfigException e) {
-            String key = e.getMessage();
-            for (Map.Entry<String, String> o : origin.entrySet()) {
-                if (key != null && key.contains(o.getKey())) {
-                    throw new IllegalArgumentException(o.getValue() + ": " + e.getMessage(), e);
-                }
-            }
-            throw new IllegalArgumentException(e.getMessage(), e);
+        return from(topicValues);
+    }
+
+    /** A broker value as its topic key's value: retention in minutes or hours becomes milliseconds. */
+    private static Object topicValue(ConfigKey<?> brokerKey, Object value) {
+        long unit = brokerKey == LOG_RETENTION_MINUTES ? 60_000L : brokerKey == LOG_RETENTION_HOURS ? 3_600_000L : 0;
+        if (unit == 0) {
+            return value;
         }
+        int n = (Integer) value;
+        return n < 0 ? -1L : n * unit;
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.aloft.broker.topic;
 
+import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.config.ConfigException;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.command.AlterTopicConfigs;
 import io.aloft.controller.command.CreatePartitions;
@@ -15,8 +17,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import io.aloft.broker.log.LogConfig;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;

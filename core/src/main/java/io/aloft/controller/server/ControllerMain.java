@@ -1,11 +1,15 @@
 package io.aloft.controller.server;
 
+import io.aloft.config.ConfigException;
+import io.aloft.config.PathChecks;
+import io.aloft.config.UnknownKeys;
 import io.aloft.controller.ControllerConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -13,7 +17,8 @@ import java.util.concurrent.CountDownLatch;
  * {@link ControllerConfig} (the broker embeds the same server; this is for dedicated controller
  * nodes and for trying a 3-voter quorum by hand). Stops on SIGTERM/SIGINT.
  *
- * <p>Exit status: 2 for a bad configuration (the message names the key), 1 if the voter fails.
+ * <p>Exit status: 2 for a bad configuration (one line naming the key, found before anything is
+ * written), 1 if the voter fails. Keys the controller does not read are warned about on stderr.
  */
 public final class ControllerMain {
     private ControllerMain() {
@@ -30,12 +35,20 @@ public final class ControllerMain {
             try (Reader in = Files.newBufferedReader(Path.of(args[0]))) {
                 props.load(in);
             }
+            Set<String> keys = props.stringPropertyNames();
+            UnknownKeys.warnings(keys, ControllerConfig.DEFINITION.names())
+                    .forEach(w -> System.err.println("Warning: " + w));
             config = ControllerConfig.fromProperties(props);
             if (config.self() == null) {
-                throw new IllegalArgumentException(ControllerConfig.NODE_ID_CONFIG + ": " + config.nodeId()
+                throw new ConfigException(ControllerConfig.NODE_ID_CONFIG, config.nodeId()
                         + " is not one of the voters in " + ControllerConfig.VOTERS_CONFIG + "=" + config.voters());
             }
-        } catch (IOException | IllegalArgumentException e) {
+            PathChecks.requireUsableDirectory(ControllerConfig.DATA_DIR_CONFIG, config.dataDir());
+        } catch (IOException e) {
+            System.err.println("Cannot read " + args[0] + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        } catch (ConfigException e) {
             System.err.println("Invalid configuration: " + e.getMessage());
             System.exit(2);
             return;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.config.ConfigException;
 import java.util.Map;
-import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 
 class GroupCoordinatorConfigTest {
@@ -19,6 +19,15 @@ class GroupCoordinatorConfigTest {
         assertEquals(Integer.MAX_VALUE, c.maxSize());
         assertEquals(50, c.offsetsTopicPartitions());
         assertEquals(10_080L * 60_000L, c.offsetsRetentionMs());
+        assertEquals(1, c.coordinatorThreads());
+    }
+
+    @Test
+    void coordinatorThreads_readAndBounded() {
+        assertEquals(8, GroupCoordinatorConfig.fromProperties(Map.of("group.coordinator.threads", "8"))
+                .coordinatorThreads());
+        assertKeyNamed("group.coordinator.threads", Map.of("group.coordinator.threads", "0"));
+        assertKeyNamed("group.coordinator.threads", Map.of("group.coordinator.threads", "65"));
     }
 
     @Test
@@ -40,6 +49,7 @@ class GroupCoordinatorConfigTest {
 
     private static void assertKeyNamed(String key, Map<String, String> props) {
         ConfigException e = assertThrows(ConfigException.class, () -> GroupCoordinatorConfig.fromProperties(props));
-        assertTrue(e.getMessage().contains(key), e.getMessage());
+        assertEquals(key, e.key());
+        assertTrue(e.getMessage().startsWith(key + ": "), e.getMessage());
     }
 }

@@ -1,20 +1,32 @@
 package io.aloft.stream.object;
 
+import io.aloft.config.ConfigKey;
+import io.aloft.config.Validator;
 import io.aloft.stream.storage.MultipartUpload;
 
 /**
  * Sizes used when writing objects. Immutable; built with {@link #builder()}, which checks every
  * value and the relations between them on the spot.
+ *
+ * <p>Of these sizes only the block size is an operator's setting ({@link #BLOCK_SIZE}, read by the
+ * stream store's configuration); the multipart sizes follow S3's limits.
  */
 public final class ObjectWriterConfig {
-
-    public static final int BLOCK_SIZE_DEFAULT = 512 * 1024;
-    public static final long MULTIPART_THRESHOLD_DEFAULT = 16L * 1024 * 1024;
-    public static final int PART_SIZE_DEFAULT = 8 * 1024 * 1024;
 
     /** Smallest block target: below this the header and index entry outweigh the data. */
     static final int MIN_BLOCK_SIZE = 1024;
     static final int MAX_BLOCK_SIZE = 64 * 1024 * 1024;
+
+    public static final String BLOCK_SIZE_CONFIG = "s3.object.block.size.bytes";
+    public static final ConfigKey<Integer> BLOCK_SIZE = ConfigKey.intKey(BLOCK_SIZE_CONFIG).defaultValue(512 * 1024)
+            .validator(Validator.between(MIN_BLOCK_SIZE, MAX_BLOCK_SIZE))
+            .doc("Target size of a data block inside an object, header included: the unit of a ranged read. A "
+                    + "block is closed before a batch that would take it past the target; a larger batch gets a "
+                    + "block of its own.")
+            .build();
+
+    public static final long MULTIPART_THRESHOLD_DEFAULT = 16L * 1024 * 1024;
+    public static final int PART_SIZE_DEFAULT = 8 * 1024 * 1024;
 
     private static final ObjectWriterConfig DEFAULTS = builder().build();
 
@@ -62,20 +74,20 @@ public final class ObjectWriterConfig {
 
     /** Builds a config; each setter rejects a bad value at once, {@link #build()} bad combinations. */
     public static final class Builder {
-        private int blockSize = BLOCK_SIZE_DEFAULT;
+        private int blockSize = BLOCK_SIZE.defaultValue();
         private long multipartThreshold = MULTIPART_THRESHOLD_DEFAULT;
         private int partSize = PART_SIZE_DEFAULT;
 
         private Builder() {
         }
 
-        /** Default {@value #BLOCK_SIZE_DEFAULT}; from 1 KiB to 64 MiB. */
+        /**
+         * {@value #BLOCK_SIZE_CONFIG}: 1 KiB to 64 MiB.
+         *
+         * @throws io.aloft.config.ConfigException naming the key if out of range
+         */
         public Builder blockSize(int bytes) {
-            if (bytes < MIN_BLOCK_SIZE || bytes > MAX_BLOCK_SIZE) {
-                throw new IllegalArgumentException("blockSize must be in [" + MIN_BLOCK_SIZE + ", " + MAX_BLOCK_SIZE
-                        + "], got " + bytes);
-            }
-            this.blockSize = bytes;
+            this.blockSize = BLOCK_SIZE.validate(bytes);
             return this;
         }
 

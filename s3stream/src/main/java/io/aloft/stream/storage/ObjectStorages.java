@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Opens an {@link ObjectStorage} from a URL. Stateless; thread-safe.
@@ -45,23 +46,58 @@ public final class ObjectStorages {
     public static ObjectStorage open(String url, ObjectStorageOptions options) {
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(options, "options");
-        URI uri;
+        URI uri = uri(url);
+        return switch (scheme(uri, url)) {
+            case "s3" -> S3ObjectStorage.open(S3Location.parse(uri, url), options);
+            default -> FileObjectStorage.open(fileRoot(uri, url), options);
+        };
+    }
+
+    /**
+     * Checks a URL as {@link #open} would — syntax, scheme, bucket name, parameters — without
+     * opening anything: no network request, no file system access. Whether the bucket exists or the
+     * credentials work shows only when the storage is used.
+     *
+     * @throws IllegalArgumentException saying what is wrong, as {@link #open} would
+     */
+    public static void validate(String url) {
+        Objects.requireNonNull(url, "url");
+        URI uri = uri(url);
+        if (scheme(uri, url).equals("s3")) {
+            S3Location.parse(uri, url);
+        } else {
+            fileRoot(uri, url);
+        }
+    }
+
+    /**
+     * The directory a {@code file://} URL stores objects in (created by {@link #open} if missing),
+     * or empty for other schemes.
+     *
+     * @throws IllegalArgumentException if the URL is not valid (see {@link #validate})
+     */
+    public static Optional<Path> localDirectory(String url) {
+        URI uri = uri(url);
+        return scheme(uri, url).equals("file") ? Optional.of(fileRoot(uri, url)) : Optional.empty();
+    }
+
+    private static URI uri(String url) {
         try {
-            uri = new URI(url.trim());
+            return new URI(url.trim());
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("object storage URL '" + redact(url) + "' is not a valid URI ("
                     + e.getReason() + "); " + ACCEPTED, e);
         }
+    }
+
+    /** "s3" or "file". */
+    private static String scheme(URI uri, String url) {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
-        switch (scheme) {
-            case "s3":
-                return S3ObjectStorage.open(S3Location.parse(uri, url), options);
-            case "file":
-                return FileObjectStorage.open(fileRoot(uri, url), options);
-            default:
-                throw new IllegalArgumentException("object storage URL '" + redact(url)
-                        + "' has unsupported scheme '" + scheme + "'; " + ACCEPTED);
+        if (!scheme.equals("s3") && !scheme.equals("file")) {
+            throw new IllegalArgumentException("object storage URL '" + redact(url)
+                    + "' has unsupported scheme '" + scheme + "'; " + ACCEPTED);
         }
+        return scheme;
     }
 
     private static Path fileRoot(URI uri, String url) {

@@ -1,5 +1,6 @@
 package io.aloft.stream.store;
 
+import io.aloft.config.ConfigException;
 import io.aloft.stream.FetchResult;
 import io.aloft.stream.Stream;
 import io.aloft.stream.StreamException;
@@ -118,9 +119,9 @@ public final class StreamStore implements AutoCloseable {
     /** Opens the store the builder describes: recovers the WAL, then starts uploads and compaction. */
     static StreamStore open(StreamStoreBuilder b) {
         if (b.config.logCacheSizeBytes() >= b.wal.capacity()) {
-            throw new IllegalArgumentException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG + ": "
-                    + b.config.logCacheSizeBytes() + " must be below the WAL's " + b.wal.capacity()
-                    + " bytes (wal.capacity.bytes): data not yet uploaded is held in both");
+            throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, b.config.logCacheSizeBytes()
+                    + " is not below the WAL's " + b.wal.capacity() + " bytes (wal.capacity.bytes): data not yet "
+                    + "uploaded is held in both");
         }
         StreamStore store = new StreamStore(b);
         new WalRecovery(b.wal, b.metadata, store.uploader).run();

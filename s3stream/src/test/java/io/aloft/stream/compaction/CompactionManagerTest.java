@@ -333,7 +333,7 @@ class CompactionManagerTest {
                 () -> CompactionConfig.builder(0).smallObjectBytes(10).maxMergeBytes(5).build());
         assertTrue(clash.getMessage().startsWith(CompactionConfig.SMALL_OBJECT_CONFIG), clash.getMessage());
         CompactionConfig defaults = CompactionConfig.builder(3).build();
-        assertEquals(CompactionConfig.INTERVAL_DEFAULT, defaults.intervalMs());
+        assertEquals(CompactionConfig.INTERVAL.defaultValue(), defaults.intervalMs());
         assertEquals(16L << 20, defaults.smallObjectBytes());
         assertEquals(256L << 20, defaults.maxMergeBytes());
         assertEquals(8L << 20, defaults.splitThresholdBytes());

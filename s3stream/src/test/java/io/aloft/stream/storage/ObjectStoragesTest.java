@@ -29,6 +29,23 @@ class ObjectStoragesTest {
     }
 
     @Test
+    void validate_checksAsOpenWould_withoutTouchingAnything() {
+        for (String bad : new String[] {"gs://bucket/x", "s3://ab", "s3://bucket?endpoint=ftp://h:21",
+            "s3://bucket?colour=blue", "file://host/dir", "file:///"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ObjectStorages.validate(bad), bad);
+            assertEquals(rejected(bad).getMessage(), e.getMessage(), "the same message as open");
+        }
+        // An endpoint nobody listens on: validation makes no request.
+        ObjectStorages.validate("s3://bucket?endpoint=http://127.0.0.1:1&accessKey=a&secretKey=b");
+        Path dir = tempDir.resolve("objects");
+        ObjectStorages.validate(dir.toUri().toString());
+        assertFalse(java.nio.file.Files.exists(dir), "validation creates no directory");
+        assertEquals(java.util.Optional.of(dir), ObjectStorages.localDirectory(dir.toUri().toString()));
+        assertEquals(java.util.Optional.empty(), ObjectStorages.localDirectory("s3://bucket"));
+    }
+
+    @Test
     void open_unknownScheme_namesUrlAndAcceptedSchemes() {
         assertMessage(rejected("gs://bucket/x"), "gs://bucket/x", "'gs'", "s3://", "file://");
         assertMessage(rejected("/just/a/path"), "/just/a/path", "s3://", "file://");

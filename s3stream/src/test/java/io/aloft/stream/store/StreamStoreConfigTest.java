@@ -30,6 +30,48 @@ class StreamStoreConfigTest {
     }
 
     @Test
+    void fromProperties_readsEveryKeyOfTheDefinition() {
+        java.util.Map<String, String> props = new java.util.HashMap<>();
+        props.put("s3.wal.upload.threshold.bytes", "1048576");
+        props.put("s3.wal.upload.interval.ms", "500");
+        props.put("s3.stream.object.split.threshold.bytes", "2097152");
+        props.put("s3.log.cache.size.bytes", " 8388608 ");
+        props.put("s3.append.timeout.ms", "0");
+        props.put("s3.block.cache.size.bytes", "4194304");
+        props.put("s3.object.block.size.bytes", "65536");
+        props.put("s3.object.prepare.ttl.ms", "1000");
+        props.put("s3.compaction.interval.ms", "2000");
+        props.put("s3.compaction.small.object.bytes", "1024");
+        props.put("s3.compaction.max.merge.bytes", "4096");
+        props.put("s3.compaction.split.threshold.bytes", "3000");
+        props.put("s3.object.delete.delay.ms", "7");
+        props.put("wal.capacity.bytes", "not ours: ignored");
+        assertEquals(props.size() - 1, StreamStoreConfig.DEFINITION.keys().size(), "every key is exercised");
+        StreamStoreConfig c = StreamStoreConfig.fromProperties(2, props);
+        assertEquals(1 << 20, c.uploadThresholdBytes());
+        assertEquals(500, c.uploadIntervalMs());
+        assertEquals(2 << 20, c.splitThresholdBytes());
+        assertEquals(8 << 20, c.logCacheSizeBytes());
+        assertEquals(0, c.appendTimeoutMs());
+        assertEquals(4 << 20, c.blockCacheSizeBytes());
+        assertEquals(65536, c.objectBlockSizeBytes());
+        assertEquals(1000, c.prepareTtlMs());
+        CompactionConfig compaction = c.compaction();
+        assertEquals(2000, compaction.intervalMs());
+        assertEquals(1024, compaction.smallObjectBytes());
+        assertEquals(4096, compaction.maxMergeBytes());
+        assertEquals(3000, compaction.splitThresholdBytes());
+        assertEquals(7, compaction.deleteDelayMs());
+        assertEquals(1000, compaction.prepareTtlMs(), "uploads and compaction share the prepare TTL");
+        assertEquals(65536, compaction.objectBlockSizeBytes(), "and the block size");
+
+        assertRejected(StreamStoreConfig.UPLOAD_INTERVAL_CONFIG,
+                () -> StreamStoreConfig.fromProperties(2, java.util.Map.of("s3.wal.upload.interval.ms", "10s")));
+        assertRejected(CompactionConfig.SMALL_OBJECT_CONFIG, () -> StreamStoreConfig.fromProperties(2,
+                java.util.Map.of("s3.compaction.small.object.bytes", "9", "s3.compaction.max.merge.bytes", "8")));
+    }
+
+    @Test
     void compaction_carriesTheStoreSettings() {
         StreamStoreConfig config = StreamStoreConfig.builder(7).compactionIntervalMs(5_000)
                 .compactionSmallObjectBytes(1 << 20).compactionMaxMergeBytes(64 << 20).objectDeleteDelayMs(1_000)
@@ -52,7 +94,7 @@ class StreamStoreConfigTest {
         assertTrue(d.uploadThresholdBytes() >= 128L << 20, "threshold " + d.uploadThresholdBytes());
         assertTrue(d.splitThresholdBytes() > d.uploadThresholdBytes() / 2, "split " + d.splitThresholdBytes());
         assertTrue(d.logCacheSizeBytes() >= 3 * d.uploadThresholdBytes(), "log cache " + d.logCacheSizeBytes());
-        assertTrue(d.logCacheSizeBytes() < io.aloft.wal.WalConfig.CAPACITY_DEFAULT, "must stay below the WAL");
-        assertEquals(CompactionConfig.SPLIT_THRESHOLD_DEFAULT, d.compaction().splitThresholdBytes());
+        assertTrue(d.logCacheSizeBytes() < io.aloft.wal.WalConfig.CAPACITY.defaultValue(), "must stay below the WAL");
+        assertEquals(CompactionConfig.SPLIT_THRESHOLD.defaultValue(), d.compaction().splitThresholdBytes());
     }
 }

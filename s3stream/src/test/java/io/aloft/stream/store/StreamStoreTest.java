@@ -211,8 +211,8 @@ class StreamStoreTest {
 
     @Test
     void upload_defaultSplitThreshold_sealIsOneObjectAndOnePut() throws Exception {
-        StreamStore store = openStore(smallConfig().splitThresholdBytes(StreamStoreConfig.SPLIT_THRESHOLD_DEFAULT)
-                .build(), openWal("a.wal"));
+        StreamStore store = openStore(smallConfig()
+                .splitThresholdBytes(StreamStoreConfig.SPLIT_THRESHOLD.defaultValue()).build(), openWal("a.wal"));
         Stream big = store.openStream(store.createStream().get(), 1).get();
         Stream small = store.openStream(store.createStream().get(), 1).get();
         long putsBefore = storage.stats().requests(io.aloft.stream.storage.ObjectStorageStats.Operation.PUT);

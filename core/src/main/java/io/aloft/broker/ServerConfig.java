@@ -1,0 +1,144 @@
+package io.aloft.broker;
+
+import io.aloft.broker.group.GroupCoordinatorConfig;
+import io.aloft.broker.log.LogConfig;
+import io.aloft.config.ConfigDefinition;
+import io.aloft.config.ConfigException;
+import io.aloft.config.PathChecks;
+import io.aloft.config.UnknownKeys;
+import io.aloft.controller.ControllerConfig;
+import io.aloft.stream.storage.ObjectStorages;
+import io.aloft.stream.store.StreamStoreConfig;
+import io.aloft.wal.WalConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every setting of a broker process, parsed and checked before anything starts: the broker's
+ * own keys, the controller's, the WAL's, the stream store's, the group coordinator's and the topic
+ * defaults, each module reading its keys through its own definition, then the checks that span
+ * modules, then — without writing anything — the paths the settings name. So a bad setting stops
+ * the broker with one message naming the key before a WAL file is preallocated or a controller
+ * log written.
+ *
+ * <p>Immutable.
+ */
+public final class ServerConfig {
+
+    /** The keys a broker's properties may set, one definition per module, in README order. */
+    public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
+            ControllerConfig.DEFINITION, WalConfig.DEFINITION, StreamStoreConfig.DEFINITION,
+            GroupCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION);
+
+    /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
+    public static final ConfigDefinition ALL = ConfigDefinition.combine("server", DEFINITIONS);
+
+    /** Every table the README documents: the server's keys, then the topic configs. */
+    public static final List<ConfigDefinition> DOCUMENTED;
+
+    static {
+        List<ConfigDefinition> documented = new ArrayList<>(DEFINITIONS);
+        documented.add(LogConfig.TOPIC_DEFINITION);
+        DOCUMENTED = List.copyOf(documented);
+    }
+
+    private final Map<String, String> properties;
+    private final BrokerConfig broker;
+    private final ControllerConfig controller;
+    private final WalConfig wal;
+    private final StreamStoreConfig store;
+    private final GroupCoordinatorConfig groups;
+    private final LogConfig logDefaults;
+
+    private ServerConfig(Map<String, String> given) {
+        broker = BrokerConfig.fromProperties(given);
+        // Defaults that follow the data dir, filled in so every module (and DescribeConfigs) sees them.
+        Map<String, String> props = new HashMap<>(given);
+        props.putIfAbsent(ControllerConfig.DATA_DIR_CONFIG, broker.dataDir().resolve("metadata").toString());
+        props.putIfAbsent(WalConfig.PATH_CONFIG, broker.dataDir().resolve("wal").toString());
+        properties = Map.copyOf(props);
+        controller = ControllerConfig.fromProperties(props);
+        wal = WalConfig.fromProperties(props);
+        store = StreamStoreConfig.fromProperties(controller.nodeId(), props);
+        groups = GroupCoordinatorConfig.fromProperties(props);
+        logDefaults = LogConfig.fromBrokerProperties(props);
+        if (store.logCacheSizeBytes() >= wal.capacityBytes()) {
+            throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, store.logCacheSizeBytes()
+                    + " is not below " + WalConfig.CAPACITY_CONFIG + "=" + wal.capacityBytes()
+                    + ": data not yet uploaded is held in both");
+        }
+    }
+
+    /**
+     * Parses every module's keys from a broker's properties and checks the values against each
+     * other. Touches no file.
+     *
+     * @throws ConfigException naming the first bad key (both keys for a clash)
+     */
+    public static ServerConfig fromProperties(Map<String, String> properties) {
+        return new ServerConfig(properties);
+    }
+
+    /**
+     * One warning per key no module reads (a typo leaves a setting at its default without one),
+     * with the closest known key as a hint. Worth logging before {@link #fromProperties}: the
+     * typo may be why a value fails.
+     */
+    public static List<String> unknownKeyWarnings(Map<String, String> properties) {
+        return UnknownKeys.warnings(properties.keySet(), ALL.names());
+    }
+
+    /**
+     * Checks, reading the file system only, that the broker can use the paths its settings name:
+     * the data dir (exists or can be created, is a writable directory), this voter's metadata dir
+     * likewise, the WAL file (exists and is writable, or its directory does — the data dir counts,
+     * as the broker creates it) and a {@code file://} object store's directory.
+     *
+     * @throws ConfigException naming the key and the path
+     */
+    public void checkPaths() {
+        Path dataDir = broker.dataDir();
+        PathChecks.requireUsableDirectory(BrokerConfig.DATA_DIR_CONFIG, dataDir);
+        if (controller.self() != null) {
+            PathChecks.requireUsableDirectory(ControllerConfig.DATA_DIR_CONFIG, controller.dataDir());
+        }
+        Path walDir = wal.path().toAbsolutePath().normalize().getParent();
+        boolean walDirIsDataDir = walDir != null && walDir.equals(dataDir.toAbsolutePath().normalize());
+        PathChecks.requireWritableFile(WalConfig.PATH_CONFIG, wal.path(), walDirIsDataDir);
+        ObjectStorages.localDirectory(broker.objectStorageUrl()).ifPresent(
+                dir -> PathChecks.requireUsableDirectory(BrokerConfig.OBJECT_STORAGE_URL_CONFIG, dir));
+    }
+
+    /** The properties as given, plus the defaults that follow the data dir (metadata.log.dir, wal.path). */
+    public Map<String, String> properties() {
+        return properties;
+    }
+
+    public BrokerConfig broker() {
+        return broker;
+    }
+
+    public ControllerConfig controller() {
+        return controller;
+    }
+
+    public WalConfig wal() {
+        return wal;
+    }
+
+    public StreamStoreConfig store() {
+        return store;
+    }
+
+    public GroupCoordinatorConfig groups() {
+        return groups;
+    }
+
+    /** The broker-wide topic defaults the properties set (dynamic values come on top at run time). */
+    public LogConfig logDefaults() {
+        return logDefaults;
+    }
+}
