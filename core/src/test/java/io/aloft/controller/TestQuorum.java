@@ -20,6 +20,7 @@ public final class TestQuorum implements AutoCloseable {
     private final String voters;
     private final ControllerServer[] servers;
     private final java.util.function.UnaryOperator<ControllerConfig.Builder> tuning;
+    private final java.util.function.IntFunction<ControllerServer.Options> options;
 
     public TestQuorum(Path root, int size) throws IOException {
         this(root, size, b -> b);
@@ -27,8 +28,15 @@ public final class TestQuorum implements AutoCloseable {
 
     public TestQuorum(Path root, int size, java.util.function.UnaryOperator<ControllerConfig.Builder> tuning)
             throws IOException {
+        this(root, size, tuning, id -> ControllerServer.Options.DEFAULT);
+    }
+
+    /** @param options each voter's options, by id (tests give voters different registries this way) */
+    public TestQuorum(Path root, int size, java.util.function.UnaryOperator<ControllerConfig.Builder> tuning,
+            java.util.function.IntFunction<ControllerServer.Options> options) throws IOException {
         this.root = root;
         this.tuning = tuning;
+        this.options = options;
         // A quorum reopened on the same root keeps its ports: voters' addresses are in their logs.
         Path saved = root.resolve("voters.txt");
         if (java.nio.file.Files.exists(saved)) {
@@ -81,7 +89,12 @@ public final class TestQuorum implements AutoCloseable {
     }
 
     public void start(int id) throws IOException {
-        servers[id - 1] = ControllerServer.start(config(id));
+        start(id, options.apply(id));
+    }
+
+    /** Starts voter {@code id} with other options than the quorum's (a new build, say). */
+    public void start(int id, ControllerServer.Options voterOptions) throws IOException {
+        servers[id - 1] = ControllerServer.start(config(id), voterOptions);
     }
 
     public void stop(int id) throws IOException {

@@ -127,6 +127,7 @@ public final class SchemaRegistry {
             }
             names.remove(r.name());
             byId.remove(schema.typeId());
+            records.remove(r.type());
             return add(schema);
         }
 

@@ -136,8 +136,8 @@ final class ControllerStateMachine extends BaseStateMachine {
         }
         if (!codec.registry().supported().contains(level)) {
             // Thrown on the apply thread, Ratis stops this voter (the others carry on).
-            String message = "the cluster's finalized feature level is " + level + " (since log index " + index
-                    + " or earlier); this voter's build supports " + codec.registry().supported()
+            String message = "log index " + index + " made the cluster's finalized feature level " + level
+                    + "; this voter's build supports " + codec.registry().supported()
                     + ": stopping it, run a build that supports the level";
             log.error(message);
             IllegalStateException failure = new IllegalStateException(message);
