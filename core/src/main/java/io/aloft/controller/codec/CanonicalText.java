@@ -19,7 +19,7 @@ import java.util.List;
  * <p>Thread-safe: static functions.
  */
 public final class CanonicalText {
-    static final int WIDTH = 100;
+    static final int WIDTH = 120;
 
     private CanonicalText() {
     }
