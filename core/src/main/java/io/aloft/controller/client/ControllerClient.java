@@ -243,9 +243,24 @@ public final class ControllerClient implements AutoCloseable {
             Message message = Message.valueOf(ByteString.copyFrom(encode(payload)));
             sent = send(c -> c.async().send(message), deadline(), batch.get(0).request().command());
         } catch (IllegalArgumentException e) {
-            // A command without a schema, or one the known feature level cannot represent: fail the batch, not the client.
+            // A command without a schema, or one the known feature level cannot represent: fail that
+            // command, and send the others of the batch (in the same in-flight slot).
+            List<Pending> encodable = new ArrayList<>(batch.size());
+            for (Pending p : batch) {
+                try {
+                    encode(p.request());
+                    encodable.add(p);
+                } catch (IllegalArgumentException bad) {
+                    p.result().completeExceptionally(new ControllerException(ControllerException.Code.INVALID_REQUEST,
+                            "cannot encode the command: " + bad.getMessage()));
+                }
+            }
+            if (!encodable.isEmpty() && encodable.size() < batch.size()) {
+                sendBatch(encodable);
+                return;
+            }
             sent = CompletableFuture.failedFuture(new ControllerException(ControllerException.Code.INVALID_REQUEST,
-                    "cannot encode the command: " + e.getMessage()));
+                    "cannot encode the commands: " + e.getMessage()));
         }
         sent.whenComplete((value, error) -> {
             if (error != null) {

@@ -6,7 +6,7 @@ import java.util.List;
  * Raises the cluster's finalized feature level. Accepted only when every voter named in
  * {@code voterIds} has reported a range that includes {@code level}, and so has every registered
  * broker that is not fenced; a lower level than the finalized one is refused (no downgrade), the
- * same level is a no-op. Replies with the finalized level.
+ * same level is a no-op. Replies with the finalized level. Immutable.
  *
  * @param level the new level
  * @param voterIds the voters of the current Raft configuration, as the submitter read them from

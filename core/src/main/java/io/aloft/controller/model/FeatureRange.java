@@ -1,7 +1,7 @@
 package io.aloft.controller.model;
 
 /**
- * The feature levels a voter or broker build supports, both ends inclusive.
+ * The feature levels a voter or broker build supports, both ends inclusive. Immutable.
  *
  * @param minLevel the lowest supported level, at least {@link FeatureLevel#INITIAL}
  * @param maxLevel the highest supported level, at least {@code minLevel}

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The cluster's feature level and what each voter reported (brokers' ranges are in their
- * {@link BrokerInfo}).
+ * {@link BrokerInfo}). Immutable.
  *
  * @param finalizedLevel the level records are written at
  * @param voters every voter that reported, by id
