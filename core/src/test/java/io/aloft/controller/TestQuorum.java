@@ -54,6 +54,36 @@ public final class TestQuorum implements AutoCloseable {
         for (int id = 1; id <= size; id++) {
             start(id);
         }
+        awaitFeatureReports();
+    }
+
+    /**
+     * Waits until every voter has applied every voter's feature report: voters report when they
+     * first start, and a report landing in the middle of a test would make voters' states differ
+     * at the moment the test compares them.
+     */
+    private void awaitFeatureReports() throws IOException {
+        long reporters = java.util.stream.IntStream.rangeClosed(1, servers.length)
+                .filter(id -> options.apply(id).reportFeatures()).count();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            boolean all = true;
+            for (ControllerServer s : servers) {
+                all &= s.state().voterFeatures().size() >= reporters;
+            }
+            if (all) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("voters did not all report their feature levels within 60 s");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
     }
 
     public static int freePort() {
