@@ -31,7 +31,10 @@ public final class ControllerSchemas {
     private ControllerSchemas() {
     }
 
-    /** Every schema of this build, which supports feature levels {@link FeatureLevel#MIN_SUPPORTED} to {@link FeatureLevel#LATEST}. */
+    /**
+     * Every schema of this build, which supports feature levels {@link FeatureLevel#MIN_SUPPORTED} to
+     * {@link FeatureLevel#LATEST}.
+     */
     public static final SchemaRegistry REGISTRY = withAll(SchemaRegistry.builder(
             new FeatureRange(FeatureLevel.MIN_SUPPORTED, FeatureLevel.LATEST))).build();
 

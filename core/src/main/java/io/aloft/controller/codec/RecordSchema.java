@@ -228,7 +228,10 @@ public final class RecordSchema<T> {
             return this;
         }
 
-        /** Declares the next field, present from version 0 on; {@link #since}, {@link #until} and {@link #orElse} amend it. */
+        /**
+         * Declares the next field, present from version 0 on; {@link #since}, {@link #until} and
+         * {@link #orElse} amend it.
+         */
         public <V> Builder<T> field(String fieldName, FieldType<V> fieldType, Function<T, V> accessor) {
             for (Field<T> f : fields) {
                 if (f.name().equals(fieldName)) {

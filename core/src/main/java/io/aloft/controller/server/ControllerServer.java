@@ -146,7 +146,8 @@ public final class ControllerServer implements AutoCloseable {
                     if (cause instanceof ControllerException ce
                             && ce.code() == ControllerException.Code.UNSUPPORTED_FEATURE_LEVEL) {
                         // The state machine stops this voter too, when it applies the level it cannot read.
-                        log.error("Controller voter {} cannot follow the cluster: {}", config.nodeId(), ce.getMessage());
+                        log.error("Controller voter {} cannot follow the cluster: {}", config.nodeId(),
+                                ce.getMessage());
                         return;
                     }
                     log.warn("Controller voter {} could not report its feature levels yet ({}); retrying",

@@ -166,7 +166,8 @@ final class ControllerStateMachine extends BaseStateMachine {
                 // Decided on the header alone, so voters that cannot decode the entry decide the same.
                 return Reply.failed(new Failure(Failure.CONTROLLER,
                         ControllerException.Code.FEATURE_LEVEL_NOT_FINALIZED.name(), "the entry holds records of "
-                                + "feature level " + header.level() + "; the cluster's finalized level is " + finalized));
+                                + "feature level " + header.level() + "; the cluster's finalized level is "
+                                + finalized));
             }
             decoded = codec.decode(data).value();
         } catch (MalformedDataException e) {

@@ -45,9 +45,9 @@ import java.util.function.Consumer;
 /**
  * The whole controller state: streams and objects ({@link StreamMetadataState}), brokers, topics
  * and partitions ({@link ClusterState}), the cluster's feature level ({@link FeatureState}), a
- * key-value space, and the request log that makes retries idempotent. Deterministic: the same requests in the same order give the same state and replies
- * on every replica; a rejected command changes nothing (only its reply is remembered, so a retry
- * gets the same answer).
+ * key-value space, and the request log that makes retries idempotent. Deterministic: the same
+ * requests in the same order give the same state and replies on every replica; a rejected command
+ * changes nothing (only its reply is remembered, so a retry gets the same answer).
  *
  * <p>Not thread-safe: the state machine applies commands on one thread and serves reads under a lock.
  */

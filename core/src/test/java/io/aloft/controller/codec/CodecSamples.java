@@ -74,7 +74,8 @@ final class CodecSamples {
             new Endpoint("SSL", "::1", 0, "SSL")), "rack-a", BrokerState.FENCED, FEATURES);
     static final PartitionInfo PARTITION = new PartitionInfo(0, -1, Integer.MAX_VALUE, List.of(0L, 1L << 62));
     static final TopicInfo TOPIC = new TopicInfo(new UUID(-1L, Long.MIN_VALUE), "orders",
-            Map.of("retention.ms", "-1", "ünïcode", "値"), List.of(PARTITION, new PartitionInfo(1, 2, 0, List.of())));
+            Map.of("retention.ms", "-1", "ünïcode", "値"),
+            List.of(PARTITION, new PartitionInfo(1, 2, 0, List.of())));
     static final S3Object OBJECT = new S3Object(Long.MAX_VALUE, S3Object.Type.STREAM_SET,
             S3Object.State.MARKED_FOR_DELETION, 4096, List.of(RANGE, NEGATIVE_RANGE), -1, 1_700_000_000_000L, -1);
     static final StreamInfo STREAM = new StreamInfo(0, 2, StreamInfo.State.OPEN, 0, 10, 1);

@@ -28,7 +28,8 @@ class WatchQueryTest {
     void watchWithNothingNewIsAnsweredAtOnce() throws Exception {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {
-            ControllerStateMachine sm = new ControllerStateMachine(100, new BrokerLiveness(), timer, ControllerSchemas.CODEC);
+            ControllerStateMachine sm = new ControllerStateMachine(100, new BrokerLiveness(), timer,
+                    ControllerSchemas.CODEC);
             // First poll: the watcher has no position yet and gets the (empty) image.
             WatchResult image = watch(sm, new Queries.Watch(-1, 10_000));
             // Second poll, from just past the image, asking to wait 10 s for changes: none come.

@@ -80,7 +80,8 @@ class FeatureLevelStateTest extends StateTestSupport {
         ok(new FenceBroker(5, epoch));
         assertEquals(2, (int) ok(new UpdateFeatureLevel(2, List.of(1))));
         // A heartbeat would unfence it, but it cannot read what the cluster now writes.
-        failsWith(apply(new BrokerHeartbeat(5, epoch)), "UNSUPPORTED_FEATURE_LEVEL", "broker 5 supports feature levels 1..1");
+        failsWith(apply(new BrokerHeartbeat(5, epoch)), "UNSUPPORTED_FEATURE_LEVEL",
+                "broker 5 supports feature levels 1..1");
         assertEquals(BrokerState.FENCED, state.broker(5).state());
         // Neither can a new run of the old build register; a run of a build that supports level 2 can.
         failsWith(apply(new RegisterBroker(5, "old-build-again", ENDPOINTS, null, ONE)),
@@ -89,7 +90,8 @@ class FeatureLevelStateTest extends StateTestSupport {
         assertEquals(BrokerState.ACTIVE, state.broker(5).state());
         assertEquals(ONE_TO_TWO, state.broker(5).supportedFeatures());
         // And a voter whose build stops below the level cannot report as one that follows.
-        failsWith(apply(new ReportVoterFeatures(3, ONE)), "UNSUPPORTED_FEATURE_LEVEL", "voter 3 supports feature levels 1..1");
+        failsWith(apply(new ReportVoterFeatures(3, ONE)), "UNSUPPORTED_FEATURE_LEVEL",
+                "voter 3 supports feature levels 1..1");
     }
 
     @Test
