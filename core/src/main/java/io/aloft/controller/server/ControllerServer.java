@@ -1,8 +1,8 @@
 package io.aloft.controller.server;
 
 import io.aloft.controller.ControllerConfig;
-import io.aloft.controller.RaftSetup;
 import io.aloft.controller.ControllerException;
+import io.aloft.controller.RaftSetup;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.codec.ControllerCodec;
 import io.aloft.controller.codec.ControllerSchemas;
@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -139,7 +140,8 @@ public final class ControllerServer implements AutoCloseable {
                             return null;
                         }))
                 .whenComplete((v, error) -> {
-                    Throwable cause = error != null && error.getCause() != null ? error.getCause() : error;
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
                     if (cause == null || closed) {
                         return;
                     }
