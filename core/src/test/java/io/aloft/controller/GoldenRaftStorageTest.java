@@ -50,7 +50,7 @@ class GoldenRaftStorageTest {
     @Test
     void replayFromSnapshotAndLogTail_givesTheRecordedState() throws Exception {
         for (Path fixture : fixtures()) {
-            Path data = copy(fixture.resolve("data"), tmp.resolve(fixture.getFileName() + "-with-snapshot"));
+            Path data = copy(fixture.resolve("storage"), tmp.resolve(fixture.getFileName() + "-with-snapshot"));
             assertTrue(!snapshotFiles(data).isEmpty(), "the fixture has a snapshot");
             assertEquals(expected(fixture, "state.txt"), replay(fixture, data), fixture.toString());
         }
@@ -59,7 +59,7 @@ class GoldenRaftStorageTest {
     @Test
     void replayFromTheLogAlone_givesTheRecordedState() throws Exception {
         for (Path fixture : fixtures()) {
-            Path data = copy(fixture.resolve("data"), tmp.resolve(fixture.getFileName() + "-log-only"));
+            Path data = copy(fixture.resolve("storage"), tmp.resolve(fixture.getFileName() + "-log-only"));
             for (Path p : snapshotFiles(data)) {
                 Files.delete(p);
             }
@@ -71,7 +71,7 @@ class GoldenRaftStorageTest {
     void theSnapshotFileAloneDecodesToTheStateAtItsIndex() throws Exception {
         for (Path fixture : fixtures()) {
             Properties props = properties(fixture);
-            List<Path> snapshots = snapshotFiles(fixture.resolve("data")).stream()
+            List<Path> snapshots = snapshotFiles(fixture.resolve("storage")).stream()
                     .filter(p -> !p.toString().endsWith(".md5")).toList();
             assertEquals(1, snapshots.size(), snapshots.toString());
             assertTrue(snapshots.get(0).getFileName().toString().endsWith("_" + props.getProperty("snapshotIndex")));
@@ -149,7 +149,7 @@ class GoldenRaftStorageTest {
                         StandardCharsets.UTF_8);
             }
         }
-        copy(data, out.resolve("data"));
+        copy(data, out.resolve("storage"));
         Files.writeString(out.resolve("fixture.properties"), "# Written by GoldenRaftStorageTest's generator.\n"
                 + "featureLevel=" + level + "\nvoters=" + voters + "\nsnapshotIndex=" + snapshotIndex
                 + "\nlastIndex=" + lastIndex + "\n", StandardCharsets.UTF_8);
