@@ -21,7 +21,16 @@ public class ControllerException extends RuntimeException {
         /** A retried request whose reply is no longer retained: whether it was applied is unknown. */
         REQUEST_TOO_OLD,
         /** No leader answered within the request timeout (client side). */
-        UNAVAILABLE
+        UNAVAILABLE,
+        /**
+         * A log entry holds a record version of a feature level above the cluster's finalized one: it
+         * is refused on every voter (none applies what a voter of the previous build could not read).
+         */
+        FEATURE_LEVEL_NOT_FINALIZED,
+        /** A broker or voter whose build does not support the cluster's finalized feature level. */
+        UNSUPPORTED_FEATURE_LEVEL,
+        /** A feature level upgrade refused: a voter or broker lacks support, or it is a downgrade. */
+        INVALID_FEATURE_UPDATE
     }
 
     private final Code code;

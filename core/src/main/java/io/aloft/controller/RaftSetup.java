@@ -42,6 +42,15 @@ public final class RaftSetup {
         return RaftPeerId.valueOf("n" + nodeId);
     }
 
+    /** The node id of a peer id made by {@link #peerId}. */
+    public static int nodeId(RaftPeerId peerId) {
+        String id = peerId.toString();
+        if (!id.matches("n\\d{1,9}")) {
+            throw new IllegalArgumentException("peer id " + id + " is not a controller voter's (n<node id>)");
+        }
+        return Integer.parseInt(id.substring(1));
+    }
+
     public static RaftGroup group(List<ControllerConfig.Voter> voters) {
         RaftPeer[] peers = voters.stream()
                 .map(v -> RaftPeer.newBuilder().setId(peerId(v.id())).setAddress(v.host() + ":" + v.port()).build())

@@ -11,6 +11,7 @@ import io.aloft.controller.command.BrokerHeartbeat;
 import io.aloft.controller.command.CreateTopic;
 import io.aloft.controller.command.FenceBroker;
 import io.aloft.controller.command.RegisterBroker;
+import io.aloft.controller.model.FeatureRange;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.ClusterImage;
@@ -170,7 +171,8 @@ class FencingTest {
     }
 
     private static long register(ControllerClient client, int brokerId, String incarnation) throws Exception {
-        return client.submit(new RegisterBroker(brokerId, incarnation, ENDPOINTS, null), Long.class)
+        return client.submit(new RegisterBroker(brokerId, incarnation, ENDPOINTS, null, FeatureRange.INITIAL_ONLY),
+                Long.class)
                 .get(60, TimeUnit.SECONDS);
     }
 

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.client.ControllerStreamMetadata;
-import io.aloft.controller.codec.Codecs;
+import io.aloft.controller.codec.ControllerSchemas;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.query.Queries;
 import io.aloft.stream.metadata.CreateStreamRequest;
 import java.nio.file.Path;
@@ -39,7 +40,8 @@ class FollowerReadTest {
                     .get(60, TimeUnit.SECONDS);
             int follower = leader == 1 ? 2 : 1;
             Message read = Message.valueOf(ByteString.copyFrom(
-                    Codecs.CODEC.encode(new Queries.DescribeStream(stream))));
+                    ControllerSchemas.CODEC.encode(new Queries.DescribeStream(stream), FeatureLevel.INITIAL,
+                            FeatureLevel.INITIAL)));
             // No retries: the reply of the one server asked is what this test is about.
             try (RaftClient raw = RaftClient.newBuilder().setProperties(RaftSetup.baseProperties())
                     .setRaftGroup(RaftSetup.group(q.config(1).voters())).setRetryPolicy(RetryPolicies.noRetry())

@@ -20,6 +20,7 @@ public final class TestQuorum implements AutoCloseable {
     private final String voters;
     private final ControllerServer[] servers;
     private final java.util.function.UnaryOperator<ControllerConfig.Builder> tuning;
+    private final java.util.function.IntFunction<ControllerServer.Options> options;
 
     public TestQuorum(Path root, int size) throws IOException {
         this(root, size, b -> b);
@@ -27,8 +28,15 @@ public final class TestQuorum implements AutoCloseable {
 
     public TestQuorum(Path root, int size, java.util.function.UnaryOperator<ControllerConfig.Builder> tuning)
             throws IOException {
+        this(root, size, tuning, id -> ControllerServer.Options.DEFAULT);
+    }
+
+    /** @param options each voter's options, by id (tests give voters different registries this way) */
+    public TestQuorum(Path root, int size, java.util.function.UnaryOperator<ControllerConfig.Builder> tuning,
+            java.util.function.IntFunction<ControllerServer.Options> options) throws IOException {
         this.root = root;
         this.tuning = tuning;
+        this.options = options;
         // A quorum reopened on the same root keeps its ports: voters' addresses are in their logs.
         Path saved = root.resolve("voters.txt");
         if (java.nio.file.Files.exists(saved)) {
@@ -45,6 +53,36 @@ public final class TestQuorum implements AutoCloseable {
         this.servers = new ControllerServer[size];
         for (int id = 1; id <= size; id++) {
             start(id);
+        }
+        awaitFeatureReports();
+    }
+
+    /**
+     * Waits until every voter has applied every voter's feature report: voters report when they
+     * first start, and a report landing in the middle of a test would make voters' states differ
+     * at the moment the test compares them.
+     */
+    private void awaitFeatureReports() throws IOException {
+        long reporters = java.util.stream.IntStream.rangeClosed(1, servers.length)
+                .filter(id -> options.apply(id).reportFeatures()).count();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            boolean all = true;
+            for (ControllerServer s : servers) {
+                all &= s.state().voterFeatures().size() >= reporters;
+            }
+            if (all) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("voters did not all report their feature levels within 60 s");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
         }
     }
 
@@ -81,7 +119,12 @@ public final class TestQuorum implements AutoCloseable {
     }
 
     public void start(int id) throws IOException {
-        servers[id - 1] = ControllerServer.start(config(id));
+        start(id, options.apply(id));
+    }
+
+    /** Starts voter {@code id} with other options than the quorum's (a new build, say). */
+    public void start(int id, ControllerServer.Options voterOptions) throws IOException {
+        servers[id - 1] = ControllerServer.start(config(id), voterOptions);
     }
 
     public void stop(int id) throws IOException {

@@ -20,6 +20,8 @@ public final class ControllerErrors {
                 case UNAVAILABLE -> Errors.REQUEST_TIMED_OUT;
                 case BROKER_NOT_FOUND, BROKER_NOT_ACTIVE, STALE_BROKER_EPOCH -> Errors.BROKER_NOT_AVAILABLE;
                 case REQUEST_TOO_OLD -> Errors.UNKNOWN_SERVER_ERROR;
+                case FEATURE_LEVEL_NOT_FINALIZED, UNSUPPORTED_FEATURE_LEVEL -> Errors.UNSUPPORTED_VERSION;
+                case INVALID_FEATURE_UPDATE -> Errors.INVALID_UPDATE_VERSION;
             };
         }
         return Errors.forException(e);

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * A broker's standing with the controller: registers this run of the broker (a fresh incarnation
  * id, so the controller gives it a new broker epoch) and heartbeats every
  * {@code broker.heartbeat.interval.ms}. If the controller no longer knows this incarnation
- * (unregistered, or another run registered the same id), it registers again.
+ * (unregistered, or another run registered the same id), it registers again. The registration
+ * carries the feature levels this build supports: the controller refuses a broker that cannot read
+ * what the cluster writes, and will not raise the level beyond what an unfenced broker supports.
  *
  * <p>A heartbeat that throws unexpectedly (not a controller error, which is logged and retried)
  * goes to the uncaught-exception handler given to {@link #start}: left in the timer's future it
@@ -95,7 +97,8 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
 
     private CompletableFuture<Long> register() {
-        return client.submit(new RegisterBroker(brokerId, incarnationId, endpoints, rack), Long.class)
+        return client.submit(new RegisterBroker(brokerId, incarnationId, endpoints, rack, client.supportedFeatures()),
+                        Long.class)
                 .thenApply(epoch -> {
                     brokerEpoch = epoch;
                     state = BrokerState.ACTIVE;

@@ -3,17 +3,22 @@ package io.aloft.controller.client;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.controller.ControllerException;
 import io.aloft.controller.RaftSetup;
-import io.aloft.controller.codec.Codecs;
+import io.aloft.controller.codec.ControllerCodec;
+import io.aloft.controller.codec.ControllerSchemas;
 import io.aloft.controller.codec.MalformedDataException;
+import io.aloft.controller.codec.SchemaRegistry;
 import io.aloft.controller.command.Failure;
 import io.aloft.controller.command.Reply;
 import io.aloft.controller.command.Request;
 import io.aloft.controller.command.RequestBatch;
+import io.aloft.controller.command.UpdateFeatureLevel;
+import io.aloft.controller.model.FeatureRange;
 import io.aloft.stream.metadata.StreamMetadataException;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -27,6 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
+import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -46,6 +54,10 @@ import org.slf4j.LoggerFactory;
  * resends the same bytes, so a command that reached the log before its leader died is applied
  * once and the retry receives its original reply.
  *
+ * <p>Feature levels: requests are encoded at the cluster's finalized feature level as this client
+ * last learned it (every reply carries the level its voter knows), capped by what this build
+ * supports; until the first reply, at the lowest level this build supports.
+ *
  * <p>Failures arrive in the returned futures: a rejected stream command as a
  * {@link StreamMetadataException}, a rejected cluster command as a {@link ControllerException},
  * and no answer within the timeout as {@link ControllerException.Code#UNAVAILABLE}.
@@ -64,6 +76,9 @@ public final class ControllerClient implements AutoCloseable {
     private static final int MAX_BATCH = 256;
 
     private final ControllerConfig config;
+    private final ControllerCodec codec;
+    /** The highest finalized feature level any reply reported. */
+    private final AtomicInteger knownLevel;
     private final RaftClient[] clients;
     /**
      * For reads, which go to one chosen voter: no Ratis-level retries (they would keep asking a
@@ -87,8 +102,11 @@ public final class ControllerClient implements AutoCloseable {
     private int batchesInFlight;
     private volatile boolean closed;
 
-    private ControllerClient(ControllerConfig config, Thread.UncaughtExceptionHandler uncaughtHandler) {
+    private ControllerClient(ControllerConfig config, SchemaRegistry registry,
+            Thread.UncaughtExceptionHandler uncaughtHandler) {
         this.config = config;
+        this.codec = new ControllerCodec(registry);
+        this.knownLevel = new AtomicInteger(registry.supported().minLevel());
         this.uncaughtHandler = uncaughtHandler;
         this.peers = config.voters().stream().map(v -> RaftSetup.peerId(v.id())).toList();
         this.clients = new RaftClient[config.clientConnections()];
@@ -114,8 +132,13 @@ public final class ControllerClient implements AutoCloseable {
 
     /** A client of the quorum in {@code config.voters()} (the node itself need not be a voter). */
     public static ControllerClient create(ControllerConfig config) {
-        return create(config, (thread, error) -> log.error("Uncaught exception on controller client thread {}",
-                thread.getName(), error));
+        return create(config, ControllerSchemas.REGISTRY);
+    }
+
+    /** A client that writes and reads with {@code registry}'s schemas (tests inject record versions this way). */
+    public static ControllerClient create(ControllerConfig config, SchemaRegistry registry) {
+        return create(config, registry, (thread, error) -> log.error("Uncaught exception on controller client "
+                + "thread {}", thread.getName(), error));
     }
 
     /**
@@ -124,7 +147,46 @@ public final class ControllerClient implements AutoCloseable {
      * retries stop would leave requests unanswered for good.
      */
     public static ControllerClient create(ControllerConfig config, Thread.UncaughtExceptionHandler uncaughtHandler) {
-        return new ControllerClient(config, java.util.Objects.requireNonNull(uncaughtHandler, "uncaughtHandler"));
+        return create(config, ControllerSchemas.REGISTRY, uncaughtHandler);
+    }
+
+    /** As {@link #create(ControllerConfig, SchemaRegistry)}, with {@code uncaughtHandler} on the client's threads. */
+    public static ControllerClient create(ControllerConfig config, SchemaRegistry registry,
+            Thread.UncaughtExceptionHandler uncaughtHandler) {
+        return new ControllerClient(config, registry,
+                java.util.Objects.requireNonNull(uncaughtHandler, "uncaughtHandler"));
+    }
+
+    /** The feature levels this client's build supports (brokers report them when they register). */
+    public FeatureRange supportedFeatures() {
+        return codec.registry().supported();
+    }
+
+    /** The cluster's finalized feature level as this client last learned it from a reply. */
+    public int featureLevel() {
+        return knownLevel.get();
+    }
+
+    ControllerCodec codec() {
+        return codec;
+    }
+
+    /** {@code value} as a frame at the level requests are encoded at (see the class comment). */
+    byte[] encode(Object value) {
+        FeatureRange supported = codec.registry().supported();
+        int level = Math.max(supported.minLevel(), Math.min(knownLevel.get(), supported.maxLevel()));
+        return codec.encode(value, level, knownLevel.get());
+    }
+
+    /** Decodes a reply frame and learns the finalized level its voter reported. */
+    Reply decodeReply(byte[] frame) {
+        ControllerCodec.Decoded decoded = codec.decode(frame);
+        knownLevel.accumulateAndGet(decoded.header().knownLevel(), Math::max);
+        if (!(decoded.value() instanceof Reply reply)) {
+            throw new MalformedDataException("expected a Reply, got " + (decoded.value() == null ? "null"
+                    : decoded.value().getClass().getSimpleName()));
+        }
+        return reply;
     }
 
     static RaftClient newRaftClient(ControllerConfig config, RetryPolicy policy) {
@@ -198,8 +260,31 @@ public final class ControllerClient implements AutoCloseable {
     private void sendBatch(List<Pending> batch) {
         Object payload = batch.size() == 1 ? batch.get(0).request()
                 : new RequestBatch(batch.stream().map(Pending::request).toList());
-        Message message = Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(payload)));
-        send(c -> c.async().send(message), deadline(), batch.get(0).request().command()).whenComplete((value, error) -> {
+        CompletableFuture<Object> sent;
+        try {
+            Message message = Message.valueOf(ByteString.copyFrom(encode(payload)));
+            sent = send(c -> c.async().send(message), deadline(), batch.get(0).request().command());
+        } catch (IllegalArgumentException e) {
+            // A command without a schema, or one the known feature level cannot represent: fail that
+            // command, and send the others of the batch (in the same in-flight slot).
+            List<Pending> encodable = new ArrayList<>(batch.size());
+            for (Pending p : batch) {
+                try {
+                    encode(p.request());
+                    encodable.add(p);
+                } catch (IllegalArgumentException bad) {
+                    p.result().completeExceptionally(new ControllerException(ControllerException.Code.INVALID_REQUEST,
+                            "cannot encode the command: " + bad.getMessage()));
+                }
+            }
+            if (!encodable.isEmpty() && encodable.size() < batch.size()) {
+                sendBatch(encodable);
+                return;
+            }
+            sent = CompletableFuture.failedFuture(new ControllerException(ControllerException.Code.INVALID_REQUEST,
+                    "cannot encode the commands: " + e.getMessage()));
+        }
+        sent.whenComplete((value, error) -> {
             if (error != null) {
                 batch.forEach(p -> p.result().completeExceptionally(error));
             } else if (batch.size() == 1) {
@@ -230,7 +315,13 @@ public final class ControllerClient implements AutoCloseable {
 
     /** Answers {@code query} (a record of {@link io.aloft.controller.query.Queries}) from the leader's applied state. */
     public CompletableFuture<Object> query(Object query) {
-        Message message = Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(query)));
+        Message message;
+        try {
+            message = Message.valueOf(ByteString.copyFrom(encode(query)));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new ControllerException(ControllerException.Code.INVALID_REQUEST,
+                    "cannot encode the query: " + e.getMessage()));
+        }
         // Read-your-writes without Ratis's read-index path (which netty followers cannot forward):
         // the chosen voter answers once it has applied this client's latest write. The leader is
         // asked when known, else the voters in turn.
@@ -382,10 +473,10 @@ public final class ControllerClient implements AutoCloseable {
         }
     }
 
-    private static void complete(RaftClientReply raftReply, CompletableFuture<Object> result) {
+    private void complete(RaftClientReply raftReply, CompletableFuture<Object> result) {
         Reply reply;
         try {
-            reply = Codecs.CODEC.decode(raftReply.getMessage().getContent().toByteArray(), Reply.class);
+            reply = decodeReply(raftReply.getMessage().getContent().toByteArray());
         } catch (MalformedDataException e) {
             result.completeExceptionally(new ControllerException(ControllerException.Code.INVALID_REQUEST,
                     "undecodable controller reply: " + e.getMessage()));
@@ -409,6 +500,52 @@ public final class ControllerClient implements AutoCloseable {
             // From a newer controller: keep the text, with the nearest meaning.
             return new ControllerException(ControllerException.Code.INVALID_REQUEST, f.code() + ": " + f.message());
         }
+    }
+
+    /**
+     * Raises the cluster's finalized feature level to {@code level}: reads the voters of the current
+     * Raft configuration from Ratis and submits an {@link UpdateFeatureLevel} naming them, which the
+     * state accepts only if all of them (and every unfenced broker) support the level. Completes
+     * with the finalized level.
+     */
+    public CompletableFuture<Integer> updateFeatureLevel(int level) {
+        return currentVoterIds().thenCompose(ids -> submit(new UpdateFeatureLevel(level, ids), Integer.class));
+    }
+
+    /** The voter ids of the current Raft configuration, as the first voter that answers describes it. */
+    public CompletableFuture<List<Integer>> currentVoterIds() {
+        return CompletableFuture.supplyAsync(this::readVoterIds, this::runCallback);
+    }
+
+    private List<Integer> readVoterIds() {
+        Exception last = null;
+        try (RaftClient admin = newRaftClient(config, RetryPolicies.noRetry())) {
+            for (RaftPeerId peer : peers) {
+                try {
+                    GroupInfoReply info = admin.getGroupManagementApi(peer).info(RaftSetup.groupId());
+                    TreeSet<Integer> ids = new TreeSet<>();
+                    RaftConfigurationProto conf = info.getConf().orElse(null);
+                    if (conf != null) {
+                        // During a configuration change both the old and the new voters must support the level.
+                        for (RaftPeerProto p : conf.getPeersList()) {
+                            ids.add(RaftSetup.nodeId(RaftPeerId.valueOf(p.getId())));
+                        }
+                        for (RaftPeerProto p : conf.getOldPeersList()) {
+                            ids.add(RaftSetup.nodeId(RaftPeerId.valueOf(p.getId())));
+                        }
+                    } else {
+                        info.getGroup().getPeers().forEach(p -> ids.add(RaftSetup.nodeId(p.getId())));
+                    }
+                    return List.copyOf(ids);
+                } catch (IOException | RuntimeException e) {
+                    last = e;
+                }
+            }
+        } catch (IOException e) {
+            last = e;
+        }
+        throw new CompletionException(new ControllerException(ControllerException.Code.UNAVAILABLE,
+                "no voter described the Raft configuration", last));
     }
 
     /** A dedicated Raft client for the watcher's polls, which would otherwise queue in the ordered pipelines. */

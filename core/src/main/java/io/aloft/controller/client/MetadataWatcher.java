@@ -1,5 +1,6 @@
 package io.aloft.controller.client;
 
+import io.aloft.controller.command.Reply;
 import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.MetadataEvent;
 import io.aloft.controller.model.WatchResult;
@@ -10,8 +11,6 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import io.aloft.controller.codec.Codecs;
-import io.aloft.controller.command.Reply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +44,7 @@ public final class MetadataWatcher implements AutoCloseable {
         void onEvent(MetadataEvent event);
     }
 
+    private final ControllerClient client;
     private final RaftClient raftClient;
     private final Listener listener;
     private final Thread thread;
@@ -52,6 +52,7 @@ public final class MetadataWatcher implements AutoCloseable {
     private volatile long position = -1;
 
     private MetadataWatcher(ControllerClient client, Listener listener, Thread.UncaughtExceptionHandler handler) {
+        this.client = client;
         this.raftClient = client.newWatchClient();
         this.listener = listener;
         this.thread = new Thread(this::run, "controller-watcher");
@@ -114,12 +115,12 @@ public final class MetadataWatcher implements AutoCloseable {
 
     private WatchResult poll() throws IOException {
         Message poll = Message.valueOf(ByteString.copyFrom(
-                Codecs.CODEC.encode(new Queries.Watch(position, POLL_WAIT_MS))));
+                client.encode(new Queries.Watch(position, POLL_WAIT_MS))));
         RaftClientReply raftReply = raftClient.io().sendReadOnly(poll);
         if (!raftReply.isSuccess()) {
             throw new IOException(String.valueOf(raftReply.getException()));
         }
-        Reply reply = Codecs.CODEC.decode(raftReply.getMessage().getContent().toByteArray(), Reply.class);
+        Reply reply = client.decodeReply(raftReply.getMessage().getContent().toByteArray());
         if (reply.failure() != null) {
             throw ControllerClient.toException(reply.failure());
         }

@@ -10,7 +10,7 @@ import java.util.UUID;
  * @param sequence per-client request number, increasing; a retry reuses it, so the state machine
  *     applies the command once and answers the retry with the first reply
  * @param nowMs the sender's clock (the state's clock is the largest seen, so replicas agree)
- * @param command one of the command records registered in {@link Codecs}
+ * @param command one of the command records with a schema in {@code io.aloft.controller.codec.ControllerSchemas}
  */
 public record Request(UUID clientId, long sequence, long nowMs, Object command) {
     public Request {

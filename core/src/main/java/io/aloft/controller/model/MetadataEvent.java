@@ -9,23 +9,28 @@ package io.aloft.controller.model;
  * @param removedBrokerId a broker that was unregistered, else -1
  * @param topic the topic's new state (partitions included), when a topic was created or changed
  * @param deletedTopic a topic that was deleted (its last state), else null
+ * @param finalizedFeatureLevel the cluster's new {@link FeatureLevel} when it was raised, else -1
  */
 public record MetadataEvent(long index, BrokerInfo broker, int removedBrokerId, TopicInfo topic,
-        TopicInfo deletedTopic) {
+        TopicInfo deletedTopic, int finalizedFeatureLevel) {
 
     public static MetadataEvent brokerChanged(long index, BrokerInfo broker) {
-        return new MetadataEvent(index, broker, -1, null, null);
+        return new MetadataEvent(index, broker, -1, null, null, -1);
     }
 
     public static MetadataEvent brokerRemoved(long index, int brokerId) {
-        return new MetadataEvent(index, null, brokerId, null, null);
+        return new MetadataEvent(index, null, brokerId, null, null, -1);
     }
 
     public static MetadataEvent topicChanged(long index, TopicInfo topic) {
-        return new MetadataEvent(index, null, -1, topic, null);
+        return new MetadataEvent(index, null, -1, topic, null, -1);
     }
 
     public static MetadataEvent topicDeleted(long index, TopicInfo topic) {
-        return new MetadataEvent(index, null, -1, null, topic);
+        return new MetadataEvent(index, null, -1, null, topic, -1);
+    }
+
+    public static MetadataEvent featureLevelChanged(long index, int level) {
+        return new MetadataEvent(index, null, -1, null, null, level);
     }
 }

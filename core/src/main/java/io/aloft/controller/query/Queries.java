@@ -16,6 +16,10 @@ public final class Queries {
     public record DescribeCluster() {
     }
 
+    /** Replies with a {@link io.aloft.controller.model.FeatureStatus}. */
+    public record DescribeFeatures() {
+    }
+
     /** Replies with the named topics that exist, in name order; all topics when {@code names} is empty. */
     public record GetTopics(List<String> names) {
         public GetTopics {

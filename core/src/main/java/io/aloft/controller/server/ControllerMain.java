@@ -18,7 +18,8 @@ import java.util.concurrent.CountDownLatch;
  * nodes and for trying a 3-voter quorum by hand). Stops on SIGTERM/SIGINT.
  *
  * <p>Exit status: 2 for a bad configuration (one line naming the key, found before anything is
- * written), 1 if the voter fails. Keys the controller does not read are warned about on stderr.
+ * written), 1 if the voter fails to start or stops itself (it cannot follow the cluster's feature
+ * level). Keys the controller does not read are warned about on stderr.
  */
 public final class ControllerMain {
     private ControllerMain() {
@@ -62,6 +63,12 @@ public final class ControllerMain {
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        // Not on the thread that completes it (Ratis's apply thread, which the shutdown hook's close joins).
+        server.failure().thenAcceptAsync(cause -> {
+            System.err.println("Controller voter " + config.nodeId() + " stopped: " + cause.getMessage());
+            // The Raft server is closed already; exit rather than linger half-alive.
+            System.exit(1);
+        }, task -> new Thread(task, "controller-exit").start());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 server.close();

@@ -1,18 +1,31 @@
 package io.aloft.controller.server;
 
 import io.aloft.controller.ControllerConfig;
+import io.aloft.controller.ControllerException;
 import io.aloft.controller.RaftSetup;
 import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.codec.ControllerCodec;
+import io.aloft.controller.codec.ControllerSchemas;
+import io.aloft.controller.codec.SchemaRegistry;
 import io.aloft.controller.command.FenceBroker;
+import io.aloft.controller.command.ReportVoterFeatures;
 import io.aloft.controller.model.BrokerInfo;
+import io.aloft.controller.model.FeatureRange;
+import io.aloft.controller.model.FeatureStatus;
+import io.aloft.controller.model.VoterFeatures;
+import io.aloft.controller.query.Queries;
 import io.aloft.controller.state.ControllerSnapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
@@ -25,27 +38,50 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One controller voter: a Ratis server with the controller state machine, listening on its
- * {@code controller.quorum.voters} address, plus the leader's broker liveness check.
+ * {@code controller.quorum.voters} address, plus the leader's broker liveness check. When it
+ * starts, the voter reports the feature levels its build supports (a command, so the upgrade check
+ * in the state knows every voter's range), unless its stored report already says so.
  *
  * <p>Lifecycle: {@link #start} returns once the server runs (a leader may not be elected yet);
- * {@link #close} stops it. Thread-safe.
+ * {@link #close} stops it; {@link #failure} completes if the voter stopped itself. Thread-safe.
  */
 public final class ControllerServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ControllerServer.class);
 
     /** Change-feed events a voter keeps for watchers that fall behind. */
     private static final int FEED_EVENTS = 10_000;
+    /** The pause before the feature report is tried again (the quorum may have no leader yet). */
+    private static final long REPORT_RETRY_MS = 1_000;
+
+    /**
+     * How a voter runs beyond its configuration.
+     *
+     * @param registry the record schemas and feature levels this voter supports (tests inject
+     *     registries with versions production does not have)
+     * @param reportFeatures whether it reports its supported feature levels when it starts (tests
+     *     that compare a replayed state with a fixture turn it off: the report is a log entry)
+     */
+    public record Options(SchemaRegistry registry, boolean reportFeatures) {
+        public static final Options DEFAULT = new Options(ControllerSchemas.REGISTRY, true);
+
+        public Options {
+            Objects.requireNonNull(registry, "registry");
+        }
+    }
 
     private final ControllerConfig config;
     private final RaftServer server;
     private final ControllerStateMachine stateMachine;
     private final BrokerLiveness liveness = new BrokerLiveness();
     private final ScheduledExecutorService timer;
-    private final ControllerClient fencingClient;
+    private final ControllerClient client;
+    private final Options options;
     private final Set<Integer> fencing = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
-    private ControllerServer(ControllerConfig config) throws IOException {
+    private ControllerServer(ControllerConfig config, Options options) throws IOException {
         this.config = config;
+        this.options = options;
         ControllerConfig.Voter self = config.self();
         if (self == null) {
             throw new IllegalArgumentException(ControllerConfig.VOTERS_CONFIG + ": node " + config.nodeId()
@@ -56,12 +92,14 @@ public final class ControllerServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.stateMachine = new ControllerStateMachine(FEED_EVENTS, liveness, timer);
+        this.stateMachine = new ControllerStateMachine(FEED_EVENTS, liveness, timer,
+                new ControllerCodec(options.registry()));
         Path dir = config.dataDir().toAbsolutePath();
         Files.createDirectories(dir);
         RaftProperties props = RaftSetup.serverProperties(config, self);
         // A voter that has run before recovers its log; a new one formats its storage.
         boolean existing = Files.isDirectory(dir.resolve(RaftSetup.groupId().getUuid().toString()));
+        DataDirFormat.check(dir, existing);
         this.server = RaftServer.newBuilder()
                 .setServerId(RaftSetup.peerId(config.nodeId()))
                 .setGroup(RaftSetup.group(config.voters()))
@@ -69,17 +107,59 @@ public final class ControllerServer implements AutoCloseable {
                 .setStateMachine(stateMachine)
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
-        this.fencingClient = ControllerClient.create(config);
+        this.client = ControllerClient.create(config, options.registry());
     }
 
     /** Starts a voter for {@code config.nodeId()}, which must be listed in the voters. */
     public static ControllerServer start(ControllerConfig config) throws IOException {
-        ControllerServer s = new ControllerServer(config);
+        return start(config, Options.DEFAULT);
+    }
+
+    /** {@link #start(ControllerConfig)} with options. */
+    public static ControllerServer start(ControllerConfig config, Options options) throws IOException {
+        ControllerServer s = new ControllerServer(config, options);
         s.server.start();
         long period = Math.max(50, Math.min(1_000, config.sessionTimeoutMs() / 4));
         s.timer.scheduleWithFixedDelay(s::fenceLapsedBrokers, period, period, TimeUnit.MILLISECONDS);
-        log.info("Controller voter {} started on {} (quorum {})", config.nodeId(), config.self(), config.voters());
+        if (options.reportFeatures()) {
+            s.timer.execute(s::reportFeatures);
+        }
+        log.info("Controller voter {} started on {} (quorum {}, feature levels {})", config.nodeId(), config.self(),
+                config.voters(), options.registry().supported());
         return s;
+    }
+
+    /** Reports this build's feature levels, unless the state has them already; retried until it succeeds. */
+    private void reportFeatures() {
+        FeatureRange supported = options.registry().supported();
+        VoterFeatures mine = new VoterFeatures(config.nodeId(), supported);
+        client.query(new Queries.DescribeFeatures(), FeatureStatus.class)
+                .thenCompose(status -> status.voters().contains(mine) ? CompletableFuture.completedFuture(null)
+                        : client.submit(new ReportVoterFeatures(config.nodeId(), supported)).thenApply(r -> {
+                            log.info("Controller voter {} reported feature levels {}", config.nodeId(), supported);
+                            return null;
+                        }))
+                .whenComplete((v, error) -> {
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
+                    if (cause == null || closed) {
+                        return;
+                    }
+                    if (cause instanceof ControllerException ce
+                            && ce.code() == ControllerException.Code.UNSUPPORTED_FEATURE_LEVEL) {
+                        // The state machine stops this voter too, when it applies the level it cannot read.
+                        log.error("Controller voter {} cannot follow the cluster: {}", config.nodeId(),
+                                ce.getMessage());
+                        return;
+                    }
+                    log.warn("Controller voter {} could not report its feature levels yet ({}); retrying",
+                            config.nodeId(), cause.toString());
+                    try {
+                        timer.schedule(this::reportFeatures, REPORT_RETRY_MS, TimeUnit.MILLISECONDS);
+                    } catch (RejectedExecutionException closing) {
+                        // closed meanwhile: nothing left to report to
+                    }
+                });
     }
 
     private void fenceLapsedBrokers() {
@@ -92,7 +172,7 @@ public final class ControllerServer implements AutoCloseable {
                 if (fencing.add(b.brokerId())) {
                     log.info("Fencing broker {} (epoch {}): no heartbeat for {} ms", b.brokerId(), b.brokerEpoch(),
                             config.sessionTimeoutMs());
-                    fencingClient.submit(new FenceBroker(b.brokerId(), b.brokerEpoch()))
+                    client.submit(new FenceBroker(b.brokerId(), b.brokerEpoch()))
                             .whenComplete((r, e) -> fencing.remove(b.brokerId()));
                 }
             }
@@ -115,6 +195,19 @@ public final class ControllerServer implements AutoCloseable {
         return stateMachine.getLastAppliedTermIndex().getIndex();
     }
 
+    /**
+     * Completes with the reason if this voter stopped itself: the cluster's finalized feature level
+     * left the range its build supports. Never completes otherwise.
+     */
+    public CompletableFuture<Throwable> failure() {
+        return stateMachine.fatal();
+    }
+
+    /** The codec this voter reads and writes with. */
+    public ControllerCodec codec() {
+        return stateMachine.codec();
+    }
+
     /** A copy of this voter's applied state (tests compare voters with {@link ControllerSnapshot#dump()}). */
     public ControllerSnapshot state() {
         return stateMachine.snapshotOfState();
@@ -135,9 +228,10 @@ public final class ControllerServer implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        closed = true;
         timer.shutdownNow();
         try {
-            fencingClient.close();
+            client.close();
         } finally {
             server.close();
         }

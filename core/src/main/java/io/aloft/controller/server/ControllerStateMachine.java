@@ -1,6 +1,7 @@
 package io.aloft.controller.server;
 
-import io.aloft.controller.codec.Codecs;
+import io.aloft.controller.ControllerException;
+import io.aloft.controller.codec.ControllerCodec;
 import io.aloft.controller.codec.MalformedDataException;
 import io.aloft.controller.command.BrokerHeartbeat;
 import io.aloft.controller.command.Failure;
@@ -15,11 +16,6 @@ import io.aloft.controller.state.ControllerSnapshot;
 import io.aloft.controller.state.ControllerState;
 import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +47,13 @@ import org.slf4j.LoggerFactory;
  * Applies the replicated log to a {@link ControllerState}, answers queries from it, writes and
  * loads snapshots, and feeds watchers.
  *
+ * <p>Feature levels: an entry whose frame declares a feature level above the state's finalized
+ * level is refused before it is decoded, identically on every voter whatever its build (a voter of
+ * the previous build could not decode it). Replies, query answers and snapshots are written at the
+ * finalized level. When the finalized level leaves the range this build supports (an upgrade this
+ * voter was not asked about, or a binary downgrade), the voter stops: applying entries it cannot
+ * read would make it diverge from the others.
+ *
  * <p>Threads: Ratis applies entries and takes snapshots on one thread; queries arrive on others
  * and read under the read lock. The lifecycle moves through pause/reinitialize when the leader
  * installs a snapshot on a follower that fell behind a purged log (BaseStateMachine does not do it
@@ -58,10 +61,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ControllerStateMachine extends BaseStateMachine {
     private static final Logger log = LoggerFactory.getLogger(ControllerStateMachine.class);
-
-    /** Snapshot file content starts with this, then a format version, then the encoded state. */
-    private static final byte[] SNAPSHOT_MAGIC = {'A', 'L', 'F', 'T', 'S', 'N', 'A', 'P'};
-    private static final byte SNAPSHOT_VERSION = 1;
 
     /**
      * How long a watch may wait for changes: not at all. Ratis's netty server handles each request
@@ -76,14 +75,19 @@ final class ControllerStateMachine extends BaseStateMachine {
     private final ChangeFeed feed;
     private final BrokerLiveness liveness;
     private final ScheduledExecutorService timer;
+    private final ControllerCodec codec;
+    /** Completes when this voter stopped itself (it cannot follow the cluster's feature level). */
+    private final CompletableFuture<Throwable> fatal = new CompletableFuture<>();
     private volatile RaftPeerId leaderId;
     // Guarded by lock (written on the apply thread only).
     private ControllerState state = new ControllerState();
 
-    ControllerStateMachine(int feedEvents, BrokerLiveness liveness, ScheduledExecutorService timer) {
+    ControllerStateMachine(int feedEvents, BrokerLiveness liveness, ScheduledExecutorService timer,
+            ControllerCodec codec) {
         this.feed = new ChangeFeed(feedEvents);
         this.liveness = liveness;
         this.timer = timer;
+        this.codec = codec;
     }
 
     @Override
@@ -117,33 +121,28 @@ final class ControllerStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
         long index = entry.getIndex();
+        byte[] data = entry.getStateMachineLogEntry().getLogData().toByteArray();
         Reply reply;
+        int level;
         List<MetadataEvent> events = new ArrayList<>();
         List<Object> heard = new ArrayList<>();
         lock.writeLock().lock();
         try {
-            Object decoded;
-            try {
-                decoded = Codecs.CODEC.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
-            } catch (MalformedDataException e) {
-                // Clients encode with the same codec, so this is a bug or a newer client: reject, never half-apply.
-                decoded = e;
-            }
-            if (decoded instanceof Request request) {
-                reply = applyOne(index, request, events, heard);
-            } else if (decoded instanceof RequestBatch batch) {
-                List<Reply> replies = new ArrayList<>(batch.requests().size());
-                for (Request request : batch.requests()) {
-                    replies.add(applyOne(index, request, events, heard));
-                }
-                reply = Reply.of(replies);
-            } else {
-                reply = Reply.failed(new Failure(Failure.CONTROLLER, "INVALID_REQUEST", "undecodable command: "
-                        + (decoded instanceof MalformedDataException e ? e.getMessage() : "not a request")));
-            }
+            reply = applyEntry(index, data, events, heard);
             updateLastAppliedTermIndex(entry.getTerm(), index);
+            level = state.finalizedFeatureLevel();
         } finally {
             lock.writeLock().unlock();
+        }
+        if (!codec.registry().supported().contains(level)) {
+            // Thrown on the apply thread, Ratis stops this voter (the others carry on).
+            String message = "log index " + index + " made the cluster's finalized feature level " + level
+                    + "; this voter's build supports " + codec.registry().supported()
+                    + ": stopping it, run a build that supports the level";
+            log.error(message);
+            IllegalStateException failure = new IllegalStateException(message);
+            fatal.complete(failure);
+            throw failure;
         }
         for (Object command : heard) {
             if (command instanceof RegisterBroker c) {
@@ -153,7 +152,54 @@ final class ControllerStateMachine extends BaseStateMachine {
             }
         }
         feed.publish(events);
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(reply))));
+        return CompletableFuture.completedFuture(message(reply, level));
+    }
+
+    /** Checks the entry's feature level, decodes and applies it; never throws for bad input. */
+    private Reply applyEntry(long index, byte[] data, List<MetadataEvent> events, List<Object> heard) {
+        ControllerCodec.Header header;
+        Object decoded;
+        try {
+            header = codec.header(data);
+            int finalized = state.finalizedFeatureLevel();
+            if (header.level() > finalized) {
+                // Decided on the header alone, so voters that cannot decode the entry decide the same.
+                return Reply.failed(new Failure(Failure.CONTROLLER,
+                        ControllerException.Code.FEATURE_LEVEL_NOT_FINALIZED.name(), "the entry holds records of "
+                                + "feature level " + header.level() + "; the cluster's finalized level is "
+                                + finalized));
+            }
+            decoded = codec.decode(data).value();
+        } catch (MalformedDataException e) {
+            // Not a request of a client of this format: reject it, never half-apply.
+            return invalid("undecodable command: " + e.getMessage());
+        }
+        if (decoded instanceof Request request) {
+            return applyOne(index, request, events, heard);
+        } else if (decoded instanceof RequestBatch batch) {
+            List<Reply> replies = new ArrayList<>(batch.requests().size());
+            for (Request request : batch.requests()) {
+                replies.add(applyOne(index, request, events, heard));
+            }
+            return Reply.of(replies);
+        }
+        return invalid("not a request: " + (decoded == null ? "null" : decoded.getClass().getSimpleName()));
+    }
+
+    private static Reply invalid(String message) {
+        return Reply.failed(new Failure(Failure.CONTROLLER, ControllerException.Code.INVALID_REQUEST.name(), message));
+    }
+
+    /** A reply frame at {@code level}; a reply that cannot be encoded (a bug) becomes a failure reply. */
+    private Message message(Reply reply, int level) {
+        byte[] bytes;
+        try {
+            bytes = codec.encode(reply, level, level);
+        } catch (IllegalArgumentException e) {
+            log.error("A reply is not encodable at feature level {}: {}", level, reply, e);
+            bytes = codec.encode(invalid("the reply is not encodable: " + e.getMessage()), level, level);
+        }
+        return Message.valueOf(ByteString.copyFrom(bytes));
     }
 
     private Reply applyOne(long index, Request request, List<MetadataEvent> events, List<Object> heard) {
@@ -170,17 +216,17 @@ final class ControllerStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> query(Message request) {
         Object query;
         try {
-            query = Codecs.CODEC.decode(request.getContent().toByteArray());
+            query = codec.decode(request.getContent().toByteArray()).value();
         } catch (MalformedDataException e) {
-            return reply(Reply.failed(new Failure(Failure.CONTROLLER, "INVALID_REQUEST", "undecodable query: "
-                    + e.getMessage())));
+            return reply(invalid("undecodable query: " + e.getMessage()));
         }
         if (query instanceof Queries.Watch w) {
             return watch(w);
         }
         lock.readLock().lock();
         try {
-            return reply(state.query(query, getLastAppliedTermIndex().getIndex()));
+            return CompletableFuture.completedFuture(message(state.query(query, getLastAppliedTermIndex().getIndex()),
+                    state.finalizedFeatureLevel()));
         } finally {
             lock.readLock().unlock();
         }
@@ -210,15 +256,22 @@ final class ControllerStateMachine extends BaseStateMachine {
                             : p.events().get(p.events().size() - 1).index() + 1;
                     result = new WatchResult(null, p.events(), next);
                 }
-                return Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(Reply.of(result))));
+                return message(Reply.of(result), state.finalizedFeatureLevel());
             } finally {
                 lock.readLock().unlock();
             }
         });
     }
 
-    private static CompletableFuture<Message> reply(Reply reply) {
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(reply))));
+    private CompletableFuture<Message> reply(Reply reply) {
+        int level;
+        lock.readLock().lock();
+        try {
+            level = state.finalizedFeatureLevel();
+        } finally {
+            lock.readLock().unlock();
+        }
+        return CompletableFuture.completedFuture(message(reply, level));
     }
 
     // ---- snapshots ----
@@ -227,10 +280,12 @@ final class ControllerStateMachine extends BaseStateMachine {
     public long takeSnapshot() throws IOException {
         ControllerSnapshot snapshot;
         TermIndex last;
+        int level;
         lock.readLock().lock();
         try {
             last = getLastAppliedTermIndex();
             snapshot = state.snapshot();
+            level = state.finalizedFeatureLevel();
         } finally {
             lock.readLock().unlock();
         }
@@ -238,15 +293,7 @@ final class ControllerStateMachine extends BaseStateMachine {
             return -1;
         }
         File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-        Path tmp = file.toPath().resolveSibling(file.getName() + ".tmp");
-        byte[] body = Codecs.CODEC.encode(snapshot);
-        try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, StandardOpenOption.SYNC)) {
-            out.write(SNAPSHOT_MAGIC);
-            out.write(SNAPSHOT_VERSION);
-            out.write(body);
-        }
-        Files.move(tmp, file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        SnapshotFile.write(file.toPath(), codec, snapshot, level);
         MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
         log.info("Snapshot at index {} (term {}): {} bytes", last.getIndex(), last.getTerm(), file.length());
@@ -262,21 +309,11 @@ final class ControllerStateMachine extends BaseStateMachine {
         if (stored != null && !stored.equals(MD5FileUtil.computeMd5ForFile(file))) {
             throw new IOException("snapshot " + file + " does not match its MD5 file: corrupted");
         }
-        byte[] bytes = Files.readAllBytes(file.toPath());
-        if (bytes.length < SNAPSHOT_MAGIC.length + 1
-                || !java.util.Arrays.equals(bytes, 0, SNAPSHOT_MAGIC.length, SNAPSHOT_MAGIC, 0, SNAPSHOT_MAGIC.length)) {
-            throw new IOException("snapshot " + file + " is not an Aloft controller snapshot");
-        }
-        if (bytes[SNAPSHOT_MAGIC.length] != SNAPSHOT_VERSION) {
-            throw new IOException("snapshot " + file + " has format version " + bytes[SNAPSHOT_MAGIC.length]
-                    + "; this build reads " + SNAPSHOT_VERSION);
-        }
-        ControllerSnapshot loaded;
-        try {
-            loaded = Codecs.CODEC.decode(java.util.Arrays.copyOfRange(bytes, SNAPSHOT_MAGIC.length + 1, bytes.length),
-                    ControllerSnapshot.class);
-        } catch (MalformedDataException e) {
-            throw new IOException("snapshot " + file + " does not decode: " + e.getMessage(), e);
+        ControllerSnapshot loaded = SnapshotFile.read(file.toPath(), codec);
+        if (!codec.registry().supported().contains(loaded.finalizedFeatureLevel())) {
+            throw new IOException("snapshot " + file + " is of a cluster at feature level "
+                    + loaded.finalizedFeatureLevel() + "; this build supports " + codec.registry().supported()
+                    + ": run a build that supports the level");
         }
         ControllerState restored = new ControllerState();
         restored.restore(loaded);
@@ -288,7 +325,7 @@ final class ControllerStateMachine extends BaseStateMachine {
             lock.writeLock().unlock();
         }
         feed.reset(snapshot.getIndex());
-        log.info("Loaded snapshot at index {} ({} bytes)", snapshot.getIndex(), bytes.length);
+        log.info("Loaded snapshot at index {} ({} bytes)", snapshot.getIndex(), file.length());
     }
 
     // ---- leadership ----
@@ -303,6 +340,15 @@ final class ControllerStateMachine extends BaseStateMachine {
 
     RaftPeerId leaderId() {
         return leaderId;
+    }
+
+    /** Completes with the reason when this voter stopped itself (see the class comment on feature levels). */
+    CompletableFuture<Throwable> fatal() {
+        return fatal;
+    }
+
+    ControllerCodec codec() {
+        return codec;
     }
 
     /** A copy of the applied state (tests and tools). */

@@ -61,13 +61,15 @@ final class ClusterState {
     static final int MAX_STREAMS_PER_PARTITION = 16;
 
     private final StreamMetadataState streams;
+    private final FeatureState features;
     private long nextBrokerEpoch;
     private final TreeMap<Integer, BrokerInfo> brokers = new TreeMap<>();
     private final TreeMap<UUID, TopicInfo> topics = new TreeMap<>();
     private final Map<String, UUID> topicIdsByName = new HashMap<>();
 
-    ClusterState(StreamMetadataState streams) {
+    ClusterState(StreamMetadataState streams, FeatureState features) {
         this.streams = streams;
+        this.features = features;
     }
 
     // ---- brokers ----
@@ -80,8 +82,9 @@ final class ClusterState {
         if (existing != null && existing.incarnationId().equals(c.incarnationId())) {
             return existing.brokerEpoch(); // the same run registering again: nothing changes
         }
+        features.requireSupported("broker " + c.brokerId(), c.supportedFeatures());
         BrokerInfo registered = new BrokerInfo(c.brokerId(), c.incarnationId(), nextBrokerEpoch++, c.endpoints(),
-                c.rack(), BrokerState.ACTIVE);
+                c.rack(), BrokerState.ACTIVE, c.supportedFeatures());
         brokers.put(c.brokerId(), registered);
         events.accept(MetadataEvent.brokerChanged(index, registered));
         if (existing != null) {
@@ -95,6 +98,9 @@ final class ClusterState {
     BrokerState heartbeat(BrokerHeartbeat c, Consumer<MetadataEvent> events, long index) {
         BrokerInfo b = requireBroker(c.brokerId(), c.brokerEpoch());
         if (b.state() == BrokerState.FENCED) {
+            // The level may have risen while it was fenced (fenced brokers do not hold an upgrade back):
+            // a broker that cannot read the records written now stays fenced until it runs a newer build.
+            features.requireSupported("broker " + b.brokerId(), b.supportedFeatures());
             BrokerInfo active = b.withState(BrokerState.ACTIVE);
             brokers.put(b.brokerId(), active);
             events.accept(MetadataEvent.brokerChanged(index, active));

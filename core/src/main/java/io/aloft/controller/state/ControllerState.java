@@ -17,8 +17,10 @@ import io.aloft.controller.command.PutKv;
 import io.aloft.controller.command.ReassignPartition;
 import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.Reply;
+import io.aloft.controller.command.ReportVoterFeatures;
 import io.aloft.controller.command.Request;
 import io.aloft.controller.command.UnregisterBroker;
+import io.aloft.controller.command.UpdateFeatureLevel;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.MetadataEvent;
@@ -42,10 +44,10 @@ import java.util.function.Consumer;
 
 /**
  * The whole controller state: streams and objects ({@link StreamMetadataState}), brokers, topics
- * and partitions ({@link ClusterState}), a key-value space, and the request log that makes retries
- * idempotent. Deterministic: the same requests in the same order give the same state and replies
- * on every replica; a rejected command changes nothing (only its reply is remembered, so a retry
- * gets the same answer).
+ * and partitions ({@link ClusterState}), the cluster's feature level ({@link FeatureState}), a
+ * key-value space, and the request log that makes retries idempotent. Deterministic: the same
+ * requests in the same order give the same state and replies on every replica; a rejected command
+ * changes nothing (only its reply is remembered, so a retry gets the same answer).
  *
  * <p>Not thread-safe: the state machine applies commands on one thread and serves reads under a lock.
  */
@@ -53,6 +55,7 @@ public final class ControllerState {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ControllerState.class);
 
     private StreamMetadataState streams;
+    private final FeatureState features = new FeatureState();
     private ClusterState cluster;
     private final TreeMap<String, byte[]> kv = new TreeMap<>();
     private final RequestLog requests = new RequestLog();
@@ -62,7 +65,7 @@ public final class ControllerState {
     /** An empty state. */
     public ControllerState() {
         this.streams = new StreamMetadataState();
-        this.cluster = new ClusterState(streams);
+        this.cluster = new ClusterState(streams, features);
     }
 
     /**
@@ -152,6 +155,11 @@ public final class ControllerState {
             long first = nextProducerId;
             nextProducerId += c.count();
             return first;
+        // Feature levels.
+        } else if (command instanceof ReportVoterFeatures c) {
+            return features.report(c);
+        } else if (command instanceof UpdateFeatureLevel c) {
+            return features.update(c, cluster.brokers(), events, index);
         // Key-value space.
         } else if (command instanceof PutKv c) {
             kv.put(c.key(), c.value().clone());
@@ -186,6 +194,8 @@ public final class ControllerState {
             return streams.describeStream(q.streamId());
         } else if (query instanceof Queries.DescribeCluster) {
             return image(appliedIndex);
+        } else if (query instanceof Queries.DescribeFeatures) {
+            return features.status();
         } else if (query instanceof Queries.GetTopics q) {
             if (q.names().isEmpty()) {
                 return List.copyOf(cluster.topics());
@@ -217,7 +227,13 @@ public final class ControllerState {
 
     /** Brokers and topics as of {@code appliedIndex}. */
     public ClusterImage image(long appliedIndex) {
-        return new ClusterImage(appliedIndex, List.copyOf(cluster.brokers()), List.copyOf(cluster.topics()));
+        return new ClusterImage(appliedIndex, List.copyOf(cluster.brokers()), List.copyOf(cluster.topics()),
+                features.finalizedLevel());
+    }
+
+    /** The cluster's finalized feature level: log entries needing a higher one are refused. */
+    public int finalizedFeatureLevel() {
+        return features.finalizedLevel();
     }
 
     /** The broker's registration, or null. */
@@ -254,13 +270,14 @@ public final class ControllerState {
         }
         return new ControllerSnapshot(streams.snapshot(), cluster.nextBrokerEpoch(), List.copyOf(cluster.brokers()),
                 List.copyOf(cluster.topics()), entries, clockMs, requests.lastSweepMs(), requests.snapshot(),
-                nextProducerId);
+                nextProducerId, features.finalizedLevel(), features.voterFeatures());
     }
 
     /** Replaces this state with a snapshot's. */
     public void restore(ControllerSnapshot snapshot) {
         streams = StreamMetadataState.restore(snapshot.streams());
-        cluster = new ClusterState(streams);
+        features.restore(snapshot.finalizedFeatureLevel(), snapshot.voterFeatures());
+        cluster = new ClusterState(streams, features);
         cluster.restore(snapshot.nextBrokerEpoch(), snapshot.brokers(), snapshot.topics());
         kv.clear();
         snapshot.kv().forEach(e -> kv.put(e.key(), e.value().clone()));

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.aloft.controller.codec.Codecs;
+import io.aloft.controller.codec.ControllerSchemas;
 import io.aloft.controller.command.Reply;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.model.WatchResult;
 import io.aloft.controller.query.Queries;
 import java.util.List;
@@ -27,7 +28,8 @@ class WatchQueryTest {
     void watchWithNothingNewIsAnsweredAtOnce() throws Exception {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {
-            ControllerStateMachine sm = new ControllerStateMachine(100, new BrokerLiveness(), timer);
+            ControllerStateMachine sm = new ControllerStateMachine(100, new BrokerLiveness(), timer,
+                    ControllerSchemas.CODEC);
             // First poll: the watcher has no position yet and gets the (empty) image.
             WatchResult image = watch(sm, new Queries.Watch(-1, 10_000));
             // Second poll, from just past the image, asking to wait 10 s for changes: none come.
@@ -49,10 +51,11 @@ class WatchQueryTest {
     }
 
     private static Message message(Object query) {
-        return Message.valueOf(ByteString.copyFrom(Codecs.CODEC.encode(query)));
+        return Message.valueOf(ByteString.copyFrom(ControllerSchemas.CODEC.encode(query, FeatureLevel.INITIAL,
+                FeatureLevel.INITIAL)));
     }
 
     private static WatchResult result(Message m) throws Exception {
-        return (WatchResult) Codecs.CODEC.decode(m.getContent().toByteArray(), Reply.class).value();
+        return (WatchResult) ControllerSchemas.CODEC.decode(m.getContent().toByteArray(), Reply.class).value();
     }
 }

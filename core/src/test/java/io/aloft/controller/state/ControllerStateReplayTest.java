@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.aloft.controller.codec.Codecs;
+import io.aloft.controller.codec.ControllerCodec;
+import io.aloft.controller.codec.ControllerSchemas;
 import io.aloft.controller.codec.MalformedDataException;
 import io.aloft.controller.command.AlterTopicConfigs;
 import io.aloft.controller.command.BrokerHeartbeat;
@@ -25,7 +26,8 @@ import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.Reply;
 import io.aloft.controller.command.Request;
 import io.aloft.controller.command.UnregisterBroker;
-import io.aloft.controller.model.BrokerState;
+import io.aloft.controller.model.FeatureRange;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.model.MetadataEvent;
 import io.aloft.controller.query.Queries;
 import io.aloft.stream.metadata.CloseStreamRequest;
@@ -39,9 +41,7 @@ import io.aloft.stream.metadata.StreamObjectSpec;
 import io.aloft.stream.metadata.StreamRange;
 import io.aloft.stream.metadata.TrimStreamRequest;
 import java.io.ByteArrayOutputStream;
-import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -51,6 +51,9 @@ import org.junit.jupiter.api.Test;
 
 /** Idempotent retries, rejections that change nothing, snapshot and restore. */
 class ControllerStateReplayTest extends StateTestSupport {
+    private static final ControllerCodec CODEC = ControllerSchemas.CODEC;
+    private static final int LEVEL = FeatureLevel.INITIAL;
+
     // ---- idempotence and rejections ----
 
     @Test
@@ -135,7 +138,8 @@ class ControllerStateReplayTest extends StateTestSupport {
         long seed = 0xa10f_7e57L;
         Random random = new Random(seed);
         StreamRange range = new StreamRange(0, 1, 0, 5);
-        List<Object> commands = List.of(new RegisterBroker(1, "a", ENDPOINTS, null), new BrokerHeartbeat(1, 0),
+        List<Object> commands = List.of(new RegisterBroker(1, "a", ENDPOINTS, null, FeatureRange.INITIAL_ONLY),
+                new BrokerHeartbeat(1, 0),
                 new FenceBroker(1, 0), new DrainBroker(1, 0), new UnregisterBroker(1),
                 new CreateTopic(new UUID(1, 1), "t", 2, 2, Map.of("k", "v")), new DeleteTopic("t"),
                 new CreatePartitions("t", 3), new AlterTopicConfigs("t", Map.of("k", "v"), List.of("x")),
@@ -152,20 +156,13 @@ class ControllerStateReplayTest extends StateTestSupport {
         for (int i = 1; i <= 20_000; i++) {
             Object value = random.nextInt(4) == 0 ? queries.get(random.nextInt(queries.size()))
                     : new Request(new UUID(0, random.nextInt(3)), i, i, commands.get(random.nextInt(commands.size())));
-            byte[] bytes;
-            switch (random.nextInt(3)) {
-                case 0 -> bytes = Codecs.CODEC.encode(value); // unchanged: the state moves on too
-                case 1 -> {
-                    bytes = Codecs.CODEC.encode(value);
-                    for (int flips = 1 + random.nextInt(3); flips > 0; flips--) {
-                        bytes[random.nextInt(bytes.length)] = (byte) random.nextInt(256);
-                    }
-                }
-                default -> bytes = replaceOnePart(value, random);
+            byte[] bytes = CODEC.encode(value, LEVEL, LEVEL);
+            if (random.nextInt(3) > 0) {
+                bytes = mutate(bytes, random); // else unchanged: the state moves on too
             }
             Object decoded;
             try {
-                decoded = Codecs.CODEC.decode(bytes);
+                decoded = CODEC.decode(bytes).value();
             } catch (MalformedDataException e) {
                 continue;
             }
@@ -178,44 +175,34 @@ class ControllerStateReplayTest extends StateTestSupport {
         }
     }
 
-    private static final List<Object> ODD_VALUES = Arrays.asList(null, -1L, 0L, Long.MAX_VALUE, Long.MIN_VALUE, -1,
-            Integer.MAX_VALUE, "", "x", List.of(), List.of("x"), List.of(-1L), Map.of(), Map.of("", ""), new byte[0],
-            new UUID(0, 0), true, BrokerState.FENCED, new StreamRange(0, 0, 0, 1));
-
     /**
-     * The encoding of {@code value} with one part, at any depth of records and lists, replaced by an odd
-     * value (of any type: the codec rejects the types that do not fit, the rest must reach apply).
+     * {@code bytes} with a few bytes changed, a range cut out, or a range repeated: decoding gets
+     * past the header and deep into records (the codec rejects most; the rest must reach apply).
      */
-    private static byte[] replaceOnePart(Object value, Random random) {
-        List<Object> parts = new ArrayList<>();
-        if (value != null && value.getClass().isRecord()) {
-            for (RecordComponent c : value.getClass().getRecordComponents()) {
-                try {
-                    parts.add(c.getAccessor().invoke(value));
-                } catch (ReflectiveOperationException e) {
-                    throw new AssertionError(e);
+    private static byte[] mutate(byte[] bytes, Random random) {
+        byte[] out = bytes.clone();
+        int from = 6 + random.nextInt(out.length - 6); // past the frame header, which is checked first
+        int to = from + random.nextInt(out.length - from + 1);
+        switch (random.nextInt(3)) {
+            case 0 -> {
+                for (int flips = 1 + random.nextInt(3); flips > 0; flips--) {
+                    out[6 + random.nextInt(out.length - 6)] = (byte) random.nextInt(256);
                 }
             }
-        } else if (value instanceof List<?> list) {
-            parts.addAll(list);
+            case 1 -> {
+                ByteArrayOutputStream cut = new ByteArrayOutputStream();
+                cut.write(out, 0, from);
+                cut.write(out, to, out.length - to);
+                out = cut.toByteArray();
+            }
+            default -> {
+                ByteArrayOutputStream repeated = new ByteArrayOutputStream();
+                repeated.write(out, 0, to);
+                repeated.write(out, from, out.length - from);
+                out = repeated.toByteArray();
+            }
         }
-        if (parts.isEmpty() || random.nextInt(4) == 0) {
-            return Codecs.CODEC.encode(ODD_VALUES.get(random.nextInt(ODD_VALUES.size())));
-        }
-        // A record or list is its header followed by its parts' encodings.
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        int replaced = random.nextInt(parts.size());
-        int bodyLength = 0;
-        for (int i = 0; i < parts.size(); i++) {
-            byte[] part = Codecs.CODEC.encode(parts.get(i));
-            bodyLength += part.length;
-            body.writeBytes(i == replaced ? replaceOnePart(parts.get(i), random) : part);
-        }
-        byte[] whole = Codecs.CODEC.encode(value);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(whole, 0, whole.length - bodyLength);
-        out.writeBytes(body.toByteArray());
-        return out.toByteArray();
+        return out;
     }
 
     // ---- snapshots ----
@@ -236,7 +223,7 @@ class ControllerStateReplayTest extends StateTestSupport {
         Request earlier = new Request(CLIENT, sequence, nowMs, new DeleteTopic("missing"));
 
         // Through the codec, as a snapshot file would go.
-        ControllerSnapshot saved = Codecs.CODEC.decode(Codecs.CODEC.encode(state.snapshot()),
+        ControllerSnapshot saved = CODEC.decode(CODEC.encode(state.snapshot(), LEVEL, LEVEL),
                 ControllerSnapshot.class);
         ControllerState restored = new ControllerState();
         restored.restore(saved);
@@ -244,7 +231,8 @@ class ControllerStateReplayTest extends StateTestSupport {
 
         ControllerState original = state;
         List<Object> further = List.of(new FenceBroker(1, e1), new CreateTopic(new UUID(2, 2), "u", 3, 2, Map.of()),
-                new RegisterBroker(3, "c", ENDPOINTS, "r"), new CreatePartitions("t", 6), new DeleteTopic("u"),
+                new RegisterBroker(3, "c", ENDPOINTS, "r", FeatureRange.INITIAL_ONLY), new CreatePartitions("t", 6),
+                new DeleteTopic("u"),
                 new ReassignPartition("t", 0, 3), new PutKv("key2", new byte[0]), new DeleteKv("key"),
                 new CommitStreamSetObjectRequest(1, objectId + 1, 10, List.of(new StreamRange(stream, 1, 5, 9)),
                         List.of(), List.of(), nowMs + 5), new TrimStreamRequest(stream, 1, 5));

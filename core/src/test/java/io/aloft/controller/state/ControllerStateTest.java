@@ -19,6 +19,7 @@ import io.aloft.controller.command.PutKv;
 import io.aloft.controller.command.ReassignPartition;
 import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.UnregisterBroker;
+import io.aloft.controller.model.FeatureRange;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.MetadataEvent;
@@ -58,7 +59,7 @@ class ControllerStateTest extends StateTestSupport {
         rejected(new BrokerHeartbeat(1, first), "STALE_BROKER_EPOCH");
         assertEquals(BrokerState.ACTIVE, ok(new BrokerHeartbeat(1, second)));
         rejected(new BrokerHeartbeat(9, 0), "BROKER_NOT_FOUND");
-        rejected(new RegisterBroker(-1, "x", ENDPOINTS, null), "INVALID_REQUEST");
+        rejected(new RegisterBroker(-1, "x", ENDPOINTS, null, FeatureRange.INITIAL_ONLY), "INVALID_REQUEST");
     }
 
     @Test

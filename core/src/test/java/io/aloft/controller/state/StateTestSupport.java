@@ -8,6 +8,7 @@ import io.aloft.controller.command.Failure;
 import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.Reply;
 import io.aloft.controller.command.Request;
+import io.aloft.controller.model.FeatureRange;
 import io.aloft.controller.model.Endpoint;
 import io.aloft.controller.model.MetadataEvent;
 import io.aloft.controller.model.PartitionInfo;
@@ -51,7 +52,7 @@ abstract class StateTestSupport {
     }
 
     long register(int brokerId, String incarnation) {
-        return ok(new RegisterBroker(brokerId, incarnation, ENDPOINTS, null));
+        return ok(new RegisterBroker(brokerId, incarnation, ENDPOINTS, null, FeatureRange.INITIAL_ONLY));
     }
 
     TopicInfo createTopic(String name, int partitions) {
@@ -76,6 +77,7 @@ abstract class StateTestSupport {
     String dumpWithoutSessions(ControllerState s) {
         ControllerSnapshot x = s.snapshot();
         return new ControllerSnapshot(x.streams(), x.nextBrokerEpoch(), x.brokers(), x.topics(), x.kv(), x.clockMs(),
-                x.lastSessionSweepMs(), List.of(), x.nextProducerId()).dump();
+                x.lastSessionSweepMs(), List.of(), x.nextProducerId(), x.finalizedFeatureLevel(), x.voterFeatures())
+                .dump();
     }
 }

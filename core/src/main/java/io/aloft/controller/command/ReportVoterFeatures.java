@@ -1,0 +1,16 @@
+package io.aloft.controller.command;
+
+import io.aloft.controller.model.FeatureRange;
+import java.util.Objects;
+
+/**
+ * A controller voter's supported feature levels, sent by the voter itself when it starts (and its
+ * stored report differs). Replaces the voter's earlier report. Refused when the range does not
+ * include the finalized level (such a voter stops itself anyway: it cannot read what the cluster
+ * writes). Replies with the cluster's {@link io.aloft.controller.model.FeatureStatus}. Immutable.
+ */
+public record ReportVoterFeatures(int voterId, FeatureRange supported) {
+    public ReportVoterFeatures {
+        Objects.requireNonNull(supported, "supported");
+    }
+}

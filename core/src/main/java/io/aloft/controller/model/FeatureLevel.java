@@ -1,0 +1,34 @@
+package io.aloft.controller.model;
+
+/**
+ * The cluster-wide feature level (Kafka's {@code metadata.version}): a number the quorum agrees on
+ * that says which controller record versions may be written. A build supports a range of levels;
+ * the <em>finalized</em> level is part of the replicated state and only rises, by an explicit
+ * upgrade once every voter and every unfenced broker supports the new level. Until then every
+ * record is written at the newest version the finalized level allows, so a voter or broker of the
+ * previous build can still read everything.
+ *
+ * <p>The levels (append only; a level's meaning never changes):
+ * <ul>
+ * <li>{@value #INITIAL}: every controller record type at version 0, the format introduced with
+ *     explicit record schemas (there is no upgrade path from the pre-release reflective format).</li>
+ * </ul>
+ *
+ * <p>Immutable constants.
+ */
+public final class FeatureLevel {
+    private FeatureLevel() {
+    }
+
+    /**
+     * The level of a new cluster, and of the state before any upgrade. A constant, never "the
+     * newest this build knows": voters of different builds must start from the same state.
+     */
+    public static final int INITIAL = 1;
+
+    /** The lowest level this build reads and writes. */
+    public static final int MIN_SUPPORTED = INITIAL;
+
+    /** The highest level this build reads and writes. */
+    public static final int LATEST = 1;
+}
