@@ -8,7 +8,9 @@ if [ -f scripts/s3-server.sh ]; then
   bash scripts/s3-server.sh >/dev/null
 fi
 # The Kafka clients of the compatibility tests (compat/): Python venvs with confluent-kafka
-# (librdkafka) and the Go clients (franz-go, Sarama), cached under ~/.cache/aloft; no-ops when cached.
+# (librdkafka) and the Go clients (franz-go, Sarama), cached under ~/.cache/aloft, and Debian's kcat;
+# each a no-op once done.
 bash scripts/python-clients.sh >/dev/null
 bash scripts/go-clients.sh >/dev/null
+bash scripts/kcat.sh >/dev/null
 exec mvn -B verify "$@"

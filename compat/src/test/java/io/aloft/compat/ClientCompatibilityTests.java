@@ -37,6 +37,8 @@ abstract class ClientCompatibilityTests {
     /** Hard limits: a JVM client needs its start-up on a busy 2-core machine; the others start in milliseconds. */
     static final Duration JVM_LIMIT = Duration.ofSeconds(45);
     static final Duration NATIVE_LIMIT = Duration.ofSeconds(30);
+    /** kcat runs once per step, each with its own hard limit. */
+    static final Duration KCAT_STEP_LIMIT = Duration.ofSeconds(20);
     /** A client gives up on its own this long before the hard limit, naming the step it was stuck in. */
     private static final Duration OWN_LIMIT_MARGIN = Duration.ofSeconds(8);
     private static final int BROKER_LOG_LINES = 60;
@@ -105,6 +107,16 @@ abstract class ClientCompatibilityTests {
         python("2.0.2");
     }
 
+    // ---- kcat (Debian's package: librdkafka 2.0.2) --------------------------------------------
+
+    /** The tool that found the ListOffsets bug (issue 11): kcat 1.7.1 on librdkafka 2.0.2, from Debian 12. */
+    @Test
+    void kcat_passesScenario() throws Exception {
+        Kcat kcat = Kcat.find();
+        Scenario s = scenario("kcat", NATIVE_LIMIT);
+        check(s, () -> kcat.run(s, layout.workDir().resolve(brokerName()), KCAT_STEP_LIMIT));
+    }
+
     // ---- Go -------------------------------------------------------------------------------------
 
     @Test
@@ -153,19 +165,40 @@ abstract class ClientCompatibilityTests {
                 RECORDS, limit.minus(OWN_LIMIT_MARGIN));
     }
 
+    /** Runs one client program, which checks every step itself, then the harness's own check. */
     private void check(Scenario s, ClientCommand client, Duration limit) throws Exception {
+        check(s, () -> {
+            ClientRun run = ClientRun.run(s.topic().substring("compat-".length()), client.command(),
+                    client.environment(), layout.workDir().resolve(brokerName()), limit);
+            return new Outcome(run.succeeded() && run.output().lines().anyMatch(l -> l.startsWith("OK ")),
+                    run.describe());
+        });
+    }
+
+    /**
+     * How a client's steps went.
+     *
+     * @param report what failed, if anything, and the client's output
+     */
+    record Outcome(boolean passed, String report) {
+    }
+
+    /** Runs one client's steps. */
+    @FunctionalInterface
+    interface ClientSteps {
+        Outcome run() throws Exception;
+    }
+
+    private void check(Scenario s, ClientSteps client) throws Exception {
         Optional<Path> brokerLog = brokerLog();
         long logStart = brokerLog.map(BrokerLogs::size).orElse(0L);
-        ClientRun run = ClientRun.run(s.topic().substring("compat-".length()), client.command(),
-                client.environment(), layout.workDir().resolve(brokerName()), limit);
-        String failure = null;
-        if (!run.succeeded() || run.output().lines().noneMatch(l -> l.startsWith("OK "))) {
-            failure = run.describe();
-        } else {
+        Outcome outcome = client.run();
+        String failure = outcome.passed() ? null : outcome.report();
+        if (failure == null) {
             String brokerSide = BrokerCheck.committedEverything(s);
             if (brokerSide != null) {
                 failure = "the client passed its own checks, but the harness finds: " + brokerSide + "\n"
-                        + run.describe();
+                        + outcome.report();
             }
         }
         if (failure != null) {

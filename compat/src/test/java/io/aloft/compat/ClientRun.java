@@ -8,13 +8,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One run of a client program as a child process with a hard time limit: its stdout and stderr go to
- * one file, which a failure message quotes. A child still running at the limit is killed with its
+ * one file, or two when the caller parses stdout, which a failure message quotes. A child still running at the limit is killed with its
  * descendants, so a client that hangs fails its test within seconds instead of stalling the build.
  *
  * <p>Immutable once {@link #run} returns.
@@ -27,15 +29,17 @@ final class ClientRun {
     private final String name;
     private final List<String> command;
     private final Path output;
+    private final Path errors; // null: stderr went to output
     private final Duration limit;
     private final Integer exitStatus; // null: killed at the limit
     private final Duration elapsed;
 
-    private ClientRun(String name, List<String> command, Path output, Duration limit, Integer exitStatus,
-            Duration elapsed) {
+    private ClientRun(String name, List<String> command, Path output, Path errors, Duration limit,
+            Integer exitStatus, Duration elapsed) {
         this.name = name;
         this.command = List.copyOf(command);
         this.output = output;
+        this.errors = errors;
         this.limit = limit;
         this.exitStatus = exitStatus;
         this.elapsed = elapsed;
@@ -47,10 +51,25 @@ final class ClientRun {
      */
     static ClientRun run(String name, List<String> command, Map<String, String> env, Path workDir, Duration limit)
             throws IOException, InterruptedException {
+        return run(name, command, env, workDir, limit, false);
+    }
+
+    /**
+     * As {@link #run(String, List, Map, Path, Duration)}; with {@code separateStderr} stderr goes to
+     * {@code <name>.stderr.log}, so that {@link #output()} is stdout alone, whole lines only.
+     */
+    static ClientRun run(String name, List<String> command, Map<String, String> env, Path workDir, Duration limit,
+            boolean separateStderr) throws IOException, InterruptedException {
         Files.createDirectories(workDir);
         Path output = workDir.resolve(name + ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
+        Path errors = separateStderr ? workDir.resolve(name + ".stderr.log") : null;
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
                 .redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
+        if (errors == null) {
+            builder.redirectErrorStream(true);
+        } else {
+            builder.redirectError(errors.toFile());
+        }
         builder.environment().putAll(env);
         long start = System.nanoTime();
         Process process = builder.start();
@@ -61,15 +80,28 @@ final class ClientRun {
             }
         } finally {
             if (process.isAlive()) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                List<ProcessHandle> descendants = process.descendants().toList();
+                descendants.forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                for (ProcessHandle d : descendants) {
+                    awaitExit(d);
+                }
             }
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        ClientRun run = new ClientRun(name, command, output, limit, status, elapsed);
+        ClientRun run = new ClientRun(name, command, output, errors, limit, status, elapsed);
         log.info("{}: {} in {} ms", name, status == null ? "killed at the time limit" : "exit status " + status,
                 elapsed.toMillis());
         return run;
+    }
+
+    /** Waits (briefly) for a killed descendant to be gone, so nothing of the run outlives it. */
+    private static void awaitExit(ProcessHandle handle) throws InterruptedException {
+        try {
+            handle.onExit().get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("process {} of a killed client did not exit within 10 s after SIGKILL", handle.pid());
+        }
     }
 
     private static java.io.File nullDevice() {
@@ -88,9 +120,14 @@ final class ClientRun {
         return elapsed;
     }
 
+    /** What the client printed (stdout alone when stderr was separate). */
     String output() {
+        return read(output);
+    }
+
+    private static String read(Path file) {
         try {
-            return Files.readString(output, StandardCharsets.UTF_8);
+            return Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -104,20 +141,23 @@ final class ClientRun {
         if (succeeded() && output().lines().anyMatch(l -> l.startsWith("OK "))) {
             return;
         }
-        throw new AssertionError(describe());
+        throw new AssertionError(succeeded() ? name + " never printed its OK line. " + describe() : describe());
     }
 
     /** How the run ended, the command, and the output (its last lines when long). */
     String describe() {
         String how = exitStatus == null
                 ? "was killed after the hard time limit of " + limit.toSeconds() + " s (it hung)"
-                : exitStatus == 0 ? "exited with status 0 but never printed its OK line"
                 : "exited with status " + exitStatus + (exitStatus == 2 ? " (its own time limit)" : "");
-        List<String> lines = output().lines().toList();
-        String quoted = lines.size() <= QUOTED_LINES ? String.join("\n", lines)
-                : "[... " + (lines.size() - QUOTED_LINES) + " earlier lines in " + output + "]\n"
+        String text = name + " " + how + " after " + elapsed.toMillis() + " ms.\ncommand: " + String.join(" ", command)
+                + "\noutput (" + output + "):\n" + quote(output);
+        return errors == null ? text : text + "\nstderr (" + errors + "):\n" + quote(errors);
+    }
+
+    private static String quote(Path file) {
+        List<String> lines = read(file).lines().toList();
+        return lines.size() <= QUOTED_LINES ? String.join("\n", lines)
+                : "[... " + (lines.size() - QUOTED_LINES) + " earlier lines in " + file + "]\n"
                         + String.join("\n", lines.subList(lines.size() - QUOTED_LINES, lines.size()));
-        return name + " " + how + " after " + elapsed.toMillis() + " ms.\ncommand: " + String.join(" ", command)
-                + "\noutput (" + output + "):\n" + quoted;
     }
 }

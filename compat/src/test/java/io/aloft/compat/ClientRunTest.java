@@ -55,6 +55,14 @@ class ClientRunTest {
     }
 
     @Test
+    void run_separateStderr_outputIsStdoutAloneAndDescribeQuotesBoth() throws Exception {
+        ClientRun run = ClientRun.run("split", List.of("bash", "-c", "echo data; echo '% note' >&2; echo more"),
+                Map.of(), dir, Duration.ofSeconds(10), true);
+        assertTrue(run.output().equals("data\nmore\n"), run.output());
+        assertTrue(run.describe().contains("% note"), run.describe());
+    }
+
+    @Test
     void assertPassed_okLineAndStatusZero_passes() throws Exception {
         ClientRun.run("passes", List.of("bash", "-c", "echo step: one; echo OK done"), Map.of(), dir,
                 Duration.ofSeconds(10)).assertPassed();

@@ -48,6 +48,24 @@ class ClientSetupTest {
     }
 
     @Test
+    void kcat_notOnPath_failsNamingTheSetupScript() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Kcat.find(null, emptyCache.toString()));
+        assertTrue(e.getMessage().contains("scripts/kcat.sh"), e.getMessage());
+    }
+
+    @Test
+    void kcat_consumedRecordsCheck_catchesGapsRepeatsAndMissingRecords() {
+        Scenario s = new Scenario("b", "t", "g", 2, 3, Duration.ofSeconds(1));
+        java.util.Map<Integer, Long> ends = java.util.Map.of(0, 2L, 1, 1L);
+        assertEquals(null, Kcat.checkConsumed("0 0 key-0 0\n% Reached end\n1 0 key-1 1\n0 1 key-2 2\n", ends, s));
+        assertTrue(Kcat.checkConsumed("0 0 key-0 0\n0 2 key-2 2\n1 0 key-1 1\n", ends, s).contains("expected 1"));
+        assertTrue(Kcat.checkConsumed("0 0 key-0 0\n0 1 key-0 0\n1 0 key-1 1\n", ends, s).contains("repeated"));
+        assertTrue(Kcat.checkConsumed("0 0 key-0 0\n1 0 key-1 1\n", ends, s).contains("consumed 2 records"));
+        assertTrue(Kcat.checkConsumed("0 0 key-2 2\n0 1 key-0 0\n1 0 key-1 1\n", ends, s).contains("after record"));
+    }
+
+    @Test
     void sourceHash_changesWithAnyGoSource(@TempDir Path go) throws Exception {
         Files.writeString(go.resolve("go.mod"), "module x\n");
         Files.writeString(go.resolve("go.sum"), "");
