@@ -176,14 +176,14 @@ abstract class ClientCompatibilityTests {
     }
 
     /**
-     * How a client's steps went.
+     * How a client's steps went. Immutable.
      *
      * @param report what failed, if anything, and the client's output
      */
     record Outcome(boolean passed, String report) {
     }
 
-    /** Runs one client's steps. */
+    /** Runs one client's steps, on the test thread. */
     @FunctionalInterface
     interface ClientSteps {
         Outcome run() throws Exception;
@@ -219,7 +219,7 @@ abstract class ClientCompatibilityTests {
         }
     }
 
-    /** Reading the part of a broker's log written during one client run. */
+    /** Reading the part of a broker's log written during one client run. Stateless. */
     static final class BrokerLogs {
         private BrokerLogs() {
         }

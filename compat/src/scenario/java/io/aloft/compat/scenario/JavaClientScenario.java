@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.Timer;
+import java.util.TimerTask;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -52,7 +54,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Usage: {@code bootstrap topic group partitions records timeoutSeconds [consumerKey=value...]}.
  *
- * <p>Confined to the main thread; the watchdog only reads {@link #step}.
+ * <p>Confined to the main thread; the watchdog timer only reads {@link #step}.
  */
 public final class JavaClientScenario {
     private static final int KEY_COUNT = 17; // record i: key "key-<i mod 17>", value "<i>"
@@ -103,18 +105,14 @@ public final class JavaClientScenario {
     /** Halts with status 2 naming the step once the time limit passes, or with 3 when the harness is gone. */
     private static void watch(long timeoutSeconds) {
         ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
-        Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(timeoutSeconds));
-            } catch (InterruptedException e) {
-                return;
+        new Timer("scenario-watchdog", true).schedule(new TimerTask() {
+            @Override
+            public void run() {
+                System.err.println("TIMEOUT: no progress within " + timeoutSeconds + " s; stuck at step: " + step);
+                System.err.flush();
+                Runtime.getRuntime().halt(2);
             }
-            System.err.println("TIMEOUT: no progress within " + timeoutSeconds + " s; stuck at step: " + step);
-            System.err.flush();
-            Runtime.getRuntime().halt(2);
-        }, "scenario-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        }, TimeUnit.SECONDS.toMillis(timeoutSeconds));
     }
 
     private static void step(String text) {
@@ -309,8 +307,11 @@ public final class JavaClientScenario {
                     parts.add(tp.partition());
                 }
             }
-            check(parts.size() == partitions && parts.contains(0) && parts.contains(partitions - 1),
-                    "describe group: the member is assigned partitions " + parts + " of " + topic);
+            Set<Integer> all = new TreeSet<>();
+            for (int p = 0; p < partitions; p++) {
+                all.add(p);
+            }
+            check(parts.equals(all), "describe group: the member is assigned partitions " + parts + " of " + topic);
         }
     }
 
