@@ -7,4 +7,10 @@ if [ -f scripts/s3-server.sh ]; then
   # Build the S3 server the integration tests start (cached under ~/.cache/aloft after the first run).
   bash scripts/s3-server.sh >/dev/null
 fi
+# The Kafka clients of the compatibility tests (compat/): Python venvs with confluent-kafka
+# (librdkafka) and the Go clients (franz-go, Sarama), cached under ~/.cache/aloft, and Debian's kcat;
+# each a no-op once done.
+bash scripts/python-clients.sh >/dev/null
+bash scripts/go-clients.sh >/dev/null
+bash scripts/kcat.sh >/dev/null
 exec mvn -B verify "$@"

@@ -1,0 +1,40 @@
+package io.aloft.compat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * librdkafka through confluent-kafka (Python), whose wheels bundle librdkafka: one virtual
+ * environment per pinned version, built by {@code scripts/python-clients.sh} under
+ * {@code <cache>/python-clients/confluent-kafka-<version>} and marked complete by a file
+ * {@code .installed} written last. The scenario is {@code compat/python/scenario.py}.
+ *
+ * <p>Immutable.
+ */
+final class PythonClients {
+    static final String SETUP_SCRIPT = "scripts/python-clients.sh";
+
+    private final CompatLayout layout;
+
+    PythonClients(CompatLayout layout) {
+        this.layout = layout;
+    }
+
+    /** @throws IllegalStateException naming the setup script when that version is not installed */
+    ClientCommand command(String confluentKafkaVersion, Scenario s) {
+        Path venv = layout.cacheDir().resolve("python-clients").resolve("confluent-kafka-" + confluentKafkaVersion);
+        Path python = venv.resolve("bin/python");
+        if (!Files.exists(venv.resolve(".installed")) || !Files.isExecutable(python)) {
+            throw new IllegalStateException("confluent-kafka " + confluentKafkaVersion + " is not installed in " + venv
+                    + "; run `bash " + SETUP_SCRIPT + "` (scripts/test.sh does; it needs python3 with venv and pip"
+                    + " and access to PyPI the first time)");
+        }
+        return new ClientCommand(List.of(python.toString(), "-u", layout.moduleDir().resolve("python/scenario.py")
+                        .toString(), "--bootstrap", s.bootstrap(), "--topic", s.topic(), "--group", s.group(),
+                        "--partitions", Integer.toString(s.partitions()), "--records", Integer.toString(s.records()),
+                        "--timeout", Long.toString(s.clientTimeout().toSeconds())),
+                Map.of("PYTHONDONTWRITEBYTECODE", "1"));
+    }
+}
