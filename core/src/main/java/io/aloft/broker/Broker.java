@@ -145,6 +145,9 @@ public final class Broker implements AutoCloseable {
             ControllerServer voter = ControllerServer.start(controllerConfig);
             resources.add(voter);
             failures.closeOnFailure("controller voter", voter);
+            // A voter whose build cannot follow the cluster's finalized feature level stops itself; a
+            // broker left without its embedded voter must not linger half alive either.
+            voter.failure().thenAccept(cause -> failures.fail("controller voter", cause));
         }
         ControllerClient controller = ControllerClient.create(controllerConfig, failures);
         resources.add(controller);
