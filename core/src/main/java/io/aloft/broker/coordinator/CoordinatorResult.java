@@ -13,8 +13,11 @@ import java.util.Objects;
  * <p>Two ways to own state:
  * <ul>
  *   <li>{@link #of(List, Object)}: the operation only validates and produces records; the runtime
- *       applies them with {@link CoordinatorShard#replay} once they are durable, the same function
- *       that rebuilds the state when the partition loads. Prefer this for new coordinators.</li>
+ *       applies them at once with {@link CoordinatorShard#replay}, the same function that rebuilds
+ *       the state when the partition loads, so the next operation sees them; the response waits
+ *       until they are durable. If the append fails, the shard's state is ahead of its log: the
+ *       runtime unloads the shard, and its {@link CoordinatorTopic} loads it again from the log (as
+ *       Kafka reverts to its last committed state). Prefer this for new coordinators.</li>
  *   <li>{@link #builder()}: the operation changes the state itself and the records persist that
  *       change (Kafka's classic groups work this way: their in-memory state holds waiting requests and
  *       timers that records do not). Such records are not replayed when written; each append can
@@ -54,7 +57,7 @@ public final class CoordinatorResult<T, R> {
         return new CoordinatorResult<>(List.of(), false, response, List.of());
     }
 
-    /** Records applied with {@link CoordinatorShard#replay} once durable; {@code response} then. */
+    /** Records applied with {@link CoordinatorShard#replay} at once; {@code response} once they are durable. */
     public static <T, R> CoordinatorResult<T, R> of(List<R> records, T response) {
         return new CoordinatorResult<>(records, true, response, List.of());
     }
@@ -68,7 +71,7 @@ public final class CoordinatorResult<T, R> {
         return records;
     }
 
-    /** Whether the runtime replays {@link #records} into the shard once they are durable. */
+    /** Whether the runtime replays {@link #records} into the shard (when the operation returns). */
     public boolean replayRecords() {
         return replay;
     }

@@ -31,10 +31,12 @@ import org.slf4j.LoggerFactory;
  * shards as partitions come and go: a shard moves when its partition moves.
  *
  * <p>Everything that touches a shard is an event on its thread, run in submission order:
- * {@link #write} and {@link #read} operations, the completion of an append (replay of its records
- * and {@link CoordinatorResult.AfterAppend} steps), and timers ({@link ShardContext#schedule}). A
- * write's records go to the {@link CoordinatorLog} as one append; other events of the shard run
- * while it is in flight, and its completion comes back as an event, in append order.
+ * {@link #write} and {@link #read} operations, the completion of an append (the
+ * {@link CoordinatorResult.AfterAppend} steps, then the response), and timers
+ * ({@link ShardContext#schedule}). A write's records are replayed into the shard at once and go to
+ * the {@link CoordinatorLog} as one append; other events of the shard run while it is in flight,
+ * and its completion comes back as an event, in append order. An append that fails after its
+ * records were replayed unloads the shard, to be loaded again from the log.
  *
  * <p>Errors: an operation on a partition this broker does not serve fails with
  * {@link NotCoordinatorException}, one that is still loading with
@@ -114,7 +116,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
                     future.completeExceptionally(e);
                     return;
                 }
-                s.persist(operationName, result, future);
+                s.apply(operationName, result, future);
             });
         }
         return future;
@@ -323,6 +325,26 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
             }
         }
 
+        /**
+         * Applies a result on this thread: replays its records now if it asks for it (the next
+         * operation sees them), then appends them.
+         */
+        <T> void apply(String operationName, CoordinatorResult<T, R> result, CompletableFuture<T> future) {
+            if (result.replayRecords()) {
+                try {
+                    result.records().forEach(shard::replay);
+                } catch (RuntimeException e) {
+                    // A bug: the records are half applied and none written. Start over from the log.
+                    LOG.error("{} coordinator: replaying {} on partition {} failed; unloading it to reload from "
+                            + "its log", name, operationName, partition, e);
+                    future.completeExceptionally(e);
+                    unloadHere();
+                    return;
+                }
+            }
+            persist(operationName, result, future);
+        }
+
         /** Appends a result's records, then completes its future and runs its steps (on this thread). */
         <T> void persist(String operationName, CoordinatorResult<T, R> result, CompletableFuture<T> future) {
             if (result.records().isEmpty()) {
@@ -351,13 +373,16 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
                 LOG.debug("{} coordinator: {} on partition {} could not be written", name, operationName, partition,
                         failure);
             }
+            if (failure != null && result.replayRecords() && serving) {
+                // The records were applied when written but are not in the log: the state is ahead of
+                // it. Unload; the partition's CoordinatorTopic loads it again from the log.
+                LOG.warn("{} coordinator: {} on partition {} could not be written ({}); unloading the partition to "
+                        + "reload it from its log", name, operationName, partition, failure.toString());
+                unloadHere();
+                serving = false;
+            }
             CoordinatorResult.Builder<R> next = CoordinatorResult.builder();
             try {
-                if (failure == null && result.replayRecords() && serving) {
-                    // Once durable, a write changes the state through the same function a load uses. If the
-                    // shard was unloaded meanwhile, the partition's next owner replays these records.
-                    result.records().forEach(shard::replay);
-                }
                 for (CoordinatorResult.AfterAppend<R> step : result.afterAppend()) {
                     step.run(failure, next);
                 }
@@ -374,7 +399,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
             }
             if (!next.isEmpty()) {
                 if (serving) {
-                    persist(operationName, next.build(null), new CompletableFuture<>());
+                    apply(operationName, next.build(null), new CompletableFuture<>());
                 } else {
                     LOG.debug("{} coordinator: partition {} unloaded; {} follow-up dropped", name, partition,
                             operationName);
@@ -454,7 +479,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
                             partition, e);
                     return;
                 }
-                persist(name, result, new CompletableFuture<>());
+                apply(name, result, new CompletableFuture<>());
             }
 
             @Override

@@ -52,6 +52,12 @@ public final class CoordinatorTopic implements AutoCloseable {
 
         /** Stops serving the partition. */
         void unloadPartition(int partition);
+
+        /**
+         * Whether the partition is loaded or loading. The runtime unloads a partition whose state
+         * got ahead of its log (a failed append); the next sync loads it again.
+         */
+        boolean isServing(int partition);
     }
 
     private final ControllerClient controller;
@@ -161,7 +167,8 @@ public final class CoordinatorTopic implements AutoCloseable {
                 }
             }
             for (int p : led) {
-                if (!owned.contains(p)) {
+                if (!owned.contains(p) || !coordinator.isServing(p)) {
+                    owned.remove(p);
                     load(p);
                 }
             }

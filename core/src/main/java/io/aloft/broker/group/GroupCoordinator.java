@@ -130,6 +130,11 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
         runtime.unload(partition);
     }
 
+    @Override
+    public boolean isServing(int partition) {
+        return runtime.status(partition) != CoordinatorRuntime.Status.NOT_SERVED;
+    }
+
     // ---- membership ----------------------------------------------------------------------
 
     /** JoinGroup; completes when the rebalance does (or at once on error, or MEMBER_ID_REQUIRED). */

@@ -126,31 +126,39 @@ class CoordinatorRuntimeTest {
     }
 
     @Test
-    void write_respondsOnlyOnceDurable_andChangesStateThroughReplay() throws Exception {
+    void write_replaysAtOnce_respondsOnlyOnceDurable() throws Exception {
         runtime.load(0);
         log.hold();
         CompletableFuture<String> put = runtime.write("put", 0, s -> s.put("a", "1"));
-        // A read queued behind the write runs while the append is in flight: nothing applied yet.
-        assertNull(get(0, "a"));
+        // A read queued behind the write runs while the append is in flight: it sees the write
+        // (replayed when the operation returned), whose caller has not heard back yet.
+        assertEquals("1", get(0, "a"));
+        assertTrue(shards.get(0).events.contains("replay a"));
         assertFalse(put.isDone());
         assertEquals(1, log.pending());
 
         log.release();
         assertNull(await(put), "the response (the old value) comes once the record is durable");
         assertEquals("1", get(0, "a"));
-        assertTrue(shards.get(0).events.contains("replay a"));
     }
 
     @Test
-    void write_appendFails_futureFailsAndNothingApplied() throws Exception {
+    void write_appendFails_futureFailsAndTheShardReloadsToWhatTheLogHolds() throws Exception {
         runtime.load(0);
+        await(runtime.write("put", 0, s -> s.put("kept", "1")));
         log.hold();
         CompletableFuture<String> put = runtime.write("put", 0, s -> s.put("a", "1"));
         eventually(() -> log.pending() == 1, "the append");
         log.fail(new IllegalStateException("disk gone"));
         assertEquals("disk gone", failure(put).getMessage());
+        // The state had run ahead of the log: the shard is dropped, to be loaded again from the log.
+        eventually(() -> runtime.status(0) == CoordinatorRuntime.Status.NOT_SERVED, "the unload");
+        assertTrue(shards.get(0).unloaded);
+        assertInstanceOf(NotCoordinatorException.class, failure(runtime.read("get", 0, s -> s.get("a"))));
+        runtime.load(0);
         assertNull(get(0, "a"));
-        assertEquals(0, log.inner.size(0));
+        assertEquals("1", get(0, "kept"));
+        assertEquals(1, log.inner.size(0));
     }
 
     @Test
@@ -266,11 +274,9 @@ class CoordinatorRuntimeTest {
         log.hold();
         CompletableFuture<String> put = runtime.write("put", 0, s -> s.put("a", "1"));
         eventually(() -> log.pending() == 1, "the append");
-        KvShard first = shards.get(0);
         runtime.unload(0);
         log.release();
         assertNull(await(put), "the record is durable, so the caller hears success");
-        assertFalse(first.state.containsKey("a"), "an unloaded shard is not changed any more");
         runtime.load(0);
         assertEquals("1", get(0, "a"));
     }
@@ -295,6 +301,10 @@ class CoordinatorRuntimeTest {
         // Builder records are the operation's own changes: not replayed when written.
         assertNull(get(0, "follow-up"));
         assertEquals(List.of("loaded"), await(runtime.read("events", 0, s -> List.copyOf(s.events))));
+        // ...but they are what a reload sees.
+        runtime.unload(0);
+        runtime.load(0);
+        assertEquals("written after", get(0, "follow-up"));
     }
 
     @Test
