@@ -20,25 +20,10 @@ if [[ -x "$target" ]]; then
   exit 0
 fi
 
-if ! command -v go >/dev/null 2>&1; then
-  for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go; do
-    if [[ -x "$candidate" ]]; then PATH="$(dirname "$candidate"):$PATH"; break; fi
-  done
-fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "go-clients.sh: the Go toolchain ('go') is not on PATH; install Go (see compat/go/go.mod for the" >&2
-  echo "version) to build the Go clients of the compatibility tests" >&2
-  exit 1
-fi
-
 mkdir -p "$bin_dir"
-# As scripts/s3-server.sh: Go's caches under our cache dir, pure-Go build, no VCS stamping.
-export GOPATH="${GOPATH:-$cache/go}"
-export GOMODCACHE="${GOMODCACHE:-$GOPATH/pkg/mod}"
-export GOCACHE="${GOCACHE:-$cache/go-build}"
-export GOFLAGS="-buildvcs=false -mod=readonly"
-export CGO_ENABLED=0
-mkdir -p "$GOPATH" "$GOCACHE"
+source scripts/lib/go-env.sh
+go_env go-clients.sh "$cache" "install Go (see compat/go/go.mod for the version) to build the Go clients of the compatibility tests"
+export GOFLAGS="$GOFLAGS -mod=readonly"
 
 # Build to a temp name and rename, so a killed build never leaves a binary the next run would trust.
 tmp="$(mktemp "$bin_dir/.aloft-compat-go-XXXXXX")"

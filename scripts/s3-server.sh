@@ -33,28 +33,9 @@ if [[ -x "$target" ]]; then
   exit 0
 fi
 
-if ! command -v go >/dev/null 2>&1; then
-  for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go; do
-    if [[ -x "$candidate" ]]; then PATH="$(dirname "$candidate"):$PATH"; break; fi
-  done
-fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "s3-server.sh: the Go toolchain ('go') is not on PATH; install Go >= 1.22 to build $binary," >&2
-  echo "or put a prebuilt binary at $target (or point ALOFT_VERSITYGW at one)." >&2
-  exit 1
-fi
-
 mkdir -p "$bin_dir"
-# Keep Go's caches under our cache dir so a fresh machine (or a read-only $HOME/go) works,
-# and only inherit settings that cannot break a pinned install.
-export GOPATH="${GOPATH:-$cache/go}"
-export GOMODCACHE="${GOMODCACHE:-$GOPATH/pkg/mod}"
-export GOCACHE="${GOCACHE:-$cache/go-build}"
-# -buildvcs=false: the install happens outside any VCS checkout we care about.
-export GOFLAGS="${GOFLAGS:--buildvcs=false}"
-# Pure-Go builds: no C compiler needed on a fresh machine.
-export CGO_ENABLED="${CGO_ENABLED:-0}"
-mkdir -p "$GOPATH" "$GOCACHE"
+source "$(dirname "$0")/lib/go-env.sh"
+go_env s3-server.sh "$cache" "install Go >= 1.22 to build $binary, or put a prebuilt binary at $target (or point ALOFT_VERSITYGW at one)."
 
 # Build into a temp GOBIN and move into place, so a killed build never leaves a half-written
 # binary that the next run would mistake for a finished one.
