@@ -23,7 +23,19 @@ public interface ApiHandler<Q extends AbstractRequest> {
         return apiKey().oldestVersion();
     }
 
-    /** Highest version served (at most what this build of kafka-clients knows). */
+    /**
+     * Lowest version advertised in ApiVersions: {@link #minVersion()}, except where Kafka advertises
+     * versions it no longer serves for old clients' sake (Produce; see KAFKA-18659). A request at an
+     * advertised but unserved version closes its connection, as Kafka's does.
+     */
+    default short advertisedMinVersion() {
+        return minVersion();
+    }
+
+    /**
+     * Highest version served and advertised (at most what this build of kafka-clients knows, and
+     * what Apache Kafka 4.3 serves: a test compares the two).
+     */
     default short maxVersion() {
         return apiKey().latestVersion();
     }

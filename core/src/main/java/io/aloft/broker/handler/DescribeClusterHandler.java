@@ -42,9 +42,10 @@ public final class DescribeClusterHandler implements ApiHandler<DescribeClusterR
         DescribeClusterResponseData data = new DescribeClusterResponseData().setThrottleTimeMs(0)
                 .setEndpointType(request.data().endpointType());
         if (request.data().endpointType() != BROKER_ENDPOINTS) {
-            // Controllers speak Raft, not the Kafka protocol: there are no controller endpoints to give.
-            data.setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
-                    .setErrorMessage("only broker endpoints (type 1) are served");
+            // Kafka's answer when a broker is asked for controller endpoints (KIP-919); here controllers
+            // speak Raft, not the Kafka protocol, so no listener could give them either.
+            data.setErrorCode(Errors.MISMATCHED_ENDPOINT_TYPE.code())
+                    .setErrorMessage("brokers give broker endpoints (type 1) only");
             return CompletableFuture.completedFuture(new DescribeClusterResponse(data));
         }
         DescribeClusterBrokerCollection brokers = new DescribeClusterBrokerCollection();

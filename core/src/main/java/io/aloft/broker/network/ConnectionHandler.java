@@ -2,6 +2,7 @@ package io.aloft.broker.network;
 
 import io.aloft.broker.api.RequestContext;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
@@ -12,7 +13,6 @@ import java.util.ArrayDeque;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -33,6 +33,19 @@ import org.slf4j.LoggerFactory;
  * exception Kafka defines: it is answered at v0 with UNSUPPORTED_VERSION and the served ranges, so
  * the client can pick a version.)
  *
+ * <p><b>No request is left unanswered.</b> A response is encoded as soon as its handler completes.
+ * If it cannot be encoded at the request's version (a handler set a field the version lacks), the
+ * client gets the request's own error response with UNKNOWN_SERVER_ERROR instead; a handler that
+ * failed has already been answered with its error response by the {@link RequestDispatcher}. If
+ * even the error response cannot be encoded, the connection is closed when that request's turn
+ * comes (after the responses before it), with one log line naming API, version, correlation id
+ * and cause: a client waiting on a closed connection fails its request at once, one waiting for a
+ * response that never comes hangs until its own timeout, or forever.
+ *
+ * <p>Produce with acks=0 gets no response, as Kafka defines; when it fails the connection is
+ * closed, as Kafka does, so the producer refreshes its metadata rather than keep sending into the
+ * void.
+ *
  * <p>Runs on the connection's event loop; every field is confined to it.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
@@ -46,16 +59,28 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final String connectionId;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
 
-    /** A request waiting for its response (or, for acks=0 produce, just for its turn). */
+    /** A request waiting for its turn to be answered. */
     private static final class InFlight {
         final RequestHeader header;
+        /** Null for the ApiVersions answer this handler makes itself. */
+        final AbstractRequest request;
         final boolean sendsResponse;
-        ApiMessage response;
+        /** The encoded frame, once ready; null with {@link #closeReason} or for no response. */
+        ByteBuffer frame;
+        /** Set when this request's turn must close the connection instead of answering. */
+        String closeReason;
+        /** The close is what a client's own error calls for (acks=0 produce), not a broker fault. */
+        boolean expectedClose;
         boolean done;
 
-        InFlight(RequestHeader header, boolean sendsResponse) {
+        InFlight(RequestHeader header, AbstractRequest request, boolean sendsResponse) {
             this.header = header;
+            this.request = request;
             this.sendsResponse = sendsResponse;
+        }
+
+        String describe() {
+            return header.apiKey() + " v" + header.apiVersion() + " (correlation id " + header.correlationId() + ")";
         }
     }
 
@@ -101,7 +126,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         boolean sendsResponse = !(request instanceof ProduceRequest produce && produce.acks() == 0);
-        InFlight entry = new InFlight(header, sendsResponse);
+        InFlight entry = new InFlight(header, request, sendsResponse);
         inFlight.add(entry);
         if (inFlight.size() >= MAX_IN_FLIGHT) {
             ctx.channel().config().setAutoRead(false);
@@ -109,19 +134,74 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         RequestContext context = new RequestContext(header, listenerName,
                 (InetSocketAddress) ctx.channel().remoteAddress(), connectionId);
         dispatcher.dispatch(context, request).whenComplete((response, error) -> ctx.executor().execute(() -> {
-            entry.response = response == null ? null : response.data();
-            entry.done = true;
+            complete(entry, response, error);
             writeReady(ctx);
         }));
+    }
+
+    /** Turns a handler's outcome into the frame to send, the error response, or a reason to close. */
+    private void complete(InFlight entry, AbstractResponse response, Throwable error) {
+        entry.done = true;
+        if (error != null) {
+            // The dispatcher answers every handler failure; this is its error response failing.
+            entry.closeReason = "no error response could be built: " + error;
+            return;
+        }
+        if (!entry.sendsResponse) {
+            // No response at all means the handler failed (acks=0 produce has no error response).
+            if (response == null || response.errorCounts().keySet().stream().anyMatch(e -> e != Errors.NONE)) {
+                entry.closeReason = "acks=0 produce failed " + (response == null ? "" : response.errorCounts())
+                        + "; closing so the producer refreshes its metadata";
+                entry.expectedClose = true;
+            }
+            return;
+        }
+        if (response == null) {
+            entry.closeReason = "the dispatcher completed it with no response";
+            return;
+        }
+        try {
+            entry.frame = ResponseWriter.encode(entry.header.apiKey(), entry.header.apiVersion(),
+                    entry.header.correlationId(), response.data());
+            return;
+        } catch (RuntimeException e) {
+            if (entry.request == null) {
+                entry.closeReason = "its response cannot be encoded: " + e;
+                return;
+            }
+            log.warn("{} from {}: the response cannot be encoded at its version; answering UNKNOWN_SERVER_ERROR",
+                    entry.describe(), connectionId, e);
+        }
+        try {
+            AbstractResponse fallback = entry.request.getErrorResponse(Errors.UNKNOWN_SERVER_ERROR.exception());
+            entry.frame = ResponseWriter.encode(entry.header.apiKey(), entry.header.apiVersion(),
+                    entry.header.correlationId(), fallback.data());
+        } catch (RuntimeException e) {
+            entry.closeReason = "not even its error response can be encoded: " + e;
+        }
     }
 
     private void writeReady(ChannelHandlerContext ctx) {
         boolean wrote = false;
         while (!inFlight.isEmpty() && inFlight.peek().done) {
             InFlight e = inFlight.poll();
-            if (e.sendsResponse && e.response != null && ctx.channel().isActive()) {
-                ctx.write(ResponseWriter.encode(ctx.alloc(), e.header.apiKey(), e.header.apiVersion(),
-                        e.header.correlationId(), e.response));
+            if (!ctx.channel().isActive()) {
+                continue;
+            }
+            if (e.closeReason != null) {
+                if (e.expectedClose) {
+                    log.debug("Closing connection {} from {}: {}: {}", connectionId, ctx.channel().remoteAddress(),
+                            e.describe(), e.closeReason);
+                } else {
+                    log.warn("Closing connection {} from {}: {}: {}", connectionId, ctx.channel().remoteAddress(),
+                            e.describe(), e.closeReason);
+                }
+                inFlight.clear();
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
+                return;
+            }
+            if (e.frame != null) {
+                ctx.write(Unpooled.wrappedBuffer(e.frame));
                 wrote = true;
             }
         }
@@ -138,10 +218,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 .setErrorCode(Errors.UNSUPPORTED_VERSION.code())
                 .setApiKeys(dispatcher.apiVersions());
         InFlight entry = new InFlight(new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, header.clientId(),
-                header.correlationId()), true);
-        entry.response = body;
-        entry.done = true;
+                header.correlationId()), null, true);
         inFlight.add(entry);
+        complete(entry, new org.apache.kafka.common.requests.ApiVersionsResponse(body), null);
         writeReady(ctx);
     }
 
