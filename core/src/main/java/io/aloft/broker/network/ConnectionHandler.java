@@ -17,6 +17,7 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.slf4j.Logger;
@@ -33,18 +34,11 @@ import org.slf4j.LoggerFactory;
  * exception Kafka defines: it is answered at v0 with UNSUPPORTED_VERSION and the served ranges, so
  * the client can pick a version.)
  *
- * <p><b>No request is left unanswered.</b> A response is encoded as soon as its handler completes.
- * If it cannot be encoded at the request's version (a handler set a field the version lacks), the
- * client gets the request's own error response with UNKNOWN_SERVER_ERROR instead; a handler that
- * failed has already been answered with its error response by the {@link RequestDispatcher}. If
- * even the error response cannot be encoded, the connection is closed when that request's turn
- * comes (after the responses before it), with one log line naming API, version, correlation id
- * and cause: a client waiting on a closed connection fails its request at once, one waiting for a
- * response that never comes hangs until its own timeout, or forever.
- *
- * <p>Produce with acks=0 gets no response, as Kafka defines; when it fails the connection is
- * closed, as Kafka does, so the producer refreshes its metadata rather than keep sending into the
- * void.
+ * <p><b>No request is left unanswered.</b> A response is encoded as soon as its handler completes,
+ * and what the client gets instead when it cannot be is decided by {@link ResponseFrames}: the
+ * request's error response, or, if not even that can be encoded, a closed connection when that
+ * request's turn comes (after the responses before it), with one log line naming API, version,
+ * correlation id and cause.
  *
  * <p>Runs on the connection's event loop; every field is confined to it.
  */
@@ -65,12 +59,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         /** Null for the ApiVersions answer this handler makes itself. */
         final AbstractRequest request;
         final boolean sendsResponse;
-        /** The encoded frame, once ready; null with {@link #closeReason} or for no response. */
-        ByteBuffer frame;
-        /** Set when this request's turn must close the connection instead of answering. */
-        String closeReason;
-        /** The close is what a client's own error calls for (acks=0 produce), not a broker fault. */
-        boolean expectedClose;
+        /** What its turn does, once done. */
+        ResponseFrames.Outcome outcome;
         boolean done;
 
         InFlight(RequestHeader header, AbstractRequest request, boolean sendsResponse) {
@@ -139,46 +129,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }));
     }
 
-    /** Turns a handler's outcome into the frame to send, the error response, or a reason to close. */
     private void complete(InFlight entry, AbstractResponse response, Throwable error) {
+        entry.outcome = ResponseFrames.of(entry.header, entry.request, entry.sendsResponse, response, error,
+                connectionId);
         entry.done = true;
-        if (error != null) {
-            // The dispatcher answers every handler failure; this is its error response failing.
-            entry.closeReason = "no error response could be built: " + error;
-            return;
-        }
-        if (!entry.sendsResponse) {
-            // No response at all means the handler failed (acks=0 produce has no error response).
-            if (response == null || response.errorCounts().keySet().stream().anyMatch(e -> e != Errors.NONE)) {
-                entry.closeReason = "acks=0 produce failed " + (response == null ? "" : response.errorCounts())
-                        + "; closing so the producer refreshes its metadata";
-                entry.expectedClose = true;
-            }
-            return;
-        }
-        if (response == null) {
-            entry.closeReason = "the dispatcher completed it with no response";
-            return;
-        }
-        try {
-            entry.frame = ResponseWriter.encode(entry.header.apiKey(), entry.header.apiVersion(),
-                    entry.header.correlationId(), response.data());
-            return;
-        } catch (RuntimeException e) {
-            if (entry.request == null) {
-                entry.closeReason = "its response cannot be encoded: " + e;
-                return;
-            }
-            log.warn("{} from {}: the response cannot be encoded at its version; answering UNKNOWN_SERVER_ERROR",
-                    entry.describe(), connectionId, e);
-        }
-        try {
-            AbstractResponse fallback = entry.request.getErrorResponse(Errors.UNKNOWN_SERVER_ERROR.exception());
-            entry.frame = ResponseWriter.encode(entry.header.apiKey(), entry.header.apiVersion(),
-                    entry.header.correlationId(), fallback.data());
-        } catch (RuntimeException e) {
-            entry.closeReason = "not even its error response can be encoded: " + e;
-        }
     }
 
     private void writeReady(ChannelHandlerContext ctx) {
@@ -188,20 +142,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             if (!ctx.channel().isActive()) {
                 continue;
             }
-            if (e.closeReason != null) {
-                if (e.expectedClose) {
+            if (e.outcome.closeReason() != null) {
+                if (e.outcome.expectedClose()) {
                     log.debug("Closing connection {} from {}: {}: {}", connectionId, ctx.channel().remoteAddress(),
-                            e.describe(), e.closeReason);
+                            e.describe(), e.outcome.closeReason());
                 } else {
                     log.warn("Closing connection {} from {}: {}: {}", connectionId, ctx.channel().remoteAddress(),
-                            e.describe(), e.closeReason);
+                            e.describe(), e.outcome.closeReason());
                 }
                 inFlight.clear();
                 ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
                 return;
             }
-            if (e.frame != null) {
-                ctx.write(Unpooled.wrappedBuffer(e.frame));
+            if (e.outcome.frame() != null) {
+                ctx.write(Unpooled.wrappedBuffer(e.outcome.frame()));
                 wrote = true;
             }
         }
@@ -220,7 +174,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         InFlight entry = new InFlight(new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, header.clientId(),
                 header.correlationId()), null, true);
         inFlight.add(entry);
-        complete(entry, new org.apache.kafka.common.requests.ApiVersionsResponse(body), null);
+        complete(entry, new ApiVersionsResponse(body), null);
         writeReady(ctx);
     }
 

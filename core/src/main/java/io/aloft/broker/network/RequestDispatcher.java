@@ -78,8 +78,8 @@ public final class RequestDispatcher {
         try {
             response = handler.handle(context, request);
             if (response == null) {
-                response = CompletableFuture.failedFuture(new IllegalStateException(handler.getClass().getSimpleName()
-                        + " returned no future"));
+                response = CompletableFuture.failedFuture(new IllegalStateException("the " + request.apiKey()
+                        + " handler returned no future"));
             }
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e);
@@ -88,8 +88,8 @@ public final class RequestDispatcher {
             if (e == null && r != null) {
                 return r;
             }
-            Throwable cause = e == null ? new IllegalStateException(handler.getClass().getSimpleName()
-                    + " completed with no response") : unwrap(e);
+            Throwable cause = e == null ? new IllegalStateException("the " + request.apiKey()
+                    + " handler completed with no response") : unwrap(e);
             if (cause instanceof ApiException) {
                 log.debug("{} v{} (correlation id {}) from {} failed: {}", request.apiKey(), request.version(),
                         context.header().correlationId(), context.connectionId(), cause.toString());

@@ -74,19 +74,27 @@ public final class RawConnection implements AutoCloseable {
      *     not decode at the request's version, or carries another correlation id
      */
     public Answer send(ApiKeys api, short version, ApiMessage body) throws IOException {
-        int id = correlationId++;
-        RequestHeader header = new RequestHeader(api, version, "aloft-conformance", id);
-        ByteBuffer frame = RequestUtils.serialize(header.data(), header.headerVersion(), body, version);
-        return sendFrame(api, version, id, frame);
+        int id = write(api, version, body);
+        return read(api, version, id);
     }
 
-    /** Sends a request that gets no response (Produce with acks=0). */
-    public void sendOneWay(ApiKeys api, short version, ApiMessage body) throws IOException {
-        RequestHeader header = new RequestHeader(api, version, "aloft-conformance", correlationId++);
+    /**
+     * Writes a request without waiting for its answer (to pipeline several, as clients do) and
+     * returns its correlation id for {@link #read}.
+     */
+    public int write(ApiKeys api, short version, ApiMessage body) throws IOException {
+        int id = correlationId++;
+        RequestHeader header = new RequestHeader(api, version, "aloft-conformance", id);
         ByteBuffer frame = RequestUtils.serialize(header.data(), header.headerVersion(), body, version);
         out.writeInt(frame.remaining());
         out.write(frame.array(), frame.arrayOffset() + frame.position(), frame.remaining());
         out.flush();
+        return id;
+    }
+
+    /** Sends a request that gets no response (Produce with acks=0). */
+    public void sendOneWay(ApiKeys api, short version, ApiMessage body) throws IOException {
+        write(api, version, body);
     }
 
     /**
@@ -106,6 +114,14 @@ public final class RawConnection implements AutoCloseable {
             closed = true;
             return new Answer(null);
         }
+        return read(api, version, expectedCorrelationId);
+    }
+
+    /**
+     * Reads the next answer, which must be the response to the request with
+     * {@code expectedCorrelationId}, as {@link #send} does.
+     */
+    public Answer read(ApiKeys api, short version, int expectedCorrelationId) throws IOException {
         byte[] response;
         try {
             int size = in.readInt();
