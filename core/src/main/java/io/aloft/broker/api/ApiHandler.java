@@ -7,7 +7,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
 
 /**
  * Serves one Kafka API. ApiVersions advertises exactly the keys and version ranges of the
- * registered handlers, so a handler must accept every version in its range.
+ * registered handlers, so a handler must accept every version in its range, and its responses must
+ * set only fields the request's version has (a response that cannot be encoded is replaced by the
+ * request's UNKNOWN_SERVER_ERROR response).
  *
  * <p>Handlers run on network threads and must not block: anything slow (the WAL, object storage,
  * the controller) returns through the future. Errors the client should see are expressed in the

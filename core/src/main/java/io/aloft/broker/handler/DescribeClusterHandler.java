@@ -17,7 +17,11 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 
-/** DescribeCluster: the brokers on the request's listener (fenced ones only when asked, v2+). */
+/**
+ * DescribeCluster: the brokers on the request's listener (fenced ones only when asked, v2+).
+ *
+ * <p>Stateless; runs on the network thread.
+ */
 public final class DescribeClusterHandler implements ApiHandler<DescribeClusterRequest> {
     /** Kafka's endpoint type for brokers (the other, 2, asks for controller endpoints). */
     private static final byte BROKER_ENDPOINTS = 1;

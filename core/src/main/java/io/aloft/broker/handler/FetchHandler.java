@@ -35,6 +35,8 @@ import org.apache.kafka.common.requests.FetchResponse;
  * requests, as KIP-227 allows a broker to choose. When less than {@code min_bytes} is available
  * the request waits up to {@code max_wait_ms}, and is woken by the first append to any of its
  * partitions rather than by polling.
+ *
+ * <p>Stateless; runs on the network thread, completes on the stream store's or the timer's.
  */
 public final class FetchHandler implements ApiHandler<FetchRequest> {
     private final MetadataCache cache;

@@ -34,6 +34,8 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
  * producer's {@code initTransactions()} fails at once with that message rather than retry
  * COORDINATOR_NOT_AVAILABLE until its timeout. Versions 0-3 carry one key; v4+ a batch (KIP-699),
  * each key answered on its own.
+ *
+ * <p>Stateless; runs on the network thread.
  */
 public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorRequest> {
     private static final byte GROUP = 0;

@@ -19,6 +19,8 @@ import org.apache.kafka.common.requests.InitProducerIdResponse;
  * transaction coordinator yet, and a retriable code such as NOT_COORDINATOR would have them retry
  * until their timeout. Java clients never get here: their FindCoordinator for the transactional id
  * fails first ({@link FindCoordinatorHandler}).
+ *
+ * <p>Stateless; runs on the network thread, completes on the controller client's.
  */
 public final class InitProducerIdHandler implements ApiHandler<InitProducerIdRequest> {
     private final ProducerIdManager ids;

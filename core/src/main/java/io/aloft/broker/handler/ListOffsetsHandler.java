@@ -30,6 +30,8 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
  *
  * <p>The leader epoch of the answer exists from v4 only; older versions leave it at its default
  * (an older client could not read it, and the response could not be encoded with it).
+ *
+ * <p>Stateless; runs on the network thread, completes on the stream store's.
  */
 public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequest> {
     /** The first version whose partition answer carries a leader epoch. */

@@ -38,6 +38,8 @@ import org.apache.kafka.common.requests.MetadataResponse;
  * <p>An auto-created topic is answered once it exists, with its partitions; Kafka 4 answers
  * UNKNOWN_TOPIC_OR_PARTITION while its controller creates the topic, and the client asks again.
  * Topics are described by id from v12, as Kafka does (v10-11 carry the field but get INVALID_REQUEST).
+ *
+ * <p>Stateless; runs on the network thread (auto-creation completes on the controller client's).
  */
 public final class MetadataHandler implements ApiHandler<MetadataRequest> {
     /** The first version that may name topics by id alone. */

@@ -23,6 +23,8 @@ import org.apache.kafka.common.requests.OffsetCommitResponse;
  * named by id from v10, resolved through the metadata cache. As in Kafka, offsets for a topic that
  * does not exist are refused with UNKNOWN_TOPIC_OR_PARTITION and only the others go to the
  * coordinator (by id, an unknown topic gets UNKNOWN_TOPIC_ID from the coordinator).
+ *
+ * <p>Stateless; runs on the network thread, completes on the coordinator's.
  */
 public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest> {
     /** The first version naming topics by id. */

@@ -32,6 +32,8 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *
  * <p>What the protocol version requires of the records is checked first ({@link ProduceRecordsCheck});
  * a transactional id on a request whose batches are not transactional is ignored, as Kafka does.
+ *
+ * <p>Stateless; runs on the network thread, completes on the stream store's.
  */
 public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     private final MetadataCache cache;
