@@ -52,6 +52,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final String listenerName;
     private final String connectionId;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    /** Set once a request's turn closes the connection: nothing after it is read or answered. */
+    private boolean closing;
 
     /** A request waiting for its turn to be answered. */
     private static final class InFlight {
@@ -83,6 +85,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
+        if (closing) {
+            frame.release();
+            return;
+        }
         ByteBuffer buffer;
         try {
             // Request objects may keep slices of the buffer (record batches), so give them their own copy.
@@ -136,6 +142,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void writeReady(ChannelHandlerContext ctx) {
+        if (closing) {
+            return;
+        }
         boolean wrote = false;
         while (!inFlight.isEmpty() && inFlight.peek().done) {
             InFlight e = inFlight.poll();
@@ -150,7 +159,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                     log.warn("Closing connection {} from {}: {}: {}", connectionId, ctx.channel().remoteAddress(),
                             e.describe(), e.outcome.closeReason());
                 }
+                closing = true;
                 inFlight.clear();
+                ctx.channel().config().setAutoRead(false);
+                // The responses written before are flushed first, then the connection closes.
                 ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
                 return;
             }

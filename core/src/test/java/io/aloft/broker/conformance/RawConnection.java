@@ -74,7 +74,13 @@ public final class RawConnection implements AutoCloseable {
      *     not decode at the request's version, or carries another correlation id
      */
     public Answer send(ApiKeys api, short version, ApiMessage body) throws IOException {
-        int id = write(api, version, body);
+        int id;
+        try {
+            id = write(api, version, body);
+        } catch (SocketException e) {
+            closed = true; // closed by the broker before this request went out
+            return new Answer(null);
+        }
         return read(api, version, id);
     }
 
