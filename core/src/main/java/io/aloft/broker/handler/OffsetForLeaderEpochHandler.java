@@ -2,6 +2,7 @@ package io.aloft.broker.handler;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.log.EpochEndOffset;
 import io.aloft.broker.partition.PartitionManager;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +11,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderPartition;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopic;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
-import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.EpochEndOffset;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResultCollection;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -49,7 +49,7 @@ public final class OffsetForLeaderEpochHandler implements ApiHandler<OffsetsForL
     public CompletableFuture<AbstractResponse> handle(RequestContext context, OffsetsForLeaderEpochRequest request) {
         List<CompletableFuture<OffsetForLeaderTopicResult>> topics = new ArrayList<>();
         for (OffsetForLeaderTopic t : request.data().topics()) {
-            List<CompletableFuture<EpochEndOffset>> parts = new ArrayList<>();
+            List<CompletableFuture<OffsetForLeaderEpochResponseData.EpochEndOffset>> parts = new ArrayList<>();
             for (OffsetForLeaderPartition p : t.partitions()) {
                 parts.add(answer(new TopicPartition(t.topic(), p.partition()), p));
             }
@@ -65,16 +65,17 @@ public final class OffsetForLeaderEpochHandler implements ApiHandler<OffsetsForL
         });
     }
 
-    private CompletableFuture<EpochEndOffset> answer(TopicPartition tp, OffsetForLeaderPartition p) {
-        EpochEndOffset r = new EpochEndOffset().setPartition(p.partition())
-                .setLeaderEpoch(io.aloft.broker.log.EpochEndOffset.UNDEFINED.epoch())
-                .setEndOffset(io.aloft.broker.log.EpochEndOffset.UNDEFINED.endOffset());
+    private CompletableFuture<OffsetForLeaderEpochResponseData.EpochEndOffset> answer(TopicPartition tp,
+            OffsetForLeaderPartition p) {
+        OffsetForLeaderEpochResponseData.EpochEndOffset r = new OffsetForLeaderEpochResponseData.EpochEndOffset()
+                .setPartition(p.partition()).setLeaderEpoch(EpochEndOffset.UNDEFINED.epoch())
+                .setEndOffset(EpochEndOffset.UNDEFINED.endOffset());
         return partitions.leaderLog(tp).thenApply(log -> {
             Errors epochError = FetchHandler.checkEpoch(p.currentLeaderEpoch(), log.leaderEpoch());
             if (epochError != Errors.NONE) {
                 return r.setErrorCode(epochError.code());
             }
-            io.aloft.broker.log.EpochEndOffset end = log.endOffsetForEpoch(p.leaderEpoch());
+            EpochEndOffset end = log.endOffsetForEpoch(p.leaderEpoch());
             return r.setErrorCode(Errors.NONE.code()).setLeaderEpoch(end.epoch()).setEndOffset(end.endOffset());
         }).exceptionally(e -> r.setErrorCode(PartitionErrors.toKafka(e).code()));
     }
