@@ -20,12 +20,14 @@ import io.aloft.broker.handler.DeleteTopicsHandler;
 import io.aloft.broker.handler.DescribeClusterHandler;
 import io.aloft.broker.handler.DescribeConfigsHandler;
 import io.aloft.broker.handler.DescribeLogDirsHandler;
+import io.aloft.broker.handler.DescribeProducersHandler;
 import io.aloft.broker.handler.FetchHandler;
 import io.aloft.broker.handler.GroupHandlers;
 import io.aloft.broker.handler.IncrementalAlterConfigsHandler;
 import io.aloft.broker.handler.InitProducerIdHandler;
 import io.aloft.broker.handler.ListOffsetsHandler;
 import io.aloft.broker.handler.MetadataHandler;
+import io.aloft.broker.handler.OffsetForLeaderEpochHandler;
 import io.aloft.broker.handler.ProduceHandler;
 import io.aloft.broker.lifecycle.CriticalScheduler;
 import io.aloft.broker.lifecycle.FatalFailureHandler;
@@ -215,6 +217,8 @@ public final class Broker implements AutoCloseable {
                 new FetchHandler(cache, partitions, scheduler),
                 new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)),
                 new ListOffsetsHandler(partitions),
+                new OffsetForLeaderEpochHandler(partitions),
+                new DescribeProducersHandler(partitions),
                 new DescribeConfigsHandler(configs),
                 new AlterConfigsHandler(configs),
                 new IncrementalAlterConfigsHandler(configs),

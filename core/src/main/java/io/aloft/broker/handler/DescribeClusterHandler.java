@@ -17,7 +17,11 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 
-/** DescribeCluster: the brokers on the request's listener (fenced ones only when asked, v2+). */
+/**
+ * DescribeCluster: the brokers on the request's listener (fenced ones only when asked, v2+).
+ *
+ * <p>Stateless; runs on the network thread.
+ */
 public final class DescribeClusterHandler implements ApiHandler<DescribeClusterRequest> {
     /** Kafka's endpoint type for brokers (the other, 2, asks for controller endpoints). */
     private static final byte BROKER_ENDPOINTS = 1;
@@ -42,9 +46,10 @@ public final class DescribeClusterHandler implements ApiHandler<DescribeClusterR
         DescribeClusterResponseData data = new DescribeClusterResponseData().setThrottleTimeMs(0)
                 .setEndpointType(request.data().endpointType());
         if (request.data().endpointType() != BROKER_ENDPOINTS) {
-            // Controllers speak Raft, not the Kafka protocol: there are no controller endpoints to give.
-            data.setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
-                    .setErrorMessage("only broker endpoints (type 1) are served");
+            // Kafka's answer when a broker is asked for controller endpoints (KIP-919); here controllers
+            // speak Raft, not the Kafka protocol, so no listener could give them either.
+            data.setErrorCode(Errors.MISMATCHED_ENDPOINT_TYPE.code())
+                    .setErrorMessage("brokers give broker endpoints (type 1) only");
             return CompletableFuture.completedFuture(new DescribeClusterResponse(data));
         }
         DescribeClusterBrokerCollection brokers = new DescribeClusterBrokerCollection();

@@ -35,6 +35,8 @@ import org.apache.kafka.common.requests.FetchResponse;
  * requests, as KIP-227 allows a broker to choose. When less than {@code min_bytes} is available
  * the request waits up to {@code max_wait_ms}, and is woken by the first append to any of its
  * partitions rather than by polling.
+ *
+ * <p>Stateless; runs on the network thread, completes on the stream store's or the timer's.
  */
 public final class FetchHandler implements ApiHandler<FetchRequest> {
     private final MetadataCache cache;
@@ -65,9 +67,14 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
     public CompletableFuture<AbstractResponse> handle(RequestContext context, FetchRequest request) {
         if (request.data().replicaId() >= 0 || (request.data().replicaState() != null
                 && request.data().replicaState().replicaId() >= 0)) {
-            // Follower fetches: data is shared, there are no followers to replicate to.
-            return CompletableFuture.completedFuture(request.getErrorResponse(0,
-                    Errors.NOT_LEADER_OR_FOLLOWER.exception("replica fetches are not served")));
+            // Follower fetches: data is shared, there are no followers to replicate to. Each partition
+            // is refused, as Kafka refuses a fetch from a broker that is not its follower.
+            Pass refused = new Pass();
+            for (Wanted w : resolve(request)) {
+                refused.data.put(w, emptyData(w.request()).setErrorCode((w.error() != Errors.NONE ? w.error()
+                        : Errors.NOT_LEADER_OR_FOLLOWER).code()));
+            }
+            return CompletableFuture.completedFuture(FetchResponse.of(refused.toData()));
         }
         List<Wanted> wanted = resolve(request);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.data().maxWaitMs()));
@@ -140,8 +147,7 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
 
     private CompletableFuture<PartitionData> readOne(Wanted w, int bytesLeft, boolean firstWithData) {
         FetchPartition p = w.request();
-        PartitionData pd = new PartitionData().setPartitionIndex(p.partition()).setHighWatermark(-1)
-                .setLastStableOffset(-1).setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY);
+        PartitionData pd = emptyData(p);
         if (w.error() != Errors.NONE || w.tp() == null) {
             return CompletableFuture.completedFuture(pd.setErrorCode(
                     (w.error() != Errors.NONE ? w.error() : Errors.UNKNOWN_TOPIC_OR_PARTITION).code()));
@@ -157,6 +163,11 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
                     .setLastStableOffset(r.highWatermark()).setLogStartOffset(r.logStartOffset())
                     .setRecords(r.records()));
         }).exceptionally(e -> pd.setErrorCode(PartitionErrors.toKafka(e).code()));
+    }
+
+    private static PartitionData emptyData(FetchPartition p) {
+        return new PartitionData().setPartitionIndex(p.partition()).setHighWatermark(-1).setLastStableOffset(-1)
+                .setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY);
     }
 
     /** Kafka's leader-epoch check: -1 skips it; older is fenced, newer is not known here yet. */

@@ -28,9 +28,14 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
  * answered with its endpoint on the listener the request came in on. Before the partition has a
  * live leader (or the topic exists) the answer is COORDINATOR_NOT_AVAILABLE, which clients retry.
  *
- * <p>Transactions and share groups have no coordinator here, so their keys get
- * COORDINATOR_NOT_AVAILABLE too. Versions 0-3 carry one key; v4+ a batch (KIP-699), each key
- * answered on its own.
+ * <p>Transactions and share groups have no coordinator here: their key types are answered as
+ * Kafka answers a key type it does not serve (an unknown type, or a share key before v6), with
+ * INVALID_REQUEST and a message saying why (v1+). Clients do not retry it, so a transactional
+ * producer's {@code initTransactions()} fails at once with that message rather than retry
+ * COORDINATOR_NOT_AVAILABLE until its timeout. Versions 0-3 carry one key; v4+ a batch (KIP-699),
+ * each key answered on its own.
+ *
+ * <p>Stateless; runs on the network thread.
  */
 public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorRequest> {
     private static final byte GROUP = 0;
@@ -83,10 +88,10 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
 
     private Coordinator find(MetadataCache.View view, String listener, String key, byte keyType) {
         if (keyType == TRANSACTION) {
-            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, "transactions are not supported");
+            return failed(key, Errors.INVALID_REQUEST, "this broker (Aloft) does not support transactions yet");
         }
         if (keyType == SHARE) {
-            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, "share groups are not supported");
+            return failed(key, Errors.INVALID_REQUEST, "this broker (Aloft) does not support share groups");
         }
         if (keyType != GROUP) {
             return failed(key, Errors.INVALID_REQUEST, "unknown coordinator key type " + keyType);

@@ -17,7 +17,7 @@ public final class GroupHandlers {
                 new SyncGroupHandler(coordinator),
                 new HeartbeatHandler(coordinator),
                 new LeaveGroupHandler(coordinator),
-                new OffsetCommitHandler(coordinator),
+                new OffsetCommitHandler(coordinator, cache),
                 new OffsetFetchHandler(coordinator),
                 new ListGroupsHandler(coordinator),
                 new DescribeGroupsHandler(coordinator),

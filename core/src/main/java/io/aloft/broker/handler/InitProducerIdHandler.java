@@ -14,8 +14,13 @@ import org.apache.kafka.common.requests.InitProducerIdResponse;
 
 /**
  * InitProducerId for idempotent producers: a new producer id with epoch 0, or (KIP-360, v3+) the
- * caller's id with the next epoch after an error. Transactional producers are refused: there is
- * no transaction coordinator yet.
+ * caller's id with the next epoch after an error. Transactional producers are refused with
+ * INVALID_REQUEST, which no client retries (Kafka's "incompatible broker" code): there is no
+ * transaction coordinator yet, and a retriable code such as NOT_COORDINATOR would have them retry
+ * until their timeout. Java clients never get here: their FindCoordinator for the transactional id
+ * fails first ({@link FindCoordinatorHandler}).
+ *
+ * <p>Stateless; runs on the network thread, completes on the controller client's.
  */
 public final class InitProducerIdHandler implements ApiHandler<InitProducerIdRequest> {
     private final ProducerIdManager ids;
@@ -27,6 +32,12 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
     @Override
     public ApiKeys apiKey() {
         return ApiKeys.INIT_PRODUCER_ID;
+    }
+
+    /** Up to v5, as Kafka 4.3 serves (v6 is KIP-939's two-phase commit, which it does not enable). */
+    @Override
+    public short maxVersion() {
+        return 5;
     }
 
     @Override

@@ -23,11 +23,20 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
 
 /**
  * ListOffsets: earliest (-2), latest (-1), max timestamp (-3), and the first offset at or after a
- * timestamp (through the partition's time index). Every offset is "local" and "tiered" at once
- * here (data is in the WAL or object storage, one log), so earliest-local (-4) answers like
- * earliest and latest-tiered (-5) and earliest-pending-upload (-6) like latest.
+ * timestamp (through the partition's time index). The log is one log, not Kafka's local segments
+ * plus a remote tier (KIP-405): earliest-local (-4) answers like earliest, and latest-tiered (-5)
+ * and earliest-pending-upload (-6) get Kafka's answer for a topic without remote storage, no
+ * offset (-1).
+ *
+ * <p>The leader epoch of the answer exists from v4 only; older versions leave it at its default
+ * (an older client could not read it, and the response could not be encoded with it).
+ *
+ * <p>Stateless; runs on the network thread, completes on the stream store's.
  */
 public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequest> {
+    /** The first version whose partition answer carries a leader epoch. */
+    static final short FIRST_LEADER_EPOCH_VERSION = 4;
+
     private final PartitionManager partitions;
 
     public ListOffsetsHandler(PartitionManager partitions) {
@@ -50,7 +59,7 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequest> 
         for (ListOffsetsTopic t : request.data().topics()) {
             List<CompletableFuture<ListOffsetsPartitionResponse>> parts = new ArrayList<>();
             for (ListOffsetsPartition p : t.partitions()) {
-                parts.add(answer(new TopicPartition(t.name(), p.partitionIndex()), p));
+                parts.add(answer(new TopicPartition(t.name(), p.partitionIndex()), p, request.version()));
             }
             topics.add(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v ->
                     new ListOffsetsTopicResponse().setName(t.name())
@@ -61,9 +70,16 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequest> 
                         .setTopics(topics.stream().map(CompletableFuture::join).toList())));
     }
 
-    private CompletableFuture<ListOffsetsPartitionResponse> answer(TopicPartition tp, ListOffsetsPartition p) {
+    private CompletableFuture<ListOffsetsPartitionResponse> answer(TopicPartition tp, ListOffsetsPartition p,
+            short version) {
         ListOffsetsPartitionResponse r = new ListOffsetsPartitionResponse().setPartitionIndex(p.partitionIndex())
                 .setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
+        return find(tp, p, r).thenApply(found -> version < FIRST_LEADER_EPOCH_VERSION ? found.setLeaderEpoch(-1)
+                : found);
+    }
+
+    private CompletableFuture<ListOffsetsPartitionResponse> find(TopicPartition tp, ListOffsetsPartition p,
+            ListOffsetsPartitionResponse r) {
         return partitions.leaderLog(tp).thenCompose(log -> {
             Errors epochError = FetchHandler.checkEpoch(p.currentLeaderEpoch(), log.leaderEpoch());
             if (epochError != Errors.NONE) {
@@ -74,10 +90,13 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequest> 
                 return CompletableFuture.completedFuture(r.setErrorCode(Errors.NONE.code())
                         .setOffset(log.logStartOffset()).setLeaderEpoch(log.leaderEpoch()));
             }
-            if (ts == ListOffsetsRequest.LATEST_TIMESTAMP || ts == ListOffsetsRequest.LATEST_TIERED_TIMESTAMP
-                    || ts == ListOffsetsRequest.EARLIEST_PENDING_UPLOAD_TIMESTAMP) {
+            if (ts == ListOffsetsRequest.LATEST_TIMESTAMP) {
                 return CompletableFuture.completedFuture(r.setErrorCode(Errors.NONE.code())
                         .setOffset(log.highWatermark()).setLeaderEpoch(log.leaderEpoch()));
+            }
+            if (ts == ListOffsetsRequest.LATEST_TIERED_TIMESTAMP
+                    || ts == ListOffsetsRequest.EARLIEST_PENDING_UPLOAD_TIMESTAMP) {
+                return CompletableFuture.completedFuture(r.setErrorCode(Errors.NONE.code()));
             }
             if (ts == ListOffsetsRequest.MAX_TIMESTAMP) {
                 return log.maxTimestamp().thenApply(found -> fill(r, found, log));

@@ -34,8 +34,17 @@ import org.apache.kafka.common.requests.MetadataResponse;
  * request says so), auto-creating missing ones when both the client and
  * {@code auto.create.topics.enable} allow it. Each partition is served by one broker; since its
  * data is in shared storage, that broker is its only replica and always in sync.
+ *
+ * <p>An auto-created topic is answered once it exists, with its partitions; Kafka 4 answers
+ * UNKNOWN_TOPIC_OR_PARTITION while its controller creates the topic, and the client asks again.
+ * Topics are described by id from v12, as Kafka does (v10-11 carry the field but get INVALID_REQUEST).
+ *
+ * <p>Stateless; runs on the network thread (auto-creation completes on the controller client's).
  */
 public final class MetadataHandler implements ApiHandler<MetadataRequest> {
+    /** The first version that may name topics by id alone. */
+    static final short FIRST_BY_ID_VERSION = 12;
+
     private final MetadataCache cache;
     private final TopicManager topics;
     private final boolean autoCreate;
@@ -61,14 +70,14 @@ public final class MetadataHandler implements ApiHandler<MetadataRequest> {
         List<MetadataRequestTopic> wanted = request.data().topics();
         MetadataCache.View view = cache.view();
         List<CompletableFuture<MetadataResponseTopic>> answers = new ArrayList<>();
-        if (wanted == null) {
+        if (request.isAllTopics()) { // v1+: a null list; v0: an empty one
             for (TopicInfo t : view.topicsByName().values()) {
                 answers.add(CompletableFuture.completedFuture(describe(t, Errors.NONE)));
             }
         } else {
             boolean mayCreate = autoCreate && request.data().allowAutoTopicCreation();
             for (MetadataRequestTopic w : wanted) {
-                answers.add(answer(view, w, mayCreate));
+                answers.add(answer(view, w, mayCreate, request.version()));
             }
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -85,7 +94,12 @@ public final class MetadataHandler implements ApiHandler<MetadataRequest> {
     }
 
     private CompletableFuture<MetadataResponseTopic> answer(MetadataCache.View view, MetadataRequestTopic w,
-            boolean mayCreate) {
+            boolean mayCreate, short version) {
+        if (w.name() == null && version < FIRST_BY_ID_VERSION) {
+            // v10-11 carry topic ids but Kafka describes topics by id from v12 only (KIP-516).
+            return CompletableFuture.completedFuture(new MetadataResponseTopic().setName("").setTopicId(w.topicId())
+                    .setErrorCode(Errors.INVALID_REQUEST.code()));
+        }
         if (w.name() == null) {
             Uuid id = w.topicId();
             TopicInfo t = id == null ? null : view.topic(new java.util.UUID(id.getMostSignificantBits(),

@@ -3,21 +3,39 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.metadata.MetadataCache;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 
 /**
  * OffsetCommit: answered once the offsets are durable in {@code __consumer_offsets}. Topics are
- * named by id from v10, resolved through the metadata cache.
+ * named by id from v10, resolved through the metadata cache. As in Kafka, offsets for a topic that
+ * does not exist are refused with UNKNOWN_TOPIC_OR_PARTITION and only the others go to the
+ * coordinator (by id, an unknown topic gets UNKNOWN_TOPIC_ID from the coordinator).
+ *
+ * <p>Stateless; runs on the network thread, completes on the coordinator's.
  */
 public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest> {
-    private final GroupCoordinator coordinator;
+    /** The first version naming topics by id. */
+    private static final short FIRST_BY_ID_VERSION = 10;
 
-    public OffsetCommitHandler(GroupCoordinator coordinator) {
+    private final GroupCoordinator coordinator;
+    private final MetadataCache cache;
+
+    public OffsetCommitHandler(GroupCoordinator coordinator, MetadataCache cache) {
         this.coordinator = coordinator;
+        this.cache = cache;
     }
 
     @Override
@@ -36,7 +54,30 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, OffsetCommitRequest request) {
-        return coordinator.commitOffsets(request.data(), request.version())
-                .thenApply(OffsetCommitResponse::new);
+        OffsetCommitRequestData data = request.data();
+        if (request.version() >= FIRST_BY_ID_VERSION) {
+            return coordinator.commitOffsets(data, request.version()).thenApply(OffsetCommitResponse::new);
+        }
+        MetadataCache.View view = cache.view();
+        List<OffsetCommitRequestTopic> known = new ArrayList<>();
+        List<OffsetCommitRequestTopic> unknown = new ArrayList<>();
+        for (OffsetCommitRequestTopic t : data.topics()) {
+            (view.topic(t.name()) == null ? unknown : known).add(t);
+        }
+        if (unknown.isEmpty()) {
+            return coordinator.commitOffsets(data, request.version()).thenApply(OffsetCommitResponse::new);
+        }
+        CompletableFuture<OffsetCommitResponseData> committed = known.isEmpty()
+                ? CompletableFuture.completedFuture(new OffsetCommitResponseData())
+                : coordinator.commitOffsets(data.duplicate().setTopics(known), request.version());
+        return committed.thenApply(response -> {
+            for (OffsetCommitRequestTopic t : unknown) {
+                List<OffsetCommitResponsePartition> partitions = new ArrayList<>();
+                t.partitions().forEach(p -> partitions.add(new OffsetCommitResponsePartition()
+                        .setPartitionIndex(p.partitionIndex()).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())));
+                response.topics().add(new OffsetCommitResponseTopic().setName(t.name()).setPartitions(partitions));
+            }
+            return new OffsetCommitResponse(response);
+        });
     }
 }

@@ -6,7 +6,15 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.protocol.Errors;
 
-/** Maps a failed partition operation to the per-partition Kafka error (one place for every handler). */
+/**
+ * Maps a failed partition operation to the per-partition Kafka error (one place for every handler).
+ * Storage and ownership failures arrive as {@link PartitionLogException}s carrying their code
+ * (KAFKA_STORAGE_ERROR, NOT_LEADER_OR_FOLLOWER, ...); Kafka's own exceptions map to their codes;
+ * anything else is a fault of this broker and answers UNKNOWN_SERVER_ERROR, which clients do not
+ * retry (a retriable code for a request that can never succeed would make them retry forever).
+ *
+ * <p>Stateless.
+ */
 final class PartitionErrors {
     private PartitionErrors() {
     }
@@ -26,8 +34,7 @@ final class PartitionErrors {
         if (e instanceof StreamFencedException) {
             return Errors.NOT_LEADER_OR_FOLLOWER; // another broker took the partition over
         }
-        Errors mapped = Errors.forException(e);
-        return mapped == Errors.UNKNOWN_SERVER_ERROR ? Errors.KAFKA_STORAGE_ERROR : mapped;
+        return Errors.forException(e);
     }
 
     static String message(Throwable failure) {

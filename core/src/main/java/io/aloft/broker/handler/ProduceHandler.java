@@ -29,6 +29,11 @@ import org.apache.kafka.common.requests.ProduceResponse;
  * Produce. Every acks setting waits for the WAL: an append completes only once durable, so
  * acks=1 and acks=all mean the same here (one copy, in shared durable storage) and acks=0 gets
  * no response at all, as Kafka defines.
+ *
+ * <p>What the protocol version requires of the records is checked first ({@link ProduceRecordsCheck});
+ * a transactional id on a request whose batches are not transactional is ignored, as Kafka does.
+ *
+ * <p>Stateless; runs on the network thread, completes on the stream store's.
  */
 public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     private final MetadataCache cache;
@@ -49,12 +54,18 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         return 3; // the oldest Kafka 4.x brokers serve (magic 2 only)
     }
 
+    /** v0-2 are advertised, and refused by closing the connection, as Kafka 4 does for librdkafka (KAFKA-18659). */
+    @Override
+    public short advertisedMinVersion() {
+        return ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION;
+    }
+
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ProduceRequest request) {
         short acks = request.acks();
         List<CompletableFuture<TopicProduceResponse>> topics = new ArrayList<>();
         for (TopicProduceData t : request.data().topicData()) {
-            topics.add(produceTopic(t, acks, request.data().transactionalId()));
+            topics.add(produceTopic(t, acks, request.version(), request.data().transactionalId()));
         }
         return CompletableFuture.allOf(topics.toArray(CompletableFuture[]::new)).thenApply(v -> {
             TopicProduceResponseCollection out = new TopicProduceResponseCollection();
@@ -63,7 +74,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         });
     }
 
-    private CompletableFuture<TopicProduceResponse> produceTopic(TopicProduceData t, short acks, String transactionalId) {
+    private CompletableFuture<TopicProduceResponse> produceTopic(TopicProduceData t, short acks, short version,
+            String transactionalId) {
         String name = t.name();
         Uuid topicId = t.topicId();
         if ((name == null || name.isEmpty()) && topicId != null && !Uuid.ZERO_UUID.equals(topicId)) {
@@ -80,13 +92,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                 parts.add(done(p.index(), Errors.INVALID_TOPIC_EXCEPTION, "cannot produce to internal topic " + name));
             } else if (acks != 0 && acks != 1 && acks != -1) {
                 parts.add(done(p.index(), Errors.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1, not " + acks));
-            } else if (transactionalId != null) {
-                parts.add(done(p.index(), Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                        "transactions are not supported yet"));
-            } else if (!(p.records() instanceof MemoryRecords records)) {
-                parts.add(done(p.index(), Errors.CORRUPT_MESSAGE, "no record batches"));
             } else {
-                parts.add(append(new TopicPartition(name, p.index()), records));
+                MemoryRecords records = p.records() instanceof MemoryRecords m ? m : null;
+                ProduceRecordsCheck.Refusal refusal = ProduceRecordsCheck.check(version, records, transactionalId);
+                parts.add(refusal != null ? done(p.index(), refusal.error(), refusal.message())
+                        : append(new TopicPartition(name, p.index()), records));
             }
         }
         String resolved = name;

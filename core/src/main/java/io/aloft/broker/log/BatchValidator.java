@@ -67,8 +67,15 @@ final class BatchValidator {
     private static Checked validateBatch(MutableRecordBatch batch, ByteBuffer bytes, int index, LogConfig config,
             long nowMs) {
         if (batch.magic() != RecordBatch.MAGIC_VALUE_V2) {
-            throw new PartitionLogException(Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT, "batch " + index + " has magic "
+            // Kafka 4's answer: message format v0/v1 is gone (KIP-724).
+            throw new PartitionLogException(Errors.INVALID_RECORD, "batch " + index + " has magic "
                     + batch.magic() + "; only magic 2 is accepted");
+        }
+        try {
+            batch.compressionType();
+        } catch (IllegalArgumentException e) {
+            // Kafka answers UNKNOWN_SERVER_ERROR: not retriable, and the batch can never be read.
+            throw new PartitionLogException(Errors.UNKNOWN_SERVER_ERROR, "batch " + index + ": " + e.getMessage(), e);
         }
         if (batch.baseOffset() != 0) {
             throw new PartitionLogException(Errors.INVALID_RECORD, "batch " + index + " has base offset "

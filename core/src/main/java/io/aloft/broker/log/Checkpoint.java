@@ -11,21 +11,28 @@ import java.util.zip.CRC32C;
  * <pre>
  * offset  length  field
  * 0       4       magic 0x414C4350 ("ALCP")
- * 4       1       version (1)
+ * 4       1       version (2; 1 is still read)
  * 5       1       kind: 1 full (replaces all state), 2 partial (index entries changed since the
- *                 previous checkpoint; producers and log start are always complete)
+ *                 previous checkpoint; producers, leader epochs and log start are always complete)
  * 6       4       CRC32C of every byte from offset 10 to the end
  * 10      8       log start offset
  * 18      ...     index section ({@link LogIndex#writeCheckpoint}); its end offset is the
  *                 records-stream offset the checkpoint covers
  * ...     ...     producer section ({@link ProducerStateManager#writeSnapshot})
+ * ...     ...     leader-epoch section ({@link LeaderEpochCache#writeCheckpoint}); version 2 only
  * </pre>
+ *
+ * <p>A version-1 checkpoint has no leader epochs: a log loaded from one knows the epochs of the
+ * batches replayed after it and of its own opening, and answers for older epochs with the start of
+ * the oldest one it knows (see {@link LeaderEpochCache#endOffsetFor}).
  *
  * <p>Stateless.
  */
 final class Checkpoint {
     static final int MAGIC = 0x414C4350;
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
+    /** The first version, without the leader-epoch section. */
+    static final byte VERSION_1 = 1;
     static final byte FULL = 1;
     static final byte PARTIAL = 2;
     static final int MAGIC_OFFSET = 0;
@@ -38,12 +45,14 @@ final class Checkpoint {
     }
 
     /** Encodes the current state; the buffer returned belongs to the caller. */
-    static ByteBuffer encode(boolean full, long logStartOffset, LogIndex index, ProducerStateManager producers) {
-        int size = BODY_OFFSET + 8 + index.checkpointSize(full) + producers.snapshotSize();
+    static ByteBuffer encode(boolean full, long logStartOffset, LogIndex index, ProducerStateManager producers,
+            LeaderEpochCache epochs) {
+        int size = BODY_OFFSET + 8 + index.checkpointSize(full) + producers.snapshotSize() + epochs.checkpointSize();
         ByteBuffer out = ByteBuffer.allocate(size);
         out.putInt(MAGIC).put(VERSION).put(full ? FULL : PARTIAL).putInt(0).putLong(logStartOffset);
         index.writeCheckpoint(out, full);
         producers.writeSnapshot(out);
+        epochs.writeCheckpoint(out);
         out.flip();
         out.putInt(CRC_OFFSET, crc(out));
         return out;
@@ -54,13 +63,14 @@ final class Checkpoint {
      *
      * @throws IllegalStateException if the record is not a checkpoint or fails its CRC
      */
-    static long apply(ByteBuffer record, LogIndex index, ProducerStateManager producers) {
+    static long apply(ByteBuffer record, LogIndex index, ProducerStateManager producers, LeaderEpochCache epochs) {
         ByteBuffer in = record.slice();
         if (in.remaining() < BODY_OFFSET + 8 || in.getInt(MAGIC_OFFSET) != MAGIC) {
             throw new IllegalStateException("not a partition checkpoint");
         }
-        if (in.get(VERSION_OFFSET) != VERSION) {
-            throw new IllegalStateException("unknown checkpoint version " + in.get(VERSION_OFFSET));
+        byte version = in.get(VERSION_OFFSET);
+        if (version != VERSION && version != VERSION_1) {
+            throw new IllegalStateException("unknown checkpoint version " + version);
         }
         if (in.getInt(CRC_OFFSET) != crc(in)) {
             throw new IllegalStateException("checkpoint fails its CRC");
@@ -70,6 +80,9 @@ final class Checkpoint {
         long logStart = in.getLong();
         index.readCheckpoint(in, kind == FULL);
         producers.readSnapshot(in);
+        if (version >= VERSION) {
+            epochs.readCheckpoint(in);
+        }
         return logStart;
     }
 

@@ -40,9 +40,13 @@ import org.slf4j.LoggerFactory;
  * (KAFKA_STORAGE_ERROR, or NOT_LEADER_OR_FOLLOWER when a newer owner fenced it) and must be
  * reopened, which rebuilds the state from what is durable.
  *
+ * <h2>Leader epochs</h2>
+ * Every batch is stamped with the leader epoch the log was opened for, and the log keeps the first
+ * offset of each epoch ({@link LeaderEpochCache}), checkpointed with the rest of its state, for
+ * OffsetForLeaderEpoch. Opening with a new epoch starts it at the log end.
+ *
  * <h2>Waiting readers</h2>
- * All waiters share one future, replaced each time the high watermark moves, so memory is one
- * future plus one dependent per waiter whatever the number of waiting fetches.
+ * Fetches waiting for data wait on the {@link HighWatermark}.
  *
  * <p>Thread-safe. Futures complete on the stream store's threads; callers should continue on
  * their own executor. Failed futures carry a {@link PartitionLogException}, possibly wrapped in a
@@ -70,6 +74,8 @@ public final class PartitionLog {
     private final LogIndex index;
     /** Guarded by lock. */
     private final ProducerStateManager producers;
+    /** Guarded by lock. */
+    private final LeaderEpochCache epochs;
     /** Offset the next batch takes; guarded by lock. */
     private long nextOffset;
     /** Guarded by lock. */
@@ -86,11 +92,7 @@ public final class PartitionLog {
     private final AtomicReference<PartitionLogException> failure = new AtomicReference<>();
     private volatile boolean closed;
 
-    private final Object waitLock = new Object();
-    /** Written under waitLock. */
-    private volatile long highWatermark;
-    /** Completed when the high watermark next moves; guarded by waitLock. */
-    private CompletableFuture<Void> dataArrived = new CompletableFuture<>();
+    private final HighWatermark highWatermark;
 
     private PartitionLog(TopicPartition tp, Stream records, Stream state, int leaderEpoch, LogConfig config,
             LongSupplier time, PartitionLogLoader.Loaded loaded) {
@@ -102,9 +104,11 @@ public final class PartitionLog {
         this.time = time;
         this.index = loaded.index();
         this.producers = loaded.producers();
+        this.epochs = loaded.epochs();
+        this.epochs.assign(leaderEpoch, loaded.endOffset());
         this.logStartOffset = loaded.logStartOffset();
         this.nextOffset = loaded.endOffset();
-        this.highWatermark = loaded.endOffset();
+        this.highWatermark = new HighWatermark(loaded.endOffset());
     }
 
     /**
@@ -148,7 +152,25 @@ public final class PartitionLog {
 
     /** Offset past the last durable record: the log end and high watermark (ListOffsets LATEST). */
     public long highWatermark() {
-        return highWatermark;
+        return highWatermark.get();
+    }
+
+    /**
+     * Where {@code epoch} ends in this log (OffsetForLeaderEpoch): the current epoch at the high
+     * watermark, an older one where the next epoch the log holds starts (see
+     * {@link LeaderEpochCache#endOffsetFor}).
+     */
+    public EpochEndOffset endOffsetForEpoch(int epoch) {
+        synchronized (lock) {
+            return epochs.endOffsetFor(epoch, highWatermark.get());
+        }
+    }
+
+    /** The idempotent producers this partition remembers (DescribeProducers). */
+    public List<ActiveProducer> activeProducers() {
+        synchronized (lock) {
+            return producers.activeProducers();
+        }
     }
 
     public LogConfig config() {
@@ -252,7 +274,7 @@ public final class PartitionLog {
                     if (error != null) {
                         throw fail(error);
                     }
-                    advanceHighWatermark(end);
+                    highWatermark.advanceTo(end);
                     return new AppendResult(base, end - 1, logAppendTime, logStartOffset);
                 });
         lastAppend = result.thenApply(r -> null);
@@ -283,7 +305,7 @@ public final class PartitionLog {
         if (unusable != null) {
             return CompletableFuture.failedFuture(unusable);
         }
-        long hw = highWatermark;
+        long hw = highWatermark.get();
         long start = logStartOffset;
         if (fetchOffset < start || fetchOffset > hw) {
             return CompletableFuture.failedFuture(new PartitionLogException(Errors.OFFSET_OUT_OF_RANGE, tp
@@ -305,36 +327,7 @@ public final class PartitionLog {
      * the log closes or fails, so a waiting fetch should read again after it completes.
      */
     public CompletableFuture<Void> awaitData(long offset) {
-        CompletableFuture<Void> next;
-        synchronized (waitLock) {
-            if (highWatermark > offset || closed || failure.get() != null) {
-                return CompletableFuture.completedFuture(null);
-            }
-            next = dataArrived;
-        }
-        return next.thenCompose(v -> awaitData(offset));
-    }
-
-    private void advanceHighWatermark(long end) {
-        CompletableFuture<Void> woken;
-        synchronized (waitLock) {
-            if (end <= highWatermark) {
-                return;
-            }
-            highWatermark = end;
-            woken = dataArrived;
-            dataArrived = new CompletableFuture<>();
-        }
-        woken.complete(null);
-    }
-
-    private void wakeAll() {
-        CompletableFuture<Void> woken;
-        synchronized (waitLock) {
-            woken = dataArrived;
-            dataArrived = new CompletableFuture<>();
-        }
-        woken.complete(null);
+        return highWatermark.await(offset, () -> closed || failure.get() != null);
     }
 
     /**
@@ -345,7 +338,7 @@ public final class PartitionLog {
     public CompletableFuture<Optional<TimestampOffset>> offsetForTimestamp(long timestampMs) {
         long from;
         long start;
-        long hw = highWatermark;
+        long hw = highWatermark.get();
         synchronized (lock) {
             int i = index.firstAtLeast(timestampMs, 0);
             if (i < 0 || index.base(i) >= hw) {
@@ -380,7 +373,7 @@ public final class PartitionLog {
         long from;
         long to;
         long start;
-        long hw = highWatermark;
+        long hw = highWatermark.get();
         synchronized (lock) {
             int best = -1;
             for (int i = 0; i < index.size() && index.base(i) < hw; i++) {
@@ -425,7 +418,7 @@ public final class PartitionLog {
             if (unusable != null) {
                 return CompletableFuture.failedFuture(unusable);
             }
-            long hw = highWatermark;
+            long hw = highWatermark.get();
             long target = offset == HIGH_WATERMARK ? hw : offset;
             if (target < 0 || target > hw) {
                 return CompletableFuture.failedFuture(new PartitionLogException(Errors.OFFSET_OUT_OF_RANGE, tp
@@ -449,7 +442,7 @@ public final class PartitionLog {
                 return CompletableFuture.failedFuture(unusable);
             }
             LogConfig cfg = config;
-            long hw = highWatermark;
+            long hw = highWatermark.get();
             long newStart = logStartOffset;
             int i = 0;
             if (cfg.retentionMs() >= 0) {
@@ -477,6 +470,7 @@ public final class PartitionLog {
         }
         logStartOffset = target;
         index.truncateHead(target);
+        epochs.truncateFromStart(target);
         // The stream is trimmed at a batch boundary: the start of the entry holding the new start.
         long trimTo = index.size() > 0 ? Math.min(index.base(0), target) : target;
         // Checkpoint first: a restart must not find the stream trimmed past the recorded log start.
@@ -497,7 +491,7 @@ public final class PartitionLog {
         producers.expire(time.getAsLong(), config.producerIdExpirationMs());
         long fullSize = index.checkpointSize(true) + producers.snapshotSize();
         boolean full = partialBytesSinceFull >= fullSize;
-        ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers);
+        ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs);
         index.markClean();
         partialBytesSinceFull = full ? 0 : partialBytesSinceFull + payload.remaining();
         bytesSinceCheckpoint = 0;
@@ -533,10 +527,11 @@ public final class PartitionLog {
             closed = true;
             checkpointed = failure.get() == null ? checkpointLocked() : CompletableFuture.completedFuture(null);
         }
-        wakeAll();
+        highWatermark.wakeAll();
         return checkpointed.handle((v, error) -> (Void) null)
                 .thenCompose(v -> CompletableFuture.allOf(records.close(), state.close()))
-                .whenComplete((v, error) -> log.info("Closed {} at offsets {}..{}", tp, logStartOffset, highWatermark));
+                .whenComplete((v, error) -> log.info("Closed {} at offsets {}..{}", tp, logStartOffset,
+                        highWatermark.get()));
     }
 
     private PartitionLogException unusable() {
@@ -570,12 +565,12 @@ public final class PartitionLog {
         } else {
             log.error("{} stops: an append failed and its state may be ahead of its data; reopen it", tp, cause);
         }
-        wakeAll();
+        highWatermark.wakeAll();
         return ple;
     }
 
     @Override
     public String toString() {
-        return "PartitionLog(" + tp + ", " + logStartOffset + ".." + highWatermark + ")";
+        return "PartitionLog(" + tp + ", " + logStartOffset + ".." + highWatermark.get() + ")";
     }
 }

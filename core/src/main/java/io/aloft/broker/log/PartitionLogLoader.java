@@ -13,7 +13,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 /**
  * Rebuilds a partition's state when it is opened: applies the checkpoints of the state stream in
  * order, then replays the batches the records stream holds past the last checkpoint (at most
- * about {@link PartitionLog#CHECKPOINT_INTERVAL_BYTES}, plus whatever a crash left unchecked).
+ * about {@link PartitionLog#CHECKPOINT_INTERVAL_BYTES}, plus whatever a crash left unchecked):
+ * time index, producer state, and the leader epoch each batch was stamped with.
  *
  * <p>Confined to the open's future chain; used once.
  */
@@ -22,7 +23,8 @@ final class PartitionLogLoader {
     static final int LOAD_FETCH_BYTES = 1 << 20;
 
     /** What a loaded partition starts from. */
-    record Loaded(LogIndex index, ProducerStateManager producers, long logStartOffset, long endOffset) {
+    record Loaded(LogIndex index, ProducerStateManager producers, LeaderEpochCache epochs, long logStartOffset,
+            long endOffset) {
     }
 
     private PartitionLogLoader() {
@@ -32,9 +34,10 @@ final class PartitionLogLoader {
             long nowMs) {
         LogIndex index = new LogIndex(records.startOffset());
         ProducerStateManager producers = new ProducerStateManager();
+        LeaderEpochCache epochs = new LeaderEpochCache();
         long[] logStart = {records.startOffset()};
         CompletableFuture<Void> checkpoints = readAll(state, state.startOffset(),
-                b -> logStart[0] = Checkpoint.apply(b.payloadView(), index, producers));
+                b -> logStart[0] = Checkpoint.apply(b.payloadView(), index, producers, epochs));
         return checkpoints.thenCompose(v -> {
             long end = records.confirmOffset();
             if (index.endOffset() > end) {
@@ -51,11 +54,13 @@ final class PartitionLogLoader {
                 RecordBatch batch = onlyBatch(tp, b);
                 index.add(b.baseOffset(), b.count(), batch.maxTimestamp(), b.size(), interval);
                 producers.replay(batch);
+                epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
             }).thenApply(x -> {
                 long start = Math.max(logStart[0], records.startOffset());
                 index.truncateHead(start);
+                epochs.truncateFromStart(start);
                 producers.expire(nowMs, config.producerIdExpirationMs());
-                return new Loaded(index, producers, start, end);
+                return new Loaded(index, producers, epochs, start, end);
             });
         });
     }

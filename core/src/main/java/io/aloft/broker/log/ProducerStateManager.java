@@ -81,6 +81,16 @@ final class ProducerStateManager {
         return producers.size();
     }
 
+    /** Every producer remembered, for DescribeProducers. */
+    java.util.List<ActiveProducer> activeProducers() {
+        java.util.List<ActiveProducer> out = new java.util.ArrayList<>(producers.size());
+        for (Entry e : producers.values()) {
+            int lastSeq = e.batches.isEmpty() ? -1 : e.batches.peekLast().lastSeq();
+            out.add(new ActiveProducer(e.producerId, e.epoch, lastSeq, e.lastTimestamp));
+        }
+        return out;
+    }
+
     /** Changes for one request, applied to the manager only by {@link #commit()}. */
     final class Update {
         private final Map<Long, Entry> changed = new HashMap<>();

@@ -2,6 +2,7 @@ package io.aloft.broker.network;
 
 import io.aloft.broker.api.RequestContext;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
@@ -12,11 +13,11 @@ import java.util.ArrayDeque;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.slf4j.Logger;
@@ -33,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * exception Kafka defines: it is answered at v0 with UNSUPPORTED_VERSION and the served ranges, so
  * the client can pick a version.)
  *
+ * <p><b>No request is left unanswered.</b> A response is encoded as soon as its handler completes,
+ * and what the client gets instead when it cannot be is decided by {@link ResponseFrames}: the
+ * request's error response, or, if not even that can be encoded, a closed connection when that
+ * request's turn comes (after the responses before it), with one log line naming API, version,
+ * correlation id and cause.
+ *
  * <p>Runs on the connection's event loop; every field is confined to it.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
@@ -45,17 +52,27 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final String listenerName;
     private final String connectionId;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    /** Set once a request's turn closes the connection: nothing after it is read or answered. */
+    private boolean closing;
 
-    /** A request waiting for its response (or, for acks=0 produce, just for its turn). */
+    /** A request waiting for its turn to be answered. */
     private static final class InFlight {
         final RequestHeader header;
+        /** Null for the ApiVersions answer this handler makes itself. */
+        final AbstractRequest request;
         final boolean sendsResponse;
-        ApiMessage response;
+        /** What its turn does, once done. */
+        ResponseFrames.Outcome outcome;
         boolean done;
 
-        InFlight(RequestHeader header, boolean sendsResponse) {
+        InFlight(RequestHeader header, AbstractRequest request, boolean sendsResponse) {
             this.header = header;
+            this.request = request;
             this.sendsResponse = sendsResponse;
+        }
+
+        String describe() {
+            return header.apiKey() + " v" + header.apiVersion() + " (correlation id " + header.correlationId() + ")";
         }
     }
 
@@ -68,6 +85,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
+        if (closing) {
+            frame.release();
+            return;
+        }
         ByteBuffer buffer;
         try {
             // Request objects may keep slices of the buffer (record batches), so give them their own copy.
@@ -101,7 +122,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         boolean sendsResponse = !(request instanceof ProduceRequest produce && produce.acks() == 0);
-        InFlight entry = new InFlight(header, sendsResponse);
+        InFlight entry = new InFlight(header, request, sendsResponse);
         inFlight.add(entry);
         if (inFlight.size() >= MAX_IN_FLIGHT) {
             ctx.channel().config().setAutoRead(false);
@@ -109,19 +130,44 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         RequestContext context = new RequestContext(header, listenerName,
                 (InetSocketAddress) ctx.channel().remoteAddress(), connectionId);
         dispatcher.dispatch(context, request).whenComplete((response, error) -> ctx.executor().execute(() -> {
-            entry.response = response == null ? null : response.data();
-            entry.done = true;
+            complete(entry, response, error);
             writeReady(ctx);
         }));
     }
 
+    private void complete(InFlight entry, AbstractResponse response, Throwable error) {
+        entry.outcome = ResponseFrames.of(entry.header, entry.request, entry.sendsResponse, response, error,
+                connectionId);
+        entry.done = true;
+    }
+
     private void writeReady(ChannelHandlerContext ctx) {
+        if (closing) {
+            return;
+        }
         boolean wrote = false;
         while (!inFlight.isEmpty() && inFlight.peek().done) {
             InFlight e = inFlight.poll();
-            if (e.sendsResponse && e.response != null && ctx.channel().isActive()) {
-                ctx.write(ResponseWriter.encode(ctx.alloc(), e.header.apiKey(), e.header.apiVersion(),
-                        e.header.correlationId(), e.response));
+            if (!ctx.channel().isActive()) {
+                continue;
+            }
+            if (e.outcome.closeReason() != null) {
+                if (e.outcome.expectedClose()) {
+                    log.debug("Closing connection {} from {}: {}: {}", connectionId, ctx.channel().remoteAddress(),
+                            e.describe(), e.outcome.closeReason());
+                } else {
+                    log.warn("Closing connection {} from {}: {}: {}", connectionId, ctx.channel().remoteAddress(),
+                            e.describe(), e.outcome.closeReason());
+                }
+                closing = true;
+                inFlight.clear();
+                ctx.channel().config().setAutoRead(false);
+                // The responses written before are flushed first, then the connection closes.
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
+                return;
+            }
+            if (e.outcome.frame() != null) {
+                ctx.write(Unpooled.wrappedBuffer(e.outcome.frame()));
                 wrote = true;
             }
         }
@@ -138,10 +184,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 .setErrorCode(Errors.UNSUPPORTED_VERSION.code())
                 .setApiKeys(dispatcher.apiVersions());
         InFlight entry = new InFlight(new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, header.clientId(),
-                header.correlationId()), true);
-        entry.response = body;
-        entry.done = true;
+                header.correlationId()), null, true);
         inFlight.add(entry);
+        complete(entry, new ApiVersionsResponse(body), null);
         writeReady(ctx);
     }
 

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -18,8 +20,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes each request to the handler of its API key, and is the one place where a failed handler
- * becomes a Kafka error response (the request type's own error response, with the code Kafka maps
- * the exception to). Knows exactly which keys and versions are served, for ApiVersions.
+ * becomes a Kafka error response: a handler that throws, whose future fails, or that completes
+ * with no response is answered with the request type's own error response
+ * ({@link AbstractRequest#getErrorResponse}), carrying the code Kafka maps the exception to
+ * (UNKNOWN_SERVER_ERROR for anything unexpected, logged once). Knows exactly which keys and
+ * versions are served, for ApiVersions.
+ *
+ * <p>Thread-safe: immutable after construction; handlers are called on the connection's event loop.
  */
 public final class RequestDispatcher {
     private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
@@ -31,6 +38,11 @@ public final class RequestDispatcher {
             if (handlers.put(h.apiKey(), h) != null) {
                 throw new IllegalArgumentException("two handlers for " + h.apiKey());
             }
+            if (h.advertisedMinVersion() > h.minVersion() || h.minVersion() > h.maxVersion()
+                    || h.maxVersion() > h.apiKey().latestVersion(true)) {
+                throw new IllegalArgumentException(h.apiKey() + ": inconsistent versions: advertised from "
+                        + h.advertisedMinVersion() + ", served " + h.minVersion() + " to " + h.maxVersion());
+            }
         }
     }
 
@@ -39,11 +51,11 @@ public final class RequestDispatcher {
         return h != null && version >= h.minVersion() && version <= h.maxVersion();
     }
 
-    /** The served APIs and version ranges, as ApiVersions reports them. */
+    /** The advertised APIs and version ranges, as ApiVersions reports them. */
     public ApiVersionCollection apiVersions() {
         ApiVersionCollection versions = new ApiVersionCollection();
         for (ApiHandler<?> h : handlers.values()) {
-            versions.add(new ApiVersion().setApiKey(h.apiKey().id).setMinVersion(h.minVersion())
+            versions.add(new ApiVersion().setApiKey(h.apiKey().id).setMinVersion(h.advertisedMinVersion())
                     .setMaxVersion(h.maxVersion()));
         }
         return versions;
@@ -54,20 +66,46 @@ public final class RequestDispatcher {
         return List.copyOf(handlers.keySet());
     }
 
+    /**
+     * The handler's response, or the request's error response if the handler failed. Fails only if
+     * no error response can be built; for Produce with acks=0 a failure completes with null (that
+     * request has no response, and no error response).
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
     CompletableFuture<AbstractResponse> dispatch(RequestContext context, AbstractRequest request) {
         ApiHandler handler = handlers.get(request.apiKey());
         CompletableFuture<AbstractResponse> response;
         try {
             response = handler.handle(context, request);
+            if (response == null) {
+                response = CompletableFuture.failedFuture(new IllegalStateException("the " + request.apiKey()
+                        + " handler returned no future"));
+            }
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e);
         }
-        return response.exceptionally(e -> {
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            log.warn("{} v{} from {} failed; answering with its error code", request.apiKey(), request.version(),
-                    context.connectionId(), cause);
+        return response.handle((r, e) -> {
+            if (e == null && r != null) {
+                return r;
+            }
+            Throwable cause = e == null ? new IllegalStateException("the " + request.apiKey()
+                    + " handler completed with no response") : unwrap(e);
+            if (cause instanceof ApiException) {
+                log.debug("{} v{} (correlation id {}) from {} failed: {}", request.apiKey(), request.version(),
+                        context.header().correlationId(), context.connectionId(), cause.toString());
+            } else {
+                log.warn("{} v{} (correlation id {}) from {} failed; answering with its error response",
+                        request.apiKey(), request.version(), context.header().correlationId(), context.connectionId(),
+                        cause);
+            }
             return request.getErrorResponse(cause);
         });
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 }

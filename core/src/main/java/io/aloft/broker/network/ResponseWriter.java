@@ -1,7 +1,5 @@
 package io.aloft.broker.network;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -13,12 +11,24 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * Encodes a response frame: 4-byte size, response header (v0 or flexible v1 per the API
  * version), body — with kafka-clients' generated message classes, so tagged fields and flexible
  * versions are written exactly as Kafka defines them.
+ *
+ * <p>Encoding is where a response that does not fit its version fails (a field set that the version
+ * does not have, a string too long for its length prefix): the generated classes throw rather than
+ * write a frame the client would misread. The caller decides what the client gets instead.
+ *
+ * <p>Stateless.
  */
 final class ResponseWriter {
     private ResponseWriter() {
     }
 
-    static ByteBuf encode(ByteBufAllocator alloc, ApiKeys apiKey, short apiVersion, int correlationId, ApiMessage body) {
+    /**
+     * The whole frame, size prefix included, in a new heap buffer the caller owns.
+     *
+     * @throws RuntimeException (kafka-clients' {@code UnsupportedVersionException} and others) when
+     *     {@code body} cannot be written at {@code apiVersion}
+     */
+    static ByteBuffer encode(ApiKeys apiKey, short apiVersion, int correlationId, ApiMessage body) {
         short headerVersion = apiKey.responseHeaderVersion(apiVersion);
         ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
         ObjectSerializationCache cache = new ObjectSerializationCache();
@@ -30,8 +40,6 @@ final class ResponseWriter {
         header.write(writer, cache, headerVersion);
         body.write(writer, cache, apiVersion);
         out.flip();
-        ByteBuf buf = alloc.buffer(out.remaining());
-        buf.writeBytes(out);
-        return buf;
+        return out;
     }
 }

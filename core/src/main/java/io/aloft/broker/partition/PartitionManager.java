@@ -112,12 +112,32 @@ public final class PartitionManager implements AutoCloseable {
                         synchronized (this) {
                             logs.remove(tp, new Entry(p.leaderEpoch(), opening));
                         }
-                        opening.completeExceptionally(error);
+                        opening.completeExceptionally(openFailure(tp, error));
                     } else {
                         opening.complete(pl);
                     }
                 });
         return opening;
+    }
+
+    /**
+     * A failed open as the error clients get: fenced by a newer owner, NOT_LEADER_OR_FOLLOWER (they
+     * look the leader up again); any other failure (object storage, the controller) the retriable
+     * KAFKA_STORAGE_ERROR, since the next attempt opens the log afresh.
+     */
+    private static PartitionLogException openFailure(TopicPartition tp, Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof PartitionLogException ple) {
+            return ple;
+        }
+        if (cause instanceof io.aloft.stream.StreamFencedException) {
+            return new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + " was taken over by a newer owner",
+                    cause);
+        }
+        return new PartitionLogException(Errors.KAFKA_STORAGE_ERROR, tp + " could not be opened: " + cause, cause);
     }
 
     /**

@@ -102,12 +102,15 @@ class FindCoordinatorHandlerTest {
     }
 
     @Test
-    void handle_transactionAndShareKeys_coordinatorNotAvailable() {
-        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(),
-                find(cache(true), "PLAINTEXT", (short) 6, batched(TRANSACTION, "tx")).coordinators().get(0).errorCode());
-        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), find(cache(true), "PLAINTEXT", (short) 2,
-                new FindCoordinatorRequestData().setKey("tx").setKeyType(TRANSACTION)).errorCode());
-        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(),
+    void handle_transactionAndShareKeys_invalidRequestWithAReason() {
+        Coordinator tx = find(cache(true), "PLAINTEXT", (short) 6, batched(TRANSACTION, "tx")).coordinators().get(0);
+        assertEquals(Errors.INVALID_REQUEST.code(), tx.errorCode());
+        assertEquals("this broker (Aloft) does not support transactions yet", tx.errorMessage());
+        FindCoordinatorResponseData single = find(cache(true), "PLAINTEXT", (short) 2,
+                new FindCoordinatorRequestData().setKey("tx").setKeyType(TRANSACTION));
+        assertEquals(Errors.INVALID_REQUEST.code(), single.errorCode());
+        assertEquals("this broker (Aloft) does not support transactions yet", single.errorMessage());
+        assertEquals(Errors.INVALID_REQUEST.code(),
                 find(cache(true), "PLAINTEXT", (short) 6, batched(SHARE, "g0:AAAAAAAAAAAAAAAAAAAAAA:0"))
                         .coordinators().get(0).errorCode());
         assertEquals(Errors.INVALID_REQUEST.code(),

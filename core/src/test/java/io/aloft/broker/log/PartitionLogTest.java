@@ -140,11 +140,11 @@ class PartitionLogTest {
     }
 
     @Test
-    void append_magicV1_isUnsupportedForMessageFormat() throws Exception {
+    void append_magicV1_isInvalidRecord() throws Exception {
         PartitionLog log = fx.open();
         MemoryRecords v1 = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V1, Compression.NONE,
                 LogFixture.rec(T0, "old"));
-        assertFails(Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT, log.append(v1));
+        assertFails(Errors.INVALID_RECORD, log.append(v1));
         assertEquals(0, log.highWatermark());
     }
 

@@ -1,0 +1,73 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.log.ActiveProducer;
+import io.aloft.broker.partition.PartitionManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.DescribeProducersRequestData.TopicRequest;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
+import org.apache.kafka.common.message.DescribeProducersResponseData.PartitionResponse;
+import org.apache.kafka.common.message.DescribeProducersResponseData.ProducerState;
+import org.apache.kafka.common.message.DescribeProducersResponseData.TopicResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.DescribeProducersResponse;
+
+/**
+ * DescribeProducers (KIP-664, {@code kafka-transactions.sh describe-producers}): the idempotent
+ * producers each partition remembers, with epoch, last sequence and last timestamp. There are no
+ * transactions yet, so no producer has a coordinator epoch or an open transaction (both -1).
+ * Errors per partition as Kafka: NOT_LEADER_OR_FOLLOWER when another broker serves it,
+ * UNKNOWN_TOPIC_OR_PARTITION when there is no such partition.
+ *
+ * <p>Stateless; runs on the network thread and completes on the stream store's.
+ */
+public final class DescribeProducersHandler implements ApiHandler<DescribeProducersRequest> {
+    private final PartitionManager partitions;
+
+    public DescribeProducersHandler(PartitionManager partitions) {
+        this.partitions = partitions;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.DESCRIBE_PRODUCERS;
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, DescribeProducersRequest request) {
+        List<CompletableFuture<TopicResponse>> topics = new ArrayList<>();
+        for (TopicRequest t : request.data().topics()) {
+            List<CompletableFuture<PartitionResponse>> parts = new ArrayList<>();
+            for (int partition : t.partitionIndexes()) {
+                parts.add(describe(new TopicPartition(t.name(), partition)));
+            }
+            topics.add(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v ->
+                    new TopicResponse().setName(t.name())
+                            .setPartitions(parts.stream().map(CompletableFuture::join).toList())));
+        }
+        return CompletableFuture.allOf(topics.toArray(CompletableFuture[]::new)).thenApply(v ->
+                new DescribeProducersResponse(new DescribeProducersResponseData().setThrottleTimeMs(0)
+                        .setTopics(topics.stream().map(CompletableFuture::join).toList())));
+    }
+
+    private CompletableFuture<PartitionResponse> describe(TopicPartition tp) {
+        PartitionResponse r = new PartitionResponse().setPartitionIndex(tp.partition());
+        return partitions.leaderLog(tp).thenApply(log -> {
+            List<ProducerState> states = new ArrayList<>();
+            for (ActiveProducer p : log.activeProducers()) {
+                states.add(new ProducerState().setProducerId(p.producerId()).setProducerEpoch(p.producerEpoch())
+                        .setLastSequence(p.lastSequence()).setLastTimestamp(p.lastTimestamp())
+                        .setCoordinatorEpoch(-1).setCurrentTxnStartOffset(-1));
+            }
+            return r.setErrorCode(Errors.NONE.code()).setActiveProducers(states);
+        }).exceptionally(e -> r.setErrorCode(PartitionErrors.toKafka(e).code())
+                .setErrorMessage(PartitionErrors.message(e)));
+    }
+}
