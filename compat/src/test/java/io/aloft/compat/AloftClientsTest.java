@@ -33,40 +33,11 @@ class AloftClientsTest extends ClientCompatibilityTests {
     }
 
     @Test
-    @Disabled("issue 11: ListOffsets v2 gets no response: encoding it throws UnsupportedVersionException "
-            + "'Attempted to write a non-default leaderEpoch at version 2' on the connection's event loop, so "
-            + "librdkafka 2.0.2's get_watermark_offsets waits until the client's own limit (stuck at step "
-            + "'list start and end offsets (ListOffsets)')")
-    @Override
-    void librdkafka_2_0_confluentKafkaPython_passesScenario() throws Exception {
-        super.librdkafka_2_0_confluentKafkaPython_passesScenario();
-    }
-
-    @Test
-    @Disabled("issue 11: ListOffsets v2 gets no response: encoding it throws UnsupportedVersionException "
-            + "'Attempted to write a non-default leaderEpoch at version 2' on the connection's event loop, so "
-            + "Sarama with V0_11_0_0 waits in ClusterAdmin.ListOffsets until the client's own limit (stuck at step "
-            + "'list start and end offsets (ListOffsets)')")
-    @Override
-    void sarama_v0_11_0_0_passesScenario() throws Exception {
-        super.sarama_v0_11_0_0_passesScenario();
-    }
-
-    @Test
     @Disabled("not implemented (not an issue 11 bug): the KIP-848 consumer group protocol. ApiVersions does not "
             + "advertise ConsumerGroupHeartbeat, so the 4.3.1 consumer with group.protocol=consumer fails with "
             + "UnsupportedVersionException 'The cluster does not support the new CONSUMER group protocol'")
     @Override
     void kafkaClients_4_3_1_consumerGroupProtocol_passesScenario() throws Exception {
         super.kafkaClients_4_3_1_consumerGroupProtocol_passesScenario();
-    }
-
-    @Test
-    @Disabled("issue 11: ListOffsets v2 gets no response: encoding it throws UnsupportedVersionException "
-            + "'Attempted to write a non-default leaderEpoch at version 2' on the connection's event loop, so "
-            + "kcat 1.7.1 (librdkafka 2.0.2) -Q fails with '% ERROR: offsets_for_times failed: Local: Timed out'")
-    @Override
-    void kcat_passesScenario() throws Exception {
-        super.kcat_passesScenario();
     }
 }
