@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 )
 
 // The records every client produces: record i has key "key-<i mod 17>" and value "<i>", so keys
@@ -147,4 +148,18 @@ func format(m map[int32]int64) string {
 		s += fmt.Sprintf("%d: %d", p, m[int32(p)])
 	}
 	return s + "}"
+}
+
+// untilVisible retries check for up to 10 s: a broker learns a topic it just created from its
+// metadata log asynchronously (Apache Kafka's KRaft brokers do), so a listing right after
+// CreateTopics may not show it yet. The last error is returned if it never passes.
+func untilVisible(check func() error) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := check()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

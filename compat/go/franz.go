@@ -32,7 +32,7 @@ func runFranz(o options) error {
 	}
 
 	step("list and describe topics")
-	if err := franzDescribeTopic(ctx, adm, o); err != nil {
+	if err := untilVisible(func() error { return franzDescribeTopic(ctx, adm, o) }); err != nil {
 		return err
 	}
 

@@ -47,7 +47,7 @@ func runSarama(o options, versionName string) error {
 	}
 
 	step("list and describe topics")
-	if err := saramaDescribeTopic(client, admin, o); err != nil {
+	if err := untilVisible(func() error { return saramaDescribeTopic(client, admin, o) }); err != nil {
 		return err
 	}
 

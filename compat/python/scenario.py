@@ -16,6 +16,7 @@ are exercised either way.
 import argparse
 import os
 import sys
+import time
 import threading
 
 import confluent_kafka
@@ -84,7 +85,7 @@ def run(o):
         CALL_TIMEOUT)
 
     step("list and describe topics")
-    describe_topic(admin, o)
+    until_visible(lambda: describe_topic(admin, o))
 
     step("produce %d keyed records" % o.records)
     acked = produce(base, o)
@@ -122,10 +123,28 @@ def run(o):
     check_group_offsets(admin, o, ends)
 
 
+class NotYet(Exception):
+    pass
+
+
+def until_visible(check):
+    """Retries check for up to 10 s: a broker learns a topic it just created from its metadata log
+    asynchronously (Apache Kafka's KRaft brokers do), so a listing right after CreateTopics may not
+    show it yet."""
+    deadline = time.time() + 10
+    while True:
+        try:
+            return check()
+        except NotYet as e:
+            if time.time() > deadline:
+                fail(str(e))
+            time.sleep(0.1)
+
+
 def describe_topic(admin, o):
     md = admin.list_topics(timeout=CALL_TIMEOUT)
     if o.topic not in md.topics:
-        fail("list topics: %s missing from %s" % (o.topic, sorted(md.topics)))
+        raise NotYet("list topics: %s missing from %s" % (o.topic, sorted(md.topics)))
     t = md.topics[o.topic]
     if t.error is not None or len(t.partitions) != o.partitions:
         fail("metadata: topic error %s, %d partitions, expected %d" % (t.error, len(t.partitions), o.partitions))

@@ -186,7 +186,14 @@ public final class JavaClientScenario {
     }
 
     private void describeTopic(Admin admin) throws Exception {
+        // A broker learns a topic it just created from its metadata log asynchronously (Apache
+        // Kafka's KRaft brokers do), so a listing right after CreateTopics may not show it yet.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         Set<String> names = admin.listTopics().names().get(CALL_TIMEOUT_S, TimeUnit.SECONDS);
+        while (!names.contains(topic) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            names = admin.listTopics().names().get(CALL_TIMEOUT_S, TimeUnit.SECONDS);
+        }
         check(names.contains(topic), "list topics: " + topic + " missing from " + names);
         TopicDescription d = TopicDescriptions.describe(admin, topic, CALL_TIMEOUT_S);
         check(d != null && d.partitions().size() == partitions, "describe topics: " + d);
