@@ -76,7 +76,7 @@ final class GoldenWorkload {
 
     /** Brokers, topics, a stream and its objects through prepare, commit, compaction, trim and close. */
     void firstHalf() throws Exception {
-        ok(admin(new ReportVoterFeatures(1, LEVEL_ONE)));
+        ok(admin(new ReportVoterFeatures(1, LEVEL_ONE, List.of(1))));
         ok(admin(new RegisterBroker(1, "broker-1-run-1", ENDPOINTS, "rack-a", LEVEL_ONE)));
         ok(admin(new RegisterBroker(2, "broker-2-run-1", ENDPOINTS, null, LEVEL_ONE)));
         ok(admin(new RegisterBroker(3, "broker-3-run-1", ENDPOINTS, "rack-b", LEVEL_ONE)));

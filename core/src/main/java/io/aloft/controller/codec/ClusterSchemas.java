@@ -243,7 +243,8 @@ final class ClusterSchemas {
             .version(0, INITIAL)
             .field("voterId", INT32, ReportVoterFeatures::voterId)
             .field("supported", record(FEATURE_RANGE), ReportVoterFeatures::supported)
-            .build(v -> new ReportVoterFeatures(v.get("voterId"), v.get("supported")));
+            .field("voterIds", listOf(INT32), ReportVoterFeatures::voterIds)
+            .build(v -> new ReportVoterFeatures(v.get("voterId"), v.get("supported"), v.get("voterIds")));
 
     static final RecordSchema<UpdateFeatureLevel> UPDATE_FEATURE_LEVEL = RecordSchema.builder(78,
                     "UpdateFeatureLevel", UpdateFeatureLevel.class)

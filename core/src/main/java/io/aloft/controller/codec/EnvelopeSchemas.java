@@ -2,6 +2,7 @@ package io.aloft.controller.codec;
 
 import static io.aloft.controller.codec.FieldType.ANY;
 import static io.aloft.controller.codec.FieldType.ANY_RECORD;
+import static io.aloft.controller.codec.FieldType.BOOLEAN;
 import static io.aloft.controller.codec.FieldType.BYTES;
 import static io.aloft.controller.codec.FieldType.INT32;
 import static io.aloft.controller.codec.FieldType.INT64;
@@ -155,6 +156,7 @@ final class EnvelopeSchemas {
             .field("streams", record(StreamSchemas.STREAM_METADATA_SNAPSHOT), ControllerSnapshot::streams)
             .field("finalizedFeatureLevel", INT32, ControllerSnapshot::finalizedFeatureLevel)
             .field("voterFeatures", listOf(record(ClusterSchemas.VOTER_FEATURES)), ControllerSnapshot::voterFeatures)
+            .field("featureLevelBootstrapped", BOOLEAN, ControllerSnapshot::featureLevelBootstrapped)
             .field("nextBrokerEpoch", INT64, ControllerSnapshot::nextBrokerEpoch)
             .field("brokers", listOf(record(ClusterSchemas.BROKER_INFO)), ControllerSnapshot::brokers)
             .field("topics", listOf(record(ClusterSchemas.TOPIC_INFO)), ControllerSnapshot::topics)
@@ -165,7 +167,8 @@ final class EnvelopeSchemas {
             .field("sessions", listOf(record(SNAPSHOT_SESSION)), ControllerSnapshot::sessions)
             .build(v -> new ControllerSnapshot(v.get("streams"), v.get("nextBrokerEpoch"), v.get("brokers"),
                     v.get("topics"), v.get("kv"), v.get("clockMs"), v.get("lastSessionSweepMs"), v.get("sessions"),
-                    v.get("nextProducerId"), v.get("finalizedFeatureLevel"), v.get("voterFeatures")));
+                    v.get("nextProducerId"), v.get("finalizedFeatureLevel"), v.get("voterFeatures"),
+                    v.get("featureLevelBootstrapped")));
 
     static void addTo(SchemaRegistry.Builder registry) {
         registry.add(REQUEST).add(REPLY).add(FAILURE).add(REQUEST_BATCH)

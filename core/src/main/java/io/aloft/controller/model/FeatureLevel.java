@@ -21,8 +21,9 @@ public final class FeatureLevel {
     }
 
     /**
-     * The level of a new cluster, and of the state before any upgrade. A constant, never "the
-     * newest this build knows": voters of different builds must start from the same state.
+     * The level of a new state, before its voters have all reported (then it finalizes the highest
+     * level they all support, once). A constant, never "the newest this build knows": voters of
+     * different builds must start from the same state.
      */
     public static final int INITIAL = 1;
 

@@ -135,7 +135,8 @@ public final class ControllerServer implements AutoCloseable {
         VoterFeatures mine = new VoterFeatures(config.nodeId(), supported);
         client.query(new Queries.DescribeFeatures(), FeatureStatus.class)
                 .thenCompose(status -> status.voters().contains(mine) ? CompletableFuture.completedFuture(null)
-                        : client.submit(new ReportVoterFeatures(config.nodeId(), supported)).thenApply(r -> {
+                        : client.submit(new ReportVoterFeatures(config.nodeId(), supported,
+                                config.voters().stream().map(v -> v.id()).toList())).thenApply(r -> {
                             log.info("Controller voter {} reported feature levels {}", config.nodeId(), supported);
                             return null;
                         }))

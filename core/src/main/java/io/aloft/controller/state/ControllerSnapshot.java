@@ -27,10 +27,13 @@ import java.util.UUID;
  * @param nextProducerId the first idempotent-producer id not yet given to a broker
  * @param finalizedFeatureLevel the cluster's {@link FeatureLevel}
  * @param voterFeatures the feature levels each voter reported, by voter id
+ * @param featureLevelBootstrapped whether the cluster has finalized its first level from its voters'
+ *     reports (done once; later upgrades are explicit)
  */
 public record ControllerSnapshot(StreamMetadataSnapshot streams, long nextBrokerEpoch, List<BrokerInfo> brokers,
         List<TopicInfo> topics, List<Kv> kv, long clockMs, long lastSessionSweepMs, List<Session> sessions,
-        long nextProducerId, int finalizedFeatureLevel, List<VoterFeatures> voterFeatures) {
+        long nextProducerId, int finalizedFeatureLevel, List<VoterFeatures> voterFeatures,
+        boolean featureLevelBootstrapped) {
     public ControllerSnapshot {
         Objects.requireNonNull(streams, "streams");
         if (finalizedFeatureLevel < FeatureLevel.INITIAL) {
@@ -73,7 +76,8 @@ public record ControllerSnapshot(StreamMetadataSnapshot streams, long nextBroker
         sb.append("nextBrokerEpoch=").append(nextBrokerEpoch).append(" nextProducerId=").append(nextProducerId)
                 .append(" clockMs=").append(clockMs)
                 .append(" lastSessionSweepMs=").append(lastSessionSweepMs)
-                .append(" finalizedFeatureLevel=").append(finalizedFeatureLevel).append('\n');
+                .append(" finalizedFeatureLevel=").append(finalizedFeatureLevel)
+                .append(" featureLevelBootstrapped=").append(featureLevelBootstrapped).append('\n');
         for (VoterFeatures v : voterFeatures) {
             sb.append("voter ").append(v.voterId()).append(" supports=").append(v.supported()).append('\n');
         }

@@ -157,7 +157,7 @@ public final class ControllerState {
             return first;
         // Feature levels.
         } else if (command instanceof ReportVoterFeatures c) {
-            return features.report(c);
+            return features.report(c, cluster.brokers(), events, index);
         } else if (command instanceof UpdateFeatureLevel c) {
             return features.update(c, cluster.brokers(), events, index);
         // Key-value space.
@@ -270,13 +270,14 @@ public final class ControllerState {
         }
         return new ControllerSnapshot(streams.snapshot(), cluster.nextBrokerEpoch(), List.copyOf(cluster.brokers()),
                 List.copyOf(cluster.topics()), entries, clockMs, requests.lastSweepMs(), requests.snapshot(),
-                nextProducerId, features.finalizedLevel(), features.voterFeatures());
+                nextProducerId, features.finalizedLevel(), features.voterFeatures(), features.bootstrapped());
     }
 
     /** Replaces this state with a snapshot's. */
     public void restore(ControllerSnapshot snapshot) {
         streams = StreamMetadataState.restore(snapshot.streams());
-        features.restore(snapshot.finalizedFeatureLevel(), snapshot.voterFeatures());
+        features.restore(snapshot.finalizedFeatureLevel(), snapshot.voterFeatures(),
+                snapshot.featureLevelBootstrapped());
         cluster = new ClusterState(streams, features);
         cluster.restore(snapshot.nextBrokerEpoch(), snapshot.brokers(), snapshot.topics());
         kv.clear();

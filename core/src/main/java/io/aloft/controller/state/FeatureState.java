@@ -28,11 +28,18 @@ import java.util.function.Consumer;
  * snapshots and log entries already written at the higher level could not be read back by a
  * build that only knows the lower one).
  *
+ * <p>A new cluster starts at {@link FeatureLevel#INITIAL} and, once every voter of the reporting
+ * voter's configuration has reported, finalizes the highest level all of them (and every unfenced
+ * broker) support: a cluster installed from one build gets that build's features without an upgrade
+ * command. This happens once ({@link #bootstrapped}); after it, a rolling upgrade raises the level only
+ * by an explicit {@code UpdateFeatureLevel}, so binaries can still be rolled back until then.
+ *
  * <p>Not thread-safe: part of {@link ControllerState}, confined to the apply thread.
  */
 final class FeatureState {
     private int finalizedLevel = FeatureLevel.INITIAL;
     private final TreeMap<Integer, FeatureRange> voters = new TreeMap<>();
+    private boolean bootstrapped;
 
     int finalizedLevel() {
         return finalizedLevel;
@@ -48,13 +55,51 @@ final class FeatureState {
         return out;
     }
 
-    FeatureStatus report(ReportVoterFeatures c) {
+    boolean bootstrapped() {
+        return bootstrapped;
+    }
+
+    FeatureStatus report(ReportVoterFeatures c, Collection<BrokerInfo> brokers, Consumer<MetadataEvent> events,
+            long index) {
         if (c.voterId() < 0) {
             throw new ControllerException(INVALID_REQUEST, "voter id " + c.voterId() + " is negative");
         }
         requireSupported("voter " + c.voterId(), c.supported());
         voters.put(c.voterId(), c.supported());
+        if (!bootstrapped) {
+            bootstrap(c.voterIds(), brokers, events, index);
+        }
         return status();
+    }
+
+    /**
+     * Once every voter in {@code voterIds} has reported: finalizes the highest level they all support,
+     * capped by every unfenced broker's range, and marks the cluster bootstrapped (even when that level
+     * is the one it already has).
+     */
+    private void bootstrap(List<Integer> voterIds, Collection<BrokerInfo> brokers, Consumer<MetadataEvent> events,
+            long index) {
+        int target = Integer.MAX_VALUE;
+        for (int id : voterIds) {
+            FeatureRange range = voters.get(id);
+            if (range == null) {
+                return; // not everyone has reported yet
+            }
+            target = Math.min(target, range.maxLevel());
+        }
+        if (voterIds.isEmpty()) {
+            return;
+        }
+        for (BrokerInfo b : brokers) {
+            if (b.state() != BrokerState.FENCED) {
+                target = Math.min(target, b.supportedFeatures().maxLevel());
+            }
+        }
+        bootstrapped = true;
+        if (target > finalizedLevel) {
+            finalizedLevel = target;
+            events.accept(MetadataEvent.featureLevelChanged(index, finalizedLevel));
+        }
     }
 
     /** Refuses a broker or voter whose build cannot read what the cluster writes at its finalized level. */
@@ -103,8 +148,9 @@ final class FeatureState {
         return finalizedLevel;
     }
 
-    void restore(int level, List<VoterFeatures> reported) {
+    void restore(int level, List<VoterFeatures> reported, boolean wasBootstrapped) {
         finalizedLevel = level;
+        bootstrapped = wasBootstrapped;
         voters.clear();
         for (VoterFeatures v : reported) {
             voters.put(v.voterId(), v.supported());

@@ -118,7 +118,7 @@ final class CodecSamples {
                 new DeleteTopic("gone"), new CreatePartitions("t", 10),
                 new AlterTopicConfigs("t", Map.of("a", ""), List.of("b", "c")),
                 new ReassignPartition("t", 0, 2), new PutKv("config/x", new byte[] {0, -1, 127}), new DeleteKv("key"),
-                new AllocateProducerIds(1, 1000), new ReportVoterFeatures(2, FEATURES),
+                new AllocateProducerIds(1, 1000), new ReportVoterFeatures(2, FEATURES, List.of(1, 2, 3)),
                 new UpdateFeatureLevel(1, List.of(1, 2, 3)),
                 // cluster values
                 ENDPOINT, BROKER, PARTITION, TOPIC, FEATURES, VOTER, new FeatureStatus(1, List.of(VOTER)),
@@ -133,7 +133,7 @@ final class CodecSamples {
                 new Queries.GetKv("k"), new Queries.GetKvPrefix("config/"), new Queries.Watch(0, Long.MAX_VALUE),
                 // snapshot
                 new ControllerSnapshot(STREAMS, 7, List.of(BROKER), List.of(TOPIC), List.of(KV), 1000, 0,
-                        List.of(SESSION), 5000, 1, List.of(VOTER)),
+                        List.of(SESSION), 5000, 1, List.of(VOTER), true),
                 KV, SESSION, CACHED_REPLY)) {
             if (m.put(o.getClass(), o) != null) {
                 throw new AssertionError("two golden samples of " + o.getClass());

@@ -77,7 +77,8 @@ abstract class StateTestSupport {
     String dumpWithoutSessions(ControllerState s) {
         ControllerSnapshot x = s.snapshot();
         return new ControllerSnapshot(x.streams(), x.nextBrokerEpoch(), x.brokers(), x.topics(), x.kv(), x.clockMs(),
-                x.lastSessionSweepMs(), List.of(), x.nextProducerId(), x.finalizedFeatureLevel(), x.voterFeatures())
+                x.lastSessionSweepMs(), List.of(), x.nextProducerId(), x.finalizedFeatureLevel(), x.voterFeatures(),
+                x.featureLevelBootstrapped())
                 .dump();
     }
 }
