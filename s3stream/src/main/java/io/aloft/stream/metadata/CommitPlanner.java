@@ -99,7 +99,7 @@ final class CommitPlanner {
             commits.add(committed(split.get(i), S3Object.Type.STREAM, spec.objectSize(), List.of(spec.range()),
                     r.nodeId(), now, -1));
         }
-        return new CommitPlan(r.compactedObjectIds(), streamUpdates, commits);
+        return new CommitPlan(r.compactedObjectIds(), List.of(), streamUpdates, commits);
     }
 
     static CommitPlan planStreamObject(StreamMetadataState state, CommitStreamObjectRequest r, long now) {
@@ -140,7 +140,7 @@ final class CommitPlanner {
         }
         StoredObject commit = committed(target, S3Object.Type.STREAM, spec.objectSize(), List.of(spec.range()),
                 target.object().nodeId(), now, -1);
-        return new CommitPlan(sources, List.of(), List.of(commit));
+        return new CommitPlan(sources, List.of(), List.of(), List.of(commit));
     }
 
     private static void checkShape(CommitStreamSetObjectRequest r) {
@@ -292,7 +292,7 @@ final class CommitPlanner {
         return sorted;
     }
 
-    private static void checkDistinct(List<Long> ids) {
+    static void checkDistinct(List<Long> ids) {
         Set<Long> seen = new HashSet<>();
         for (long id : ids) {
             if (!seen.add(id)) {
@@ -301,7 +301,7 @@ final class CommitPlanner {
         }
     }
 
-    private static StoredObject requirePrepared(StreamMetadataState state, long id, long now) {
+    static StoredObject requirePrepared(StreamMetadataState state, long id, long now) {
         StoredObject e = state.requireObject(id);
         if (e.object().state() != S3Object.State.PREPARED) {
             throw error(OBJECT_STATE, "object " + id + " is " + e.object().state() + ", not prepared");
@@ -323,7 +323,7 @@ final class CommitPlanner {
         return e;
     }
 
-    private static StoredObject committed(StoredObject prepared, S3Object.Type type, long size,
+    static StoredObject committed(StoredObject prepared, S3Object.Type type, long size,
             List<StreamRange> ranges, int nodeId, long now, long orderKey) {
         S3Object o = new S3Object(prepared.id(), type, S3Object.State.COMMITTED, size, ranges, nodeId, now, -1);
         return new StoredObject(o, prepared.preparedUntilMs(), orderKey);

@@ -73,6 +73,11 @@ public final class MemoryStreamMetadata implements StreamMetadata {
     }
 
     @Override
+    public CompletableFuture<Void> replaceStreamRange(ReplaceStreamRangeRequest request) {
+        return run(() -> state.replaceStreamRange(request));
+    }
+
+    @Override
     public CompletableFuture<List<ObjectRef>> getObjects(long streamId, long startOffset, long endOffset, int limit) {
         return call(() -> state.getObjects(streamId, startOffset, endOffset, limit));
     }

@@ -78,6 +78,16 @@ public interface StreamMetadata {
     CompletableFuture<Void> commitStreamObject(CommitStreamObjectRequest request);
 
     /**
+     * Replaces what an open stream holds at {@code [startOffset, endOffset)} with new stream
+     * objects that tile the range (a key compaction's commit: same offsets, other bytes), with the
+     * stream's current epoch. Objects holding data of the stream in the range give it up (their
+     * range removed or shrunk; marked for deletion once nothing live is left in them); the rules are
+     * in {@code RangeReplacementPlanner}. Needs controller feature level 2 where metadata is
+     * replicated.
+     */
+    CompletableFuture<Void> replaceStreamRange(ReplaceStreamRangeRequest request);
+
+    /**
      * Returns the committed objects holding data of {@code streamId} from {@code startOffset}
      * (inclusive) towards {@code endOffset} (exclusive; -1 for the end), ordered by their range
      * in that stream, at most {@code limit} (at least 1), each listed with the range of that stream

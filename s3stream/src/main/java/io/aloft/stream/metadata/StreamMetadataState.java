@@ -210,6 +210,17 @@ public final class StreamMetadataState {
     }
 
     /**
+     * Replaces a range of an open stream with new stream objects (a key compaction's commit); the
+     * rules are in {@code RangeReplacementPlanner}.
+     */
+    public void replaceStreamRange(ReplaceStreamRangeRequest request) {
+        long now = effectiveNow(request.nowMs());
+        CommitPlan plan = RangeReplacementPlanner.plan(this, request, now);
+        advanceClock(now);
+        apply(plan, now);
+    }
+
+    /**
      * Objects marked for deletion at least {@code delayMs} before {@code nowMs}, by id. A command, not
      * a query: it advances the clock, so prepared objects past their ttl are marked (as of their
      * deadline) and marks without time are stamped with {@code nowMs} (and so wait the full delay).
@@ -275,6 +286,11 @@ public final class StreamMetadataState {
     /** The stream's state; {@code STREAM_NOT_FOUND} if it does not exist. */
     public StreamInfo describeStream(long streamId) {
         return requireStream(streamId);
+    }
+
+    /** Every live range of the stream overlapping [start, end), by offset (for the planners). */
+    List<ObjectRef> liveRanges(long streamId, long startOffset, long endOffset) {
+        return liveRangesOverlapping(streamId, startOffset, endOffset, Integer.MAX_VALUE, null);
     }
 
     /** The object, or null (package use: tests and the planner). */
@@ -400,6 +416,9 @@ public final class StreamMetadataState {
         for (long id : plan.markIds()) {
             StoredObject old = objects.get(id);
             replace(old, old.markedForDeletion(now));
+        }
+        for (StoredObject changed : plan.objectUpdates()) {
+            replace(objects.get(changed.id()), changed);
         }
         for (StreamInfo s : plan.streamUpdates()) {
             streams.put(s.streamId(), s);
