@@ -24,6 +24,12 @@ public interface Stream {
     /** Offset just past the last durable batch: readers see data below it. */
     long confirmOffset();
 
+    /**
+     * Offset just past the data committed to object storage, as far as this handle knows: below it
+     * the stream's data no longer depends on a write-ahead log.
+     */
+    long committedOffset();
+
     /** Offset the next append will take. */
     long nextOffset();
 

@@ -30,6 +30,12 @@ public final class LogCache {
     private final ArrayDeque<Block> blocks = new ArrayDeque<>();
     private long totalBytes;
     private long nextBlockId;
+    /**
+     * Per stream, the offset below which cached batches are stale: a range replacement (key
+     * compaction) committed other bytes for those offsets. Reads below it go to object storage;
+     * the stale batches themselves leave with their blocks. Guarded by lock.
+     */
+    private final Map<Long, Long> floors = new HashMap<>();
 
     public LogCache(long budgetBytes, long nowMs) {
         this.budgetBytes = budgetBytes;
@@ -142,6 +148,20 @@ public final class LogCache {
         }
     }
 
+    /**
+     * Stops serving the stream's cached batches below {@code offset} (a batch boundary), whose
+     * committed bytes were replaced: reads below it miss the cache and go to the new objects.
+     * Only rises.
+     */
+    public void hideBelow(long streamId, long offset) {
+        lock.writeLock().lock();
+        try {
+            floors.merge(streamId, offset, Math::max);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
     /** Marks one batch of {@code block} durable at {@code walOffset}. */
     public void confirm(Block block, long walOffset) {
         block.confirm(walOffset);
@@ -231,6 +251,9 @@ public final class LogCache {
     public List<StreamRecordBatch> get(long streamId, long from, long to, int maxBytes) {
         lock.readLock().lock();
         try {
+            if (from < floors.getOrDefault(streamId, Long.MIN_VALUE)) {
+                return List.of();
+            }
             List<StreamRecordBatch> out = new ArrayList<>();
             long next = from;
             int bytes = 0;
@@ -259,14 +282,16 @@ public final class LogCache {
         }
     }
 
-    /** Lowest cached offset of a stream, or -1 if none is cached. */
+    /** Lowest cached offset of a stream that reads are served from (see {@link #hideBelow}), or -1 if none. */
     public long startOffset(long streamId) {
         lock.readLock().lock();
         try {
+            long floor = floors.getOrDefault(streamId, Long.MIN_VALUE);
             for (Block block : blocks) {
-                List<StreamRecordBatch> list = block.batchesOf(streamId);
-                if (!list.isEmpty()) {
-                    return list.get(0).baseOffset();
+                for (StreamRecordBatch b : block.batchesOf(streamId)) {
+                    if (b.baseOffset() >= floor) {
+                        return b.baseOffset();
+                    }
                 }
             }
             return -1;

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link #mergeStreamSetObjects}: consecutive small stream-set objects of this node (oldest
  *       first, up to the byte budget) are read and rewritten as one stream-set object, with each
- *       stream's live data (at or above its start offset; nothing of a deleted stream) in
- *       (stream, offset) order. A stream whose live data there is at least the split threshold, or
+ *       stream's live data (at or above its start offset, within the range metadata gives the
+ *       object, which a range replacement may have shrunk or removed; nothing of a deleted stream)
+ *       in (stream, offset) order. A stream whose live data there is at least the split threshold, or
  *       whose data there is not one contiguous run, gets stream objects instead (one per run; the
  *       stream-set object holds at most one run per stream). Committed as a compaction
  *       ({@code compactedObjectIds} = the inputs).</li>
@@ -76,24 +77,33 @@ final class Merger {
     record Outcome(List<Long> inputIds, List<Long> outputIds, boolean committed, long bytesRead) {
     }
 
-    /** A block of an input object, to copy. */
-    private record Piece(ObjectReader reader, DataBlockIndex block) {
+    /**
+     * A block of an input object, to copy within {@code [from, to)}: the part of the stream that is
+     * live (at or above its start) and inside the range metadata gives the object, which may be
+     * smaller than what the object holds (a range replacement shrank it).
+     */
+    private record Piece(ObjectReader reader, DataBlockIndex block, long from, long to) {
+        long start() {
+            return Math.max(block.startOffset(), from);
+        }
+
+        long end() {
+            return Math.min(block.endOffset(), to);
+        }
     }
 
     /** One stream's contiguous blocks, in offset order. */
     private static final class Run {
         final long streamId;
-        final long liveStart;
         final List<Piece> pieces = new ArrayList<>();
         long bytes;
 
-        Run(long streamId, long liveStart) {
+        Run(long streamId) {
             this.streamId = streamId;
-            this.liveStart = liveStart;
         }
 
         long end() {
-            return pieces.get(pieces.size() - 1).block().endOffset();
+            return pieces.get(pieces.size() - 1).end();
         }
 
         void add(Piece p) {
@@ -142,7 +152,7 @@ final class Merger {
         List<Run> shared = new ArrayList<>();
         List<Run> split = new ArrayList<>();
         for (Map.Entry<Long, List<Piece>> e : pieces.entrySet()) {
-            List<Run> runs = runs(e.getKey(), streams.get(e.getKey()).startOffset(), e.getValue());
+            List<Run> runs = runs(e.getKey(), e.getValue());
             boolean sharedTaken = false;
             for (Run run : runs) {
                 if (run.bytes >= config.splitThresholdBytes() || sharedTaken) {
@@ -211,7 +221,7 @@ final class Merger {
         if (live == null) {
             return new Outcome(inputIds, List.of(), false, bytesRead);
         }
-        List<Run> runs = runs(streamId, info.startOffset(), live);
+        List<Run> runs = runs(streamId, live);
         if (runs.size() != 1) {
             throw new IllegalStateException("stream " + streamId + ": stream objects " + inputIds
                     + " have contiguous ranges but their blocks are not contiguous");
@@ -281,31 +291,44 @@ final class Merger {
         }
     }
 
-    /** Adds the object's blocks that hold live data of existing streams, by stream. */
+    /**
+     * Adds the object's blocks that hold live data of existing streams within the object's ranges
+     * in metadata, by stream.
+     */
     private void addLivePieces(S3Object o, Map<Long, StreamInfo> streams, TreeMap<Long, List<Piece>> into) {
+        Map<Long, StreamRange> ranges = new TreeMap<>();
+        for (StreamRange r : o.ranges()) {
+            ranges.put(r.streamId(), r);
+        }
         ObjectReader reader = ObjectReader.open(storage, o.objectId(), o.size());
         for (DataBlockIndex block : Await.of(reader.index())) {
             StreamInfo s = streams.get(block.streamId());
-            if (s == null || block.endOffset() <= s.startOffset()) {
-                continue; // deleted stream, or trimmed away
+            StreamRange range = ranges.get(block.streamId());
+            if (s == null || range == null) {
+                continue; // deleted stream, or data the object no longer holds for metadata
             }
-            into.computeIfAbsent(block.streamId(), k -> new ArrayList<>()).add(new Piece(reader, block));
+            long from = Math.max(s.startOffset(), range.startOffset());
+            if (block.endOffset() <= from || block.startOffset() >= range.endOffset()) {
+                continue; // trimmed away, or outside the object's range
+            }
+            into.computeIfAbsent(block.streamId(), k -> new ArrayList<>())
+                    .add(new Piece(reader, block, from, range.endOffset()));
         }
     }
 
     /** Splits one stream's blocks into contiguous runs. */
-    private static List<Run> runs(long streamId, long liveStart, List<Piece> pieces) {
+    private static List<Run> runs(long streamId, List<Piece> pieces) {
         List<Piece> sorted = new ArrayList<>(pieces);
-        sorted.sort(Comparator.comparingLong(p -> p.block().startOffset()));
+        sorted.sort(Comparator.comparingLong(Piece::start));
         List<Run> runs = new ArrayList<>();
         Run current = null;
         for (Piece p : sorted) {
-            if (current != null && p.block().startOffset() < current.end()) {
+            if (current != null && p.start() < current.end()) {
                 throw new IllegalStateException("stream " + streamId + ": block " + p.block() + " of object "
                         + p.reader().objectId() + " overlaps data of another input, which ends at " + current.end());
             }
-            if (current == null || p.block().startOffset() != current.end()) {
-                current = new Run(streamId, liveStart);
+            if (current == null || p.start() != current.end()) {
+                current = new Run(streamId);
                 runs.add(current);
             }
             current.add(p);
@@ -328,7 +351,8 @@ final class Merger {
                     }
                     DataBlock block = Await.of(reads.get(i));
                     reads.set(i, null); // let the block go once copied
-                    for (StreamRecordBatch batch : block.batches(run.liveStart, Long.MAX_VALUE)) {
+                    Piece piece = run.pieces.get(i);
+                    for (StreamRecordBatch batch : block.batches(piece.from(), piece.to())) {
                         uploader.write(batch);
                     }
                 }

@@ -136,6 +136,20 @@ public final class ObjectUploader {
         encoder.write(batch);
     }
 
+    /**
+     * Completes once at most {@code maxPending} parts of a multipart upload are still in flight, so
+     * a writer faster than storage can bound the memory its parts hold (at once before the
+     * multipart upload starts). Failures of parts are not reported here but by {@link #finish()}.
+     */
+    public CompletableFuture<Void> partsInFlightAtMost(int maxPending) {
+        List<CompletableFuture<Void>> pending = parts.stream().filter(f -> !f.isDone()).toList();
+        if (pending.size() <= maxPending) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.allOf(pending.subList(0, pending.size() - maxPending)
+                .toArray(CompletableFuture[]::new)).handle((v, e) -> null);
+    }
+
     /** Bytes encoded so far, not counting the index and footer that {@link #finish()} adds. */
     public long size() {
         return encoder.size();

@@ -122,7 +122,14 @@ final class ObjectFetcher {
 
     /**
      * Reads batches of {@code streamId} from the one containing {@code from} towards {@code to},
-     * up to {@code maxBytes} (at least one batch). Returns fewer batches, never a gap.
+     * up to {@code maxBytes} (at least one batch). Returns fewer batches, never a gap. Each object
+     * is read only within the range metadata gives it.
+     *
+     * <p>A range replacement (key compaction) committing between two metadata lookups of one fetch
+     * switches it from the old objects to the new ones. Both hold the same offsets, and a batch of
+     * the new ones either spans exactly a batch of the old ones or holds no records at all (an
+     * empty batch covering removed ones), so the batches returned may then overlap only by such an
+     * empty batch, which readers skip by its offsets.
      */
     CompletableFuture<Fetched> fetch(long streamId, long from, long to, int maxBytes) {
         Collected out = new Collected();
@@ -226,8 +233,9 @@ final class ObjectFetcher {
         long[] next = {from};
         for (ObjectRef ref : refs) {
             ObjectReader reader = readers.get(ref.objectId(), id -> ObjectReader.open(storage, id, ref.objectSize()));
-            chain = chain.thenCompose(v -> left[0] <= 0 ? CompletableFuture.completedFuture(null)
-                    : reader.find(streamId, next[0], Long.MAX_VALUE, left[0]).thenAccept(indexes -> {
+            long rangeEnd = ref.range().endOffset();
+            chain = chain.thenCompose(v -> left[0] <= 0 || next[0] >= rangeEnd ? CompletableFuture.completedFuture(null)
+                    : reader.find(streamId, next[0], rangeEnd, left[0]).thenAccept(indexes -> {
                         for (DataBlockIndex index : indexes) {
                             left[0] -= index.size();
                             planned.add(new Planned(reader, index));
@@ -313,10 +321,16 @@ final class ObjectFetcher {
         if (ref.range().startOffset() > next) {
             return CompletableFuture.completedFuture(next); // a hole in metadata: stop, never skip data
         }
+        // An object may hold bytes of the stream beyond the range metadata gives it (a range
+        // replacement shrank it): read only within that range.
+        long objectTo = Math.min(to, ref.range().endOffset());
+        if (next >= objectTo) {
+            return readObjects(out, miss, streamId, refs, i + 1, next, to, maxBytes);
+        }
         ObjectReader reader = readers.get(ref.objectId(), id -> ObjectReader.open(storage, id, ref.objectSize()));
         long budget = Math.max(1, maxBytes - out.bytes);
-        return reader.find(streamId, next, to, budget)
-                .thenCompose(indexes -> readBlocks(out, miss, reader, indexes, 0, next, to, maxBytes))
+        return reader.find(streamId, next, objectTo, budget)
+                .thenCompose(indexes -> readBlocks(out, miss, reader, indexes, 0, next, objectTo, maxBytes))
                 .thenCompose(reached -> readObjects(out, miss, streamId, refs, i + 1, reached, to, maxBytes));
     }
 

@@ -60,6 +60,11 @@ final class S3Stream implements Stream {
         return committedEnd;
     }
 
+    @Override
+    public long committedOffset() {
+        return committedEnd;
+    }
+
     synchronized void committedEnd(long offset) {
         committedEnd = Math.max(committedEnd, offset);
     }

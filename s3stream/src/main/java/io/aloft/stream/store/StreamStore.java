@@ -80,6 +80,7 @@ public final class StreamStore implements AutoCloseable {
     private final UploadRetries retries;
     private final StreamStoreFailureListener failureListener;
     private final ObjectFetcher fetcher;
+    private final ObjectStorage storage;
     private final CompactionManager compaction;
     private final ScheduledExecutorService scheduler;
     private final Object appendLock = new Object();
@@ -104,6 +105,7 @@ public final class StreamStore implements AutoCloseable {
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
         this.uploader = new BlockUploader(config, b.storage, metadata, clock);
         this.fetcher = new ObjectFetcher(b.storage, metadata, config.blockCacheSizeBytes());
+        this.storage = b.storage;
         this.compaction = new CompactionManager(config.compaction(), b.storage, metadata,
                 () -> List.copyOf(streams.keySet()), clock, b.uncaughtExceptionHandler);
         Thread.UncaughtExceptionHandler handler = b.uncaughtExceptionHandler;
@@ -494,6 +496,25 @@ public final class StreamStore implements AutoCloseable {
         streams.values().forEach(s -> s.failPending(error));
         drainWaiting(); // every waiting append now fails: the store is unusable
         return true;
+    }
+
+    /**
+     * Starts a rewrite of {@code [start, end)} of an open stream of this store (see
+     * {@link RangeRewrite}), whose new objects hold at most about {@code maxObjectBytes} each.
+     *
+     * @throws IllegalArgumentException if the stream is not one of this store's, or the range is
+     *     empty, below the stream's start or beyond what this handle knows to be committed
+     */
+    public RangeRewrite rewriteRange(Stream stream, long start, long end, long maxObjectBytes) {
+        checkUsable();
+        if (!(stream instanceof S3Stream s) || streams.get(s.streamId()) != s) {
+            throw new IllegalArgumentException(stream + " is not open on this store");
+        }
+        if (start < s.startOffset() || end <= start || end > s.committedEnd() || maxObjectBytes < 1) {
+            throw new IllegalArgumentException("cannot rewrite [" + start + ", " + end + ") of " + s
+                    + ": committed up to " + s.committedEnd());
+        }
+        return new RangeRewrite(s, start, end, maxObjectBytes, metadata, storage, logCache, config, clock);
     }
 
     /** The object reader, for tests in this package. */

@@ -313,6 +313,32 @@ class CompactionManagerTest {
     }
 
     @Test
+    void runOnce_afterRangeReplacements_copiesOnlyWhatMetadataLeavesTheObjects() throws Exception {
+        long s0 = stream();
+        long s1 = stream();
+        long first = uploadStreamSet(Map.of(s0, batches(s0, 0, 4, 5, 100), s1, batches(s1, 0, 2, 3, 50)));
+        long second = uploadStreamSet(Map.of(s0, batches(s0, 20, 4, 5, 100), s1, batches(s1, 6, 2, 3, 50)));
+        // s0's [0, 30) rewritten into a stream object: the first object gives up its range of s0,
+        // the second keeps s0's [30, 40) only.
+        List<StreamRecordBatch> rewritten = batches(s0, 0, 3, 10, 30);
+        long replacement = await(metadata.prepareObjects(new PrepareObjectsRequest(NODE, 1, 60_000, clock.get())));
+        ObjectSummary summary = upload(replacement, rewritten);
+        await(metadata.replaceStreamRange(new io.aloft.stream.metadata.ReplaceStreamRangeRequest(s0, EPOCH, 0, 30,
+                List.of(new StreamObjectSpec(replacement, summary.size(), summary.ranges().get(0))), clock.get())));
+
+        CompactionRound round = runOnce();
+
+        assertEquals(List.of(first, second), round.compactedObjectIds());
+        S3Object merged = await(metadata.getStreamSetObjects(NODE)).get(0);
+        assertBatchesEqual(batches(s0, 30, 2, 5, 100), read(merged, s0));
+        List<StreamRecordBatch> s1Batches = new ArrayList<>(batches(s1, 0, 2, 3, 50));
+        s1Batches.addAll(batches(s1, 6, 2, 3, 50));
+        assertBatchesEqual(s1Batches, read(merged, s1));
+        assertEquals(List.of(replacement, merged.objectId()), await(metadata.getObjects(s0, 0, -1, 10)).stream()
+                .map(ObjectRef::objectId).toList());
+    }
+
+    @Test
     void runOnce_afterClose_fails() throws Exception {
         manager.start();
         assertThrows(IllegalStateException.class, manager::start);
