@@ -15,6 +15,7 @@ import io.aloft.controller.command.Reply;
 import io.aloft.controller.command.Request;
 import io.aloft.controller.command.UpdateFeatureLevel;
 import io.aloft.controller.model.ClusterImage;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.model.FeatureRange;
 import io.aloft.controller.model.FeatureStatus;
 import io.aloft.controller.model.VoterFeatures;
@@ -34,32 +35,37 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A feature level upgrade on a real 3-voter quorum, with a test-only registry standing for the
- * next build ({@link NextLevelSchemas}: {@code PutKv} v1 needs level 2). While one voter runs the
- * current build, a level-2 entry is refused on every voter and the upgrade is refused; once all
+ * next build ({@link NextLevelSchemas}: {@code PutKv} v1 needs the level after this build's newest).
+ * While one voter runs the current build, a next-level entry is refused on every voter and the
+ * upgrade is refused; once all
  * run the next build, the upgrade is accepted and the entry applies. A voter whose build cannot
  * follow a level the others finalized stops itself.
  */
 class FeatureLevelQuorumTest {
     private static final ControllerServer.Options NEXT_BUILD = new ControllerServer.Options(NextLevelSchemas.REGISTRY,
             true);
-    private static final FeatureRange CURRENT = new FeatureRange(1, 1);
-    private static final FeatureRange NEXT = new FeatureRange(1, 2);
+    /** This build's newest level, which a new quorum of this build finalizes at once. */
+    private static final int NOW = FeatureLevel.LATEST;
+    private static final int NEXT_LEVEL = NextLevelSchemas.LEVEL;
+    private static final FeatureRange CURRENT = new FeatureRange(1, NOW);
+    private static final FeatureRange NEXT = new FeatureRange(1, NEXT_LEVEL);
     private static final UUID RAW_CLIENT = new UUID(42, 42);
 
     @TempDir
     Path dir;
 
     @Test
-    void encodingForLevelOneWritesVersionZero_levelTwoWritesVersionOne() {
+    void encodingForThisLevelWritesVersionZero_theNextLevelWritesVersionOne() {
         ControllerCodec codec = NextLevelSchemas.CODEC;
         Request put = new Request(RAW_CLIENT, 1, 1, new PutKv("k", new byte[] {1}));
-        byte[] v0 = codec.encode(put, 1, 1);
-        byte[] v1 = codec.encode(put, 2, 2);
+        byte[] v0 = codec.encode(put, NOW, NOW);
+        byte[] v1 = codec.encode(put, NEXT_LEVEL, NEXT_LEVEL);
         assertEquals(1, codec.header(v0).level());
-        assertEquals(2, codec.header(v1).level());
-        assertTrue(codec.render(put, 1).contains("command: PutKv v0 {key: \"k\", value: 0x01}"), codec.render(put, 1));
-        assertTrue(codec.render(put, 2).contains("command: PutKv v1 {key: \"k\", value: 0x01, note: null}"),
-                codec.render(put, 2));
+        assertEquals(NEXT_LEVEL, codec.header(v1).level());
+        assertTrue(codec.render(put, NOW).contains("command: PutKv v0 {key: \"k\", value: 0x01}"),
+                codec.render(put, NOW));
+        assertTrue(codec.render(put, NEXT_LEVEL).contains("command: PutKv v1 {key: \"k\", value: 0x01, note: null}"),
+                codec.render(put, NEXT_LEVEL));
         assertEquals(new PutKv("k", new byte[] {1}).key(), codec.decode(v1, Request.class).command() instanceof PutKv p
                 ? p.key() : null, "version 1 decodes back to the same command");
     }
@@ -74,8 +80,8 @@ class FeatureLevelQuorumTest {
             awaitReports(client, List.of(new VoterFeatures(1, NEXT), new VoterFeatures(2, NEXT),
                     new VoterFeatures(3, CURRENT)));
 
-            // A level-2 entry while the level is 1: refused on every voter (voter 3 could not even decode it).
-            Reply refused = send(raw, new Request(RAW_CLIENT, 1, 1, new PutKv("k", new byte[] {7})), 2);
+            // A next-level entry before the upgrade: refused on every voter (voter 3 could not even decode it).
+            Reply refused = send(raw, new Request(RAW_CLIENT, 1, 1, new PutKv("k", new byte[] {7})), NEXT_LEVEL);
             assertEquals("FEATURE_LEVEL_NOT_FINALIZED", refused.failure().code(), refused.failure().toString());
             q.awaitApplied(q.maxApplied());
             for (int id = 1; id <= 3; id++) {
@@ -83,32 +89,32 @@ class FeatureLevelQuorumTest {
             }
 
             ExecutionException upgrade = assertThrows(ExecutionException.class,
-                    () -> client.updateFeatureLevel(2).get(60, TimeUnit.SECONDS));
+                    () -> client.updateFeatureLevel(NEXT_LEVEL).get(60, TimeUnit.SECONDS));
             assertTrue(upgrade.getCause() instanceof ControllerException ce
                     && ce.code() == ControllerException.Code.INVALID_FEATURE_UPDATE
-                    && ce.getMessage().contains("voter 3 supports 1..1"), upgrade.getCause().toString());
+                    && ce.getMessage().contains("voter 3 supports 1.." + NOW), upgrade.getCause().toString());
 
             // Voter 3 gets the next build; it reports its new range when it starts.
             q.stop(3);
             q.start(3, NEXT_BUILD);
             awaitReports(client, List.of(new VoterFeatures(1, NEXT), new VoterFeatures(2, NEXT),
                     new VoterFeatures(3, NEXT)));
-            assertEquals(2, client.updateFeatureLevel(2).get(60, TimeUnit.SECONDS));
-            assertEquals(2, client.query(new Queries.DescribeCluster(), ClusterImage.class).get(60, TimeUnit.SECONDS)
-                    .finalizedFeatureLevel());
+            assertEquals(NEXT_LEVEL, client.updateFeatureLevel(NEXT_LEVEL).get(60, TimeUnit.SECONDS));
+            assertEquals(NEXT_LEVEL, client.query(new Queries.DescribeCluster(), ClusterImage.class)
+                    .get(60, TimeUnit.SECONDS).finalizedFeatureLevel());
 
-            Reply applied = send(raw, new Request(RAW_CLIENT, 2, 2, new PutKv("k", new byte[] {7})), 2);
+            Reply applied = send(raw, new Request(RAW_CLIENT, 2, 2, new PutKv("k", new byte[] {7})), NEXT_LEVEL);
             assertNull(applied.failure());
             // Another client's write: the reading client has no index of it to wait for, so every voter must have it.
             q.awaitApplied(q.maxApplied());
             assertArrayEquals(new byte[] {7}, client.query(new Queries.GetKv("k"), byte[].class)
                     .get(60, TimeUnit.SECONDS));
             // The client learned the level from replies and writes version 1 itself now.
-            assertEquals(2, client.featureLevel());
+            assertEquals(NEXT_LEVEL, client.featureLevel());
             client.submit(new PutKv("k2", new byte[] {8})).get(60, TimeUnit.SECONDS);
             q.awaitApplied(q.maxApplied());
             String leader = q.server(1).state().dump();
-            assertTrue(leader.contains("finalizedFeatureLevel=2") && leader.contains("kv \"k2\""), leader);
+            assertTrue(leader.contains("finalizedFeatureLevel=" + NEXT_LEVEL) && leader.contains("kv \"k2\""), leader);
             for (int id = 2; id <= 3; id++) {
                 assertEquals(leader, q.server(id).state().dump(), "voter " + id);
             }
@@ -124,11 +130,11 @@ class FeatureLevelQuorumTest {
             awaitReports(client, List.of(new VoterFeatures(1, NEXT), new VoterFeatures(2, NEXT),
                     new VoterFeatures(3, CURRENT)));
             // A submitter with a stale view of the configuration names voters 1 and 2 only.
-            assertEquals(2, client.submit(new UpdateFeatureLevel(2, List.of(1, 2)), Integer.class)
+            assertEquals(NEXT_LEVEL, client.submit(new UpdateFeatureLevel(NEXT_LEVEL, List.of(1, 2)), Integer.class)
                     .get(60, TimeUnit.SECONDS));
             Throwable why = q.server(3).failure().get(60, TimeUnit.SECONDS);
-            assertTrue(why.getMessage().contains("finalized feature level 2")
-                    && why.getMessage().contains("supports 1..1"), why.getMessage());
+            assertTrue(why.getMessage().contains("finalized feature level " + NEXT_LEVEL)
+                    && why.getMessage().contains("supports 1.." + NOW), why.getMessage());
             q.stop(3);
             // The others carry on.
             client.submit(new PutKv("after", new byte[] {1})).get(60, TimeUnit.SECONDS);

@@ -26,6 +26,7 @@ import io.aloft.controller.command.RequestBatch;
 import io.aloft.controller.command.UnregisterBroker;
 import io.aloft.controller.command.UpdateFeatureLevel;
 import io.aloft.controller.model.Endpoint;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.model.FeatureRange;
 import io.aloft.stream.metadata.CloseStreamRequest;
 import io.aloft.stream.metadata.CommitStreamObjectRequest;
@@ -34,6 +35,7 @@ import io.aloft.stream.metadata.CreateStreamRequest;
 import io.aloft.stream.metadata.DeleteStreamRequest;
 import io.aloft.stream.metadata.OpenStreamRequest;
 import io.aloft.stream.metadata.PrepareObjectsRequest;
+import io.aloft.stream.metadata.ReplaceStreamRangeRequest;
 import io.aloft.stream.metadata.StreamObjectSpec;
 import io.aloft.stream.metadata.StreamRange;
 import io.aloft.stream.metadata.TrimStreamRequest;
@@ -48,8 +50,8 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
 /**
- * The deterministic workload of the golden Raft storage fixture: every command type, each as its
- * own log entry with fixed client ids, sequences and clocks (so a regenerated fixture holds the
+ * The deterministic workload of the golden Raft storage fixture: every command type its level
+ * allows, each as its own log entry with fixed client ids, sequences and clocks (so a regenerated fixture holds the
  * same state), and the awkward entries too: a batch, a rejected command, an idempotent retry, an
  * entry above the finalized feature level, an entry of the pre-release format.
  *
@@ -59,12 +61,13 @@ final class GoldenWorkload {
     static final long T0 = 1_700_000_000_000L;
     private static final UUID ADMIN = new UUID(0xA10F7, 1);
     private static final UUID BROKER = new UUID(0xA10F7, 2);
-    private static final FeatureRange LEVEL_ONE = new FeatureRange(1, 1);
     private static final List<Endpoint> ENDPOINTS = List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 9092, "PLAINTEXT"));
 
     private final RaftClient raft;
     private final ControllerCodec codec;
     private final int level;
+    /** What the voter and the brokers of the workload support: the levels up to the fixture's. */
+    private final FeatureRange supported;
     private long adminSequence;
     private long brokerSequence;
 
@@ -72,14 +75,15 @@ final class GoldenWorkload {
         this.raft = raft;
         this.codec = codec;
         this.level = level;
+        this.supported = new FeatureRange(1, level);
     }
 
     /** Brokers, topics, a stream and its objects through prepare, commit, compaction, trim and close. */
     void firstHalf() throws Exception {
-        ok(admin(new ReportVoterFeatures(1, LEVEL_ONE, List.of(1))));
-        ok(admin(new RegisterBroker(1, "broker-1-run-1", ENDPOINTS, "rack-a", LEVEL_ONE)));
-        ok(admin(new RegisterBroker(2, "broker-2-run-1", ENDPOINTS, null, LEVEL_ONE)));
-        ok(admin(new RegisterBroker(3, "broker-3-run-1", ENDPOINTS, "rack-b", LEVEL_ONE)));
+        ok(admin(new ReportVoterFeatures(1, supported, List.of(1))));
+        ok(admin(new RegisterBroker(1, "broker-1-run-1", ENDPOINTS, "rack-a", supported)));
+        ok(admin(new RegisterBroker(2, "broker-2-run-1", ENDPOINTS, null, supported)));
+        ok(admin(new RegisterBroker(3, "broker-3-run-1", ENDPOINTS, "rack-b", supported)));
         ok(admin(new BrokerHeartbeat(1, 0)));
         ok(admin(new CreateTopic(new UUID(1, 1), "orders", 3, 2, Map.of("retention.ms", "86400000"))));
         ok(admin(new AlterTopicConfigs("orders", Map.of("cleanup.policy", "delete"), List.of("retention.ms"))));
@@ -101,6 +105,13 @@ final class GoldenWorkload {
         ok(broker(new CommitStreamObjectRequest(new StreamObjectSpec(first + 5, 700, range(stream, 150, 260)),
                 List.of(first + 2, first + 3), T0 + 5), 5));
         ok(broker(new TrimStreamRequest(stream, 1, 120), 6));
+        if (level >= FeatureLevel.KEY_COMPACTION) {
+            // Key compaction: [120, 200) rewritten; the merged stream-set object has nothing live left,
+            // the merged stream object keeps [200, 260).
+            long rewritten = (Long) ok(broker(new PrepareObjectsRequest(1, 1, 600_000, T0 + 7), 7));
+            ok(broker(new ReplaceStreamRangeRequest(stream, 1, 120, 200, List.of(new StreamObjectSpec(rewritten, 500,
+                    range(stream, 120, 200))), T0 + 8), 8));
+        }
         // Twenty minutes on: the compacted objects and the expired prepared one are due for deletion.
         ok(broker(new GetObjectsToDelete(T0 + 1_200_000, 0), 1_200_000));
         ok(broker(new ObjectsDeleted(List.of(first, first + 1, first + 2, first + 3)), 1_200_001));
@@ -127,13 +138,13 @@ final class GoldenWorkload {
         Reply rejected = send(admin(new CreateTopic(new UUID(3, 3), "orders", 1, 1, Map.of())));
         assertEquals("TOPIC_EXISTS", rejected.failure().code());
         assertEquals(0L, ok(allocate), "the retry of an applied request gets its first reply");
-        assertEquals(1, ok(admin(new UpdateFeatureLevel(1, List.of(1)))));
+        assertEquals(level, ok(admin(new UpdateFeatureLevel(level, List.of(1)))));
         // An entry that claims a feature level above the finalized one, and one of the pre-release format.
         byte[] above = codec.encode(admin(new PutKv("never", new byte[0])), level, level);
         above[3] = (byte) (level + 1);
         assertEquals("FEATURE_LEVEL_NOT_FINALIZED", send(above).failure().code());
         assertTrue(send(new byte[] {10, 0, 8, 1}).failure().message().contains("pre-release"));
-        ok(admin(new RegisterBroker(4, "broker-4-run-1", ENDPOINTS, null, LEVEL_ONE)));
+        ok(admin(new RegisterBroker(4, "broker-4-run-1", ENDPOINTS, null, supported)));
     }
 
     private static StreamRange range(long stream, long start, long end) {

@@ -11,6 +11,7 @@ import io.aloft.stream.metadata.DeleteStreamRequest;
 import io.aloft.stream.metadata.ObjectRef;
 import io.aloft.stream.metadata.OpenStreamRequest;
 import io.aloft.stream.metadata.PrepareObjectsRequest;
+import io.aloft.stream.metadata.ReplaceStreamRangeRequest;
 import io.aloft.stream.metadata.S3Object;
 import io.aloft.stream.metadata.StreamInfo;
 import io.aloft.stream.metadata.StreamMetadata;
@@ -68,6 +69,16 @@ public final class ControllerStreamMetadata implements StreamMetadata {
 
     @Override
     public CompletableFuture<Void> commitStreamObject(CommitStreamObjectRequest request) {
+        return client.submit(request).thenApply(v -> null);
+    }
+
+    /**
+     * Fails with {@code INVALID_REQUEST} ({@link io.aloft.controller.ControllerException}) while the
+     * cluster's finalized feature level is below
+     * {@link io.aloft.controller.model.FeatureLevel#KEY_COMPACTION}: the command cannot be encoded.
+     */
+    @Override
+    public CompletableFuture<Void> replaceStreamRange(ReplaceStreamRangeRequest request) {
         return client.submit(request).thenApply(v -> null);
     }
 

@@ -6,6 +6,7 @@ import static io.aloft.controller.codec.FieldType.enumOf;
 import static io.aloft.controller.codec.FieldType.listOf;
 import static io.aloft.controller.codec.FieldType.record;
 import static io.aloft.controller.model.FeatureLevel.INITIAL;
+import static io.aloft.controller.model.FeatureLevel.KEY_COMPACTION;
 
 import io.aloft.controller.command.GetObjectsToDelete;
 import io.aloft.controller.command.ObjectsDeleted;
@@ -17,6 +18,7 @@ import io.aloft.stream.metadata.DeleteStreamRequest;
 import io.aloft.stream.metadata.ObjectRef;
 import io.aloft.stream.metadata.OpenStreamRequest;
 import io.aloft.stream.metadata.PrepareObjectsRequest;
+import io.aloft.stream.metadata.ReplaceStreamRangeRequest;
 import io.aloft.stream.metadata.S3Object;
 import io.aloft.stream.metadata.StoredObject;
 import io.aloft.stream.metadata.StreamInfo;
@@ -206,10 +208,22 @@ final class StreamSchemas {
             .field("objectIds", listOf(INT64), ObjectsDeleted::objectIds)
             .build(v -> new ObjectsDeleted(v.get("objectIds")));
 
+    static final RecordSchema<ReplaceStreamRangeRequest> REPLACE_STREAM_RANGE = RecordSchema.builder(42,
+                    "ReplaceStreamRange", ReplaceStreamRangeRequest.class)
+            .version(0, KEY_COMPACTION)
+            .field("streamId", INT64, ReplaceStreamRangeRequest::streamId)
+            .field("epoch", INT64, ReplaceStreamRangeRequest::epoch)
+            .field("startOffset", INT64, ReplaceStreamRangeRequest::startOffset)
+            .field("endOffset", INT64, ReplaceStreamRangeRequest::endOffset)
+            .field("objects", listOf(record(STREAM_OBJECT_SPEC)), ReplaceStreamRangeRequest::objects)
+            .field("nowMs", INT64, ReplaceStreamRangeRequest::nowMs)
+            .build(v -> new ReplaceStreamRangeRequest(v.get("streamId"), v.get("epoch"), v.get("startOffset"),
+                    v.get("endOffset"), v.get("objects"), v.get("nowMs")));
+
     static void addTo(SchemaRegistry.Builder registry) {
         registry.add(CREATE_STREAM).add(OPEN_STREAM).add(CLOSE_STREAM).add(TRIM_STREAM).add(DELETE_STREAM)
                 .add(PREPARE_OBJECTS).add(COMMIT_STREAM_SET_OBJECT).add(COMMIT_STREAM_OBJECT)
-                .add(GET_OBJECTS_TO_DELETE).add(OBJECTS_DELETED)
+                .add(GET_OBJECTS_TO_DELETE).add(OBJECTS_DELETED).add(REPLACE_STREAM_RANGE)
                 .add(STREAM_RANGE).add(STREAM_OBJECT_SPEC).add(STREAM_INFO).add(STREAM_STATE).add(S3_OBJECT)
                 .add(OBJECT_TYPE).add(OBJECT_STATE).add(OBJECT_REF).add(STORED_OBJECT).add(STREAM_METADATA_SNAPSHOT);
     }

@@ -12,6 +12,9 @@ package io.aloft.controller.model;
  * <ul>
  * <li>{@value #INITIAL}: every controller record type at version 0, the format introduced with
  *     explicit record schemas (there is no upgrade path from the pre-release reflective format).</li>
+ * <li>{@value #KEY_COMPACTION}: the {@code ReplaceStreamRange} command (version 0), with which a
+ *     broker's log cleaner commits a compacted range of a partition. Brokers do not compact keyed
+ *     topics below this level.</li>
  * </ul>
  *
  * <p>Immutable constants.
@@ -27,9 +30,12 @@ public final class FeatureLevel {
      */
     public static final int INITIAL = 1;
 
+    /** Key compaction: the {@code ReplaceStreamRange} command. */
+    public static final int KEY_COMPACTION = 2;
+
     /** The lowest level this build reads and writes. */
     public static final int MIN_SUPPORTED = INITIAL;
 
     /** The highest level this build reads and writes. */
-    public static final int LATEST = 1;
+    public static final int LATEST = KEY_COMPACTION;
 }

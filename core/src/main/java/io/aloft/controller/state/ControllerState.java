@@ -33,6 +33,7 @@ import io.aloft.stream.metadata.CreateStreamRequest;
 import io.aloft.stream.metadata.DeleteStreamRequest;
 import io.aloft.stream.metadata.OpenStreamRequest;
 import io.aloft.stream.metadata.PrepareObjectsRequest;
+import io.aloft.stream.metadata.ReplaceStreamRangeRequest;
 import io.aloft.stream.metadata.StreamMetadataException;
 import io.aloft.stream.metadata.StreamMetadataState;
 import io.aloft.stream.metadata.TrimStreamRequest;
@@ -121,6 +122,9 @@ public final class ControllerState {
             streams.commitStreamSetObject(c);
         } else if (command instanceof CommitStreamObjectRequest c) {
             streams.commitStreamObject(c);
+        } else if (command instanceof ReplaceStreamRangeRequest c) {
+            // Only ever decoded from an entry of level KEY_COMPACTION, which the finalized level admits.
+            streams.replaceStreamRange(c);
         } else if (command instanceof GetObjectsToDelete c) {
             return streams.getObjectsToDelete(c.nowMs(), c.delayMs());
         } else if (command instanceof ObjectsDeleted c) {

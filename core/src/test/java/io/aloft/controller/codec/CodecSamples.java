@@ -42,6 +42,7 @@ import io.aloft.stream.metadata.DeleteStreamRequest;
 import io.aloft.stream.metadata.ObjectRef;
 import io.aloft.stream.metadata.OpenStreamRequest;
 import io.aloft.stream.metadata.PrepareObjectsRequest;
+import io.aloft.stream.metadata.ReplaceStreamRangeRequest;
 import io.aloft.stream.metadata.S3Object;
 import io.aloft.stream.metadata.StoredObject;
 import io.aloft.stream.metadata.StreamInfo;
@@ -107,6 +108,9 @@ final class CodecSamples {
                         NEGATIVE_RANGE)), List.of(1L, 2L), 99),
                 new CommitStreamObjectRequest(new StreamObjectSpec(1, 2, RANGE), List.of(8L), 1),
                 new GetObjectsToDelete(10, 0), new ObjectsDeleted(List.of(-1L, 0L)),
+                new ReplaceStreamRangeRequest(7, 3, 100, 250, List.of(new StreamObjectSpec(11, 4096,
+                        new StreamRange(7, 3, 100, 180)), new StreamObjectSpec(12, 512, new StreamRange(7, 3, 180, 250))),
+                        1_700_000_000_001L),
                 // stream and object values
                 RANGE, new StreamObjectSpec(0, 0, RANGE), STREAM, OBJECT,
                 new ObjectRef(1, S3Object.Type.STREAM, 9, RANGE), new StoredObject(OBJECT, -1, 17), STREAMS,

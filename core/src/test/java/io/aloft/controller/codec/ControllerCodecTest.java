@@ -62,8 +62,9 @@ class ControllerCodecTest {
 
     enum NoSchemaEnum { A }
 
+    /** At the newest level, so every record type (also those a later level introduced) can be written. */
     private static byte[] encode(Object value) {
-        return CODEC.encode(value, LEVEL, LEVEL);
+        return CODEC.encode(value, FeatureLevel.LATEST, FeatureLevel.LATEST);
     }
 
     private static Object decode(byte[] frame) {
@@ -151,13 +152,23 @@ class ControllerCodecTest {
         assertThrows(MalformedDataException.class, () -> decode(concat(bytes(0xAB, 1, 0, 1, 0, 1), body)));
         assertThrows(MalformedDataException.class, () -> decode(concat(bytes(0xAC, 2, 0, 1, 0, 1), body)));
         assertThrows(MalformedDataException.class, () -> decode(bytes(0xAC, 1, 0, 1, 0)));
+        int beyond = FeatureLevel.LATEST + 1;
         MalformedDataException newer = assertThrows(MalformedDataException.class,
-                () -> decode(concat(bytes(0xAC, 1, 0, 2, 0, 1), body)));
-        assertTrue(newer.getMessage().contains("feature level 2"), newer.getMessage());
+                () -> decode(concat(bytes(0xAC, 1, 0, beyond, 0, 1), body)));
+        assertTrue(newer.getMessage().contains("feature level " + beyond), newer.getMessage());
         // A header that understates the level of what follows.
         MalformedDataException understated = assertThrows(MalformedDataException.class,
                 () -> decode(concat(bytes(0xAC, 1, 0, 0, 0, 1), body)));
         assertTrue(understated.getMessage().contains("declares feature level 0"), understated.getMessage());
+    }
+
+    @Test
+    void replaceStreamRange_needsTheKeyCompactionLevel() {
+        Object replace = CodecSamples.golden().get(io.aloft.stream.metadata.ReplaceStreamRangeRequest.class);
+        assertThrows(IllegalArgumentException.class, () -> CODEC.encode(replace, FeatureLevel.INITIAL,
+                FeatureLevel.INITIAL));
+        byte[] frame = CODEC.encode(replace, FeatureLevel.KEY_COMPACTION, FeatureLevel.KEY_COMPACTION);
+        assertEquals(FeatureLevel.KEY_COMPACTION, CODEC.header(frame).level());
     }
 
     @Test

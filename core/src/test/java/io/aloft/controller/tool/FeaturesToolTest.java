@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.controller.TestQuorum;
 import io.aloft.controller.codec.NextLevelSchemas;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.server.ControllerServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -50,17 +51,18 @@ class FeaturesToolTest {
         try (TestQuorum q = new TestQuorum(dir, 1)) {
             q.awaitLeader();
             Run describe = describeOnceReported(q.voters());
-            assertTrue(describe.out().contains("Finalized feature level: 1\n"), describe.out());
-            assertTrue(describe.out().contains("  voter 1: supports 1..1\n"), describe.out());
-            assertTrue(describe.out().contains("Highest level every voter and unfenced broker supports: 1\n"),
-                    describe.out());
+            int latest = FeatureLevel.LATEST;
+            assertTrue(describe.out().contains("Finalized feature level: " + latest + "\n"), describe.out());
+            assertTrue(describe.out().contains("  voter 1: supports 1.." + latest + "\n"), describe.out());
+            assertTrue(describe.out().contains("Highest level every voter and unfenced broker supports: " + latest
+                    + "\n"), describe.out());
 
-            Run same = run("upgrade", "--level", "1", "--quorum", q.voters());
-            assertEquals(new Run(0, "Finalized feature level: 1\n", ""), same);
-            Run refused = run("upgrade", "--level", "2", "--quorum", q.voters());
+            Run same = run("upgrade", "--level", String.valueOf(latest), "--quorum", q.voters());
+            assertEquals(new Run(0, "Finalized feature level: " + latest + "\n", ""), same);
+            Run refused = run("upgrade", "--level", String.valueOf(latest + 1), "--quorum", q.voters());
             assertEquals(1, refused.status());
             assertTrue(refused.err().startsWith("Refused: INVALID_FEATURE_UPDATE")
-                    && refused.err().contains("voter 1 supports 1..1"), refused.err());
+                    && refused.err().contains("voter 1 supports 1.." + latest), refused.err());
         }
     }
 
@@ -69,10 +71,13 @@ class FeaturesToolTest {
         ControllerServer.Options next = new ControllerServer.Options(NextLevelSchemas.REGISTRY, true);
         try (TestQuorum q = new TestQuorum(dir, 1, b -> b, id -> next)) {
             q.awaitLeader();
-            assertTrue(describeOnceReported(q.voters()).out().contains("every voter and unfenced broker supports: 2"));
-            assertEquals(new Run(0, "Finalized feature level: 2\n", ""), run("upgrade", "--level", "2", "--quorum",
-                    q.voters()));
-            assertTrue(run("describe", "--quorum", q.voters()).out().contains("Finalized feature level: 2\n"));
+            String level = String.valueOf(NextLevelSchemas.LEVEL);
+            assertTrue(describeOnceReported(q.voters()).out().contains("every voter and unfenced broker supports: "
+                    + level));
+            assertEquals(new Run(0, "Finalized feature level: " + level + "\n", ""), run("upgrade", "--level", level,
+                    "--quorum", q.voters()));
+            assertTrue(run("describe", "--quorum", q.voters()).out().contains("Finalized feature level: " + level
+                    + "\n"));
         }
     }
 
