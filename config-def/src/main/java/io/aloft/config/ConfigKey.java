@@ -69,6 +69,22 @@ public final class ConfigKey<T> {
         return new Builder<>(name, ConfigType.LONG, Long.class, ConfigKey::parseWhole, String::valueOf);
     }
 
+    /** A {@code double}; NaN and infinities are refused. */
+    public static Builder<Double> doubleKey(String name) {
+        return new Builder<>(name, ConfigType.DOUBLE, Double.class, text -> {
+            double v;
+            try {
+                v = Double.parseDouble(text);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + text + "' is not a number");
+            }
+            if (Double.isNaN(v) || Double.isInfinite(v)) {
+                throw new IllegalArgumentException("'" + text + "' is not a finite number");
+            }
+            return v;
+        }, String::valueOf);
+    }
+
     /** {@code true} or {@code false}, in any case. */
     public static Builder<Boolean> booleanKey(String name) {
         return new Builder<>(name, ConfigType.BOOLEAN, Boolean.class, text -> {

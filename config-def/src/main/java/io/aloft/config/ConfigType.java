@@ -8,6 +8,7 @@ public enum ConfigType {
     BOOLEAN("boolean"),
     INT("int"),
     LONG("long"),
+    DOUBLE("double"),
     STRING("string"),
     /** Comma-separated values. */
     LIST("list"),

@@ -34,6 +34,7 @@ import io.aloft.broker.lifecycle.FatalFailureHandler;
 import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.broker.log.PartitionLog;
+import io.aloft.broker.log.cleaner.LogCleaner;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.network.KafkaServer;
 import io.aloft.broker.network.RequestDispatcher;
@@ -47,6 +48,7 @@ import io.aloft.controller.client.ControllerStreamMetadata;
 import io.aloft.controller.client.MetadataWatcher;
 import io.aloft.controller.command.PutKv;
 import io.aloft.controller.model.Endpoint;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.query.Queries;
 import io.aloft.controller.server.ControllerServer;
 import io.aloft.stream.storage.ObjectStorage;
@@ -93,6 +95,7 @@ public final class Broker implements AutoCloseable {
     private KafkaServer server;
     private ObjectStorage storage;
     private ScheduledExecutorService scheduler;
+    private LogCleaner logCleaner;
     private String clusterId;
 
     private Broker(int nodeId, ProcessExit exit) {
@@ -252,6 +255,14 @@ public final class Broker implements AutoCloseable {
             }
         });
         resources.add(partitions);
+        // Closed before the partition logs (resources close in reverse): no cleaning outlives its log.
+        LogCleaner cleaner = new LogCleaner(settings.cleaner(), () -> partitions.openLogs().values(),
+                () -> controller.featureLevel() >= FeatureLevel.KEY_COMPACTION, System::currentTimeMillis,
+                new CriticalScheduler("aloft-log-cleaner", settings.cleaner().threads(), failures));
+        this.logCleaner = cleaner;
+        resources.add(cleaner);
+        failures.closeOnFailure("log cleaner", cleaner);
+        cleaner.start();
         // After registration: the controller places the topic's partitions on active brokers only.
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
                 groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
@@ -307,6 +318,11 @@ public final class Broker implements AutoCloseable {
      */
     public boolean awaitFailureStop(long timeout, TimeUnit unit) throws InterruptedException {
         return failures.awaitStopped(timeout, unit);
+    }
+
+    /** The log cleaner (tests run cleanings through it). */
+    public LogCleaner logCleaner() {
+        return logCleaner;
     }
 
     /** The broker's scheduler, whose tasks are all critical (tests inject a failing task here). */

@@ -78,10 +78,10 @@ class ConfigsTest {
                 topic, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "soon"), AlterConfigOp.OpType.SET))))
                 .all().get(30, TimeUnit.SECONDS));
         assertInstanceOf(InvalidConfigurationException.class, bad.getCause());
-        ExecutionException compact = assertThrows(ExecutionException.class, () -> admin.incrementalAlterConfigs(Map.of(
-                topic, List.of(new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"),
+        ExecutionException policy = assertThrows(ExecutionException.class, () -> admin.incrementalAlterConfigs(Map.of(
+                topic, List.of(new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact,shred"),
                         AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS));
-        assertInstanceOf(InvalidConfigurationException.class, compact.getCause());
+        assertInstanceOf(InvalidConfigurationException.class, policy.getCause());
         assertEquals("60000", describe(topic).get("retention.ms").value(), "a rejected change changes nothing");
 
         ExecutionException unknown = assertThrows(ExecutionException.class, () -> describe(

@@ -3,6 +3,7 @@ package io.aloft.broker.coordinator;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.controller.ControllerException;
 import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.command.AlterTopicConfigs;
 import io.aloft.controller.command.CreateTopic;
 import io.aloft.controller.model.PartitionInfo;
 import io.aloft.controller.model.TopicInfo;
@@ -110,7 +111,7 @@ public final class CoordinatorTopic implements AutoCloseable {
         TopicInfo known = cache.view().topic(topic);
         if (known != null) {
             warnOnPartitionCount(known);
-            return CompletableFuture.completedFuture(known);
+            return addMissingConfigs(known);
         }
         CreateTopic create = new CreateTopic(UUID.randomUUID(), topic, partitionCount, streamsPerPartition,
                 topicConfigs);
@@ -128,6 +129,24 @@ public final class CoordinatorTopic implements AutoCloseable {
             cache.putTopic(t);
             warnOnPartitionCount(t);
             return t;
+        }).thenCompose(this::addMissingConfigs);
+    }
+
+    /**
+     * Gives an existing topic the configs it was created without (a topic made by an older build:
+     * {@code __consumer_offsets} before it was compacted). A key the topic sets already, to
+     * whatever value, is left as the operator set it.
+     */
+    private CompletableFuture<TopicInfo> addMissingConfigs(TopicInfo t) {
+        Map<String, String> missing = new java.util.TreeMap<>(topicConfigs);
+        missing.keySet().removeAll(t.configs().keySet());
+        if (missing.isEmpty()) {
+            return CompletableFuture.completedFuture(t);
+        }
+        return controller.submit(new AlterTopicConfigs(topic, missing, List.of()), TopicInfo.class).thenApply(altered -> {
+            log.info("Set {} on {}, created without them", missing, topic);
+            cache.putTopic(altered);
+            return altered;
         });
     }
 

@@ -16,11 +16,15 @@ import java.util.concurrent.ThreadFactory;
 public final class OffsetsTopic {
 
     /**
-     * Settings of the internal topic: never aged out by time or size, since the coordinator deletes
-     * offsets itself (offsets.retention.minutes, DeleteGroups, OffsetDelete) by writing tombstones,
-     * and a record dropped by retention would silently lose a live group's offsets.
+     * Settings of the internal topic: compacted, as in Kafka, so what the coordinator deleted by
+     * writing tombstones (offsets.retention.minutes, DeleteGroups, OffsetDelete) and offsets
+     * committed over really leave storage; never aged out by time or size, since a record dropped by
+     * retention would silently lose a live group's offsets; 100 MiB segments, Kafka's
+     * {@code offsets.topic.segment.bytes}. An existing topic missing one of these gets it at start.
      */
     static final Map<String, String> TOPIC_CONFIGS = Map.of(
+            LogConfig.CLEANUP_POLICY_CONFIG, "compact",
+            LogConfig.SEGMENT_BYTES_CONFIG, "104857600",
             LogConfig.RETENTION_MS_CONFIG, "-1",
             LogConfig.RETENTION_BYTES_CONFIG, "-1");
 

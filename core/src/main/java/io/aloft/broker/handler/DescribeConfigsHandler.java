@@ -76,6 +76,7 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
             case BOOLEAN -> ConfigType.BOOLEAN;
             case INT -> ConfigType.INT;
             case LONG -> ConfigType.LONG;
+            case DOUBLE -> ConfigType.DOUBLE;
             case LIST -> ConfigType.LIST;
             case STRING, PATH, URL -> ConfigType.STRING;
         }).id();

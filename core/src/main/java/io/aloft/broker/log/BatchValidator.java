@@ -119,9 +119,13 @@ final class BatchValidator {
         return new Checked(batch, bytes, (int) (batch.lastOffset() - batch.baseOffset() + 1), maxTimestamp);
     }
 
-    /** Checks offsets, count and timestamps of every record; returns the largest timestamp. */
+    /**
+     * Checks offsets, count, timestamps and (in a compacted topic) keys of every record; returns the
+     * largest timestamp.
+     */
     private static long checkRecords(MutableRecordBatch batch, int index, LogConfig config, long nowMs) {
         boolean checkTimestamps = config.timestampType() == TimestampType.CREATE_TIME;
+        boolean needKeys = config.compact();
         long expected = batch.baseOffset();
         long maxTimestamp = RecordBatch.NO_TIMESTAMP;
         try (CloseableIterator<Record> it = batch.streamingIterator(BufferSupplier.NO_CACHING)) {
@@ -130,6 +134,12 @@ final class BatchValidator {
                 if (r.offset() != expected) {
                     throw new PartitionLogException(Errors.INVALID_RECORD, "batch " + index + ": record at offset "
                             + r.offset() + " where " + expected + " was expected");
+                }
+                if (needKeys && !r.hasKey()) {
+                    // Kafka's answer and wording: compaction goes by key, so a keyless record could never be kept.
+                    throw new PartitionLogException(Errors.INVALID_RECORD, "Compacted topic cannot accept message "
+                            + "without key (record at offset delta " + (expected - batch.baseOffset()) + " of batch "
+                            + index + ")");
                 }
                 long ts = r.timestamp();
                 if (checkTimestamps && ts != RecordBatch.NO_TIMESTAMP) {

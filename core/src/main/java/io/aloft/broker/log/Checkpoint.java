@@ -11,7 +11,7 @@ import java.util.zip.CRC32C;
  * <pre>
  * offset  length  field
  * 0       4       magic 0x414C4350 ("ALCP")
- * 4       1       version (2; 1 is still read)
+ * 4       1       version (3; 1 and 2 are still read)
  * 5       1       kind: 1 full (replaces all state), 2 partial (index entries changed since the
  *                 previous checkpoint; producers, leader epochs and log start are always complete)
  * 6       4       CRC32C of every byte from offset 10 to the end
@@ -19,7 +19,8 @@ import java.util.zip.CRC32C;
  * 18      ...     index section ({@link LogIndex#writeCheckpoint}); its end offset is the
  *                 records-stream offset the checkpoint covers
  * ...     ...     producer section ({@link ProducerStateManager#writeSnapshot})
- * ...     ...     leader-epoch section ({@link LeaderEpochCache#writeCheckpoint}); version 2 only
+ * ...     ...     leader-epoch section ({@link LeaderEpochCache#writeCheckpoint}); from version 2
+ * ...     16      cleaner section ({@link CleanerState}); from version 3
  * </pre>
  *
  * <p>A version-1 checkpoint has no leader epochs: a log loaded from one knows the epochs of the
@@ -30,9 +31,11 @@ import java.util.zip.CRC32C;
  */
 final class Checkpoint {
     static final int MAGIC = 0x414C4350;
-    static final byte VERSION = 2;
+    static final byte VERSION = 3;
     /** The first version, without the leader-epoch section. */
     static final byte VERSION_1 = 1;
+    /** With leader epochs, without the cleaner section (a log loaded from it starts uncleaned). */
+    static final byte VERSION_2 = 2;
     static final byte FULL = 1;
     static final byte PARTIAL = 2;
     static final int MAGIC_OFFSET = 0;
@@ -46,13 +49,15 @@ final class Checkpoint {
 
     /** Encodes the current state; the buffer returned belongs to the caller. */
     static ByteBuffer encode(boolean full, long logStartOffset, LogIndex index, ProducerStateManager producers,
-            LeaderEpochCache epochs) {
-        int size = BODY_OFFSET + 8 + index.checkpointSize(full) + producers.snapshotSize() + epochs.checkpointSize();
+            LeaderEpochCache epochs, CleanerState cleaner) {
+        int size = BODY_OFFSET + 8 + index.checkpointSize(full) + producers.snapshotSize() + epochs.checkpointSize()
+                + CleanerState.SIZE;
         ByteBuffer out = ByteBuffer.allocate(size);
         out.putInt(MAGIC).put(VERSION).put(full ? FULL : PARTIAL).putInt(0).putLong(logStartOffset);
         index.writeCheckpoint(out, full);
         producers.writeSnapshot(out);
         epochs.writeCheckpoint(out);
+        cleaner.write(out);
         out.flip();
         out.putInt(CRC_OFFSET, crc(out));
         return out;
@@ -63,13 +68,14 @@ final class Checkpoint {
      *
      * @throws IllegalStateException if the record is not a checkpoint or fails its CRC
      */
-    static long apply(ByteBuffer record, LogIndex index, ProducerStateManager producers, LeaderEpochCache epochs) {
+    static long apply(ByteBuffer record, LogIndex index, ProducerStateManager producers, LeaderEpochCache epochs,
+            CleanerState cleaner) {
         ByteBuffer in = record.slice();
         if (in.remaining() < BODY_OFFSET + 8 || in.getInt(MAGIC_OFFSET) != MAGIC) {
             throw new IllegalStateException("not a partition checkpoint");
         }
         byte version = in.get(VERSION_OFFSET);
-        if (version != VERSION && version != VERSION_1) {
+        if (version != VERSION && version != VERSION_2 && version != VERSION_1) {
             throw new IllegalStateException("unknown checkpoint version " + version);
         }
         if (in.getInt(CRC_OFFSET) != crc(in)) {
@@ -80,8 +86,11 @@ final class Checkpoint {
         long logStart = in.getLong();
         index.readCheckpoint(in, kind == FULL);
         producers.readSnapshot(in);
-        if (version >= VERSION) {
+        if (version >= VERSION_2) {
             epochs.readCheckpoint(in);
+        }
+        if (version >= VERSION) {
+            cleaner.read(in);
         }
         return logStart;
     }

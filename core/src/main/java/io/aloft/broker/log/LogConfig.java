@@ -3,6 +3,7 @@ package io.aloft.broker.log;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
 import io.aloft.config.ConfigKey;
+import io.aloft.config.ConfigType;
 import io.aloft.config.ConfigValues;
 import io.aloft.config.Validator;
 import java.util.HashMap;
@@ -71,10 +72,67 @@ public final class LogConfig {
                     + "lookup reads at most one entry's batches; the index costs about 20 bytes of memory per entry.")
             .build();
 
+    public static final String CLEANUP_POLICY_CONFIG = "cleanup.policy";
+    public static final ConfigKey<CleanupPolicy> CLEANUP_POLICY = ConfigKey.customKey(CLEANUP_POLICY_CONFIG,
+                    ConfigType.LIST, CleanupPolicy::parse, CleanupPolicy::toString)
+            .defaultValue(CleanupPolicy.DELETE_ONLY)
+            .doc("delete: batches go by retention.ms and retention.bytes, and DeleteRecords may remove them. compact: "
+                    + "the log cleaner keeps the latest record of each key (offsets never change; readers see gaps), "
+                    + "records without a key are refused, and neither retention nor DeleteRecords applies. "
+                    + "compact,delete: both. Can change on a live topic.")
+            .build();
+
+    public static final String DELETE_RETENTION_MS_CONFIG = "delete.retention.ms";
+    public static final ConfigKey<Long> DELETE_RETENTION_MS = ConfigKey.longKey(DELETE_RETENTION_MS_CONFIG)
+            .defaultValue(86_400_000L).validator(Validator.atLeast(0L))
+            .doc("In a compacted topic, how long a tombstone (a record with a key and no value) stays readable after "
+                    + "the cleaner first sees it, so consumers catching up learn of the delete; the next cleaning "
+                    + "after that removes it.")
+            .build();
+
+    public static final String MIN_COMPACTION_LAG_MS_CONFIG = "min.compaction.lag.ms";
+    public static final ConfigKey<Long> MIN_COMPACTION_LAG_MS = ConfigKey.longKey(MIN_COMPACTION_LAG_MS_CONFIG)
+            .defaultValue(0L).validator(Validator.atLeast(0L))
+            .doc("A record stays uncompacted at least this long after its timestamp (judged per time-index entry "
+                    + "by its largest timestamp).")
+            .build();
+
+    public static final String MAX_COMPACTION_LAG_MS_CONFIG = "max.compaction.lag.ms";
+    public static final ConfigKey<Long> MAX_COMPACTION_LAG_MS = ConfigKey.longKey(MAX_COMPACTION_LAG_MS_CONFIG)
+            .defaultValue(Long.MAX_VALUE).validator(Validator.atLeast(1L))
+            .doc("A record becomes eligible for compaction at most this long after its timestamp, whatever "
+                    + "segment.bytes, segment.ms and min.cleanable.dirty.ratio say: a log holding older uncompacted "
+                    + "records is cleaned next. At least min.compaction.lag.ms.")
+            .build();
+
+    public static final String MIN_CLEANABLE_DIRTY_RATIO_CONFIG = "min.cleanable.dirty.ratio";
+    public static final ConfigKey<Double> MIN_CLEANABLE_DIRTY_RATIO = ConfigKey
+            .doubleKey(MIN_CLEANABLE_DIRTY_RATIO_CONFIG).defaultValue(0.5).validator(Validator.between(0.0, 1.0))
+            .doc("A compacted log is cleaned once the bytes not yet cleaned are at least this share of its cleanable "
+                    + "bytes (both outside the active segment): lower cleans more often, rewriting more; higher "
+                    + "leaves more superseded records.")
+            .build();
+
+    public static final String SEGMENT_BYTES_CONFIG = "segment.bytes";
+    public static final ConfigKey<Integer> SEGMENT_BYTES = ConfigKey.intKey(SEGMENT_BYTES_CONFIG)
+            .defaultValue(1_073_741_824).validator(Validator.atLeast(1_048_576))
+            .doc("Aloft has no segment files; this bounds the active segment, the tail of the log the cleaner never "
+                    + "compacts: at most this many bytes (per time-index entry), and (segment.ms) no record older "
+                    + "than that. Compaction also writes its output as objects of about this size.")
+            .build();
+
+    public static final String SEGMENT_MS_CONFIG = "segment.ms";
+    public static final ConfigKey<Long> SEGMENT_MS = ConfigKey.longKey(SEGMENT_MS_CONFIG)
+            .defaultValue(604_800_000L).validator(Validator.atLeast(1L))
+            .doc("With segment.bytes, bounds the active segment the cleaner never compacts: it starts at the first "
+                    + "time-index entry holding a record younger than this (by record timestamp).")
+            .build();
+
     /** The topic configs a partition log obeys (other Kafka topic configs are accepted and ignored). */
     public static final ConfigDefinition TOPIC_DEFINITION = ConfigDefinition.of("topic", MAX_MESSAGE_BYTES,
             MESSAGE_TIMESTAMP_TYPE, MESSAGE_TIMESTAMP_BEFORE_MAX_MS, MESSAGE_TIMESTAMP_AFTER_MAX_MS, RETENTION_MS,
-            RETENTION_BYTES, INDEX_INTERVAL_BYTES);
+            RETENTION_BYTES, INDEX_INTERVAL_BYTES, CLEANUP_POLICY, DELETE_RETENTION_MS, MIN_COMPACTION_LAG_MS,
+            MAX_COMPACTION_LAG_MS, MIN_CLEANABLE_DIRTY_RATIO, SEGMENT_BYTES, SEGMENT_MS);
 
     // Broker keys: the broker-wide default of each topic config, under Kafka's broker names.
 
@@ -103,6 +161,25 @@ public final class LogConfig {
     public static final ConfigKey<Long> LOG_RETENTION_BYTES = brokerDefault("log.retention.bytes", RETENTION_BYTES);
     public static final ConfigKey<Integer> LOG_INDEX_INTERVAL_BYTES = brokerDefault("log.index.interval.bytes",
             INDEX_INTERVAL_BYTES);
+    public static final ConfigKey<CleanupPolicy> LOG_CLEANUP_POLICY = brokerDefault("log.cleanup.policy",
+            CLEANUP_POLICY);
+    public static final ConfigKey<Long> LOG_CLEANER_DELETE_RETENTION_MS = brokerDefault(
+            "log.cleaner.delete.retention.ms", DELETE_RETENTION_MS);
+    public static final ConfigKey<Long> LOG_CLEANER_MIN_COMPACTION_LAG_MS = brokerDefault(
+            "log.cleaner.min.compaction.lag.ms", MIN_COMPACTION_LAG_MS);
+    public static final ConfigKey<Long> LOG_CLEANER_MAX_COMPACTION_LAG_MS = brokerDefault(
+            "log.cleaner.max.compaction.lag.ms", MAX_COMPACTION_LAG_MS);
+    public static final ConfigKey<Double> LOG_CLEANER_MIN_CLEANABLE_RATIO = brokerDefault(
+            "log.cleaner.min.cleanable.ratio", MIN_CLEANABLE_DIRTY_RATIO);
+    public static final ConfigKey<Integer> LOG_SEGMENT_BYTES = brokerDefault("log.segment.bytes", SEGMENT_BYTES);
+    public static final ConfigKey<Long> LOG_ROLL_MS = ConfigKey.longKey("log.roll.ms")
+            .validator(Validator.atLeast(1L)).dynamic().defaultText("(`log.roll.hours`)")
+            .doc("Default of the topic config segment.ms. Unset, log.roll.hours applies, as in Kafka.")
+            .build();
+    public static final ConfigKey<Integer> LOG_ROLL_HOURS = ConfigKey.intKey("log.roll.hours")
+            .defaultValue(168).validator(Validator.atLeast(1)).dynamic()
+            .doc("Default of the topic config segment.ms, in hours, where log.roll.ms is unset.")
+            .build();
     public static final String PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms";
     public static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_MS = ConfigKey.longKey(PRODUCER_ID_EXPIRATION_MS_CONFIG)
             .defaultValue(86_400_000L).validator(Validator.atLeast(1L)).dynamic()
@@ -114,7 +191,9 @@ public final class LogConfig {
     public static final ConfigDefinition BROKER_DEFINITION = ConfigDefinition.of("topic-defaults",
             LOG_RETENTION_MS, LOG_RETENTION_MINUTES, LOG_RETENTION_HOURS, LOG_RETENTION_BYTES, MESSAGE_MAX_BYTES,
             LOG_MESSAGE_TIMESTAMP_TYPE, LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS,
-            LOG_INDEX_INTERVAL_BYTES, PRODUCER_ID_EXPIRATION_MS);
+            LOG_INDEX_INTERVAL_BYTES, PRODUCER_ID_EXPIRATION_MS, LOG_CLEANUP_POLICY, LOG_CLEANER_DELETE_RETENTION_MS,
+            LOG_CLEANER_MIN_COMPACTION_LAG_MS, LOG_CLEANER_MAX_COMPACTION_LAG_MS, LOG_CLEANER_MIN_CLEANABLE_RATIO,
+            LOG_SEGMENT_BYTES, LOG_ROLL_MS, LOG_ROLL_HOURS);
 
     /** A broker key and the topic key (or, for the producer expiry, the same key) whose default it sets. */
     private record Synonym(ConfigKey<?> broker, ConfigKey<?> topic) {
@@ -131,7 +210,15 @@ public final class LogConfig {
             new Synonym(LOG_RETENTION_HOURS, RETENTION_MS),
             new Synonym(LOG_RETENTION_BYTES, RETENTION_BYTES),
             new Synonym(LOG_INDEX_INTERVAL_BYTES, INDEX_INTERVAL_BYTES),
-            new Synonym(PRODUCER_ID_EXPIRATION_MS, PRODUCER_ID_EXPIRATION_MS));
+            new Synonym(PRODUCER_ID_EXPIRATION_MS, PRODUCER_ID_EXPIRATION_MS),
+            new Synonym(LOG_CLEANUP_POLICY, CLEANUP_POLICY),
+            new Synonym(LOG_CLEANER_DELETE_RETENTION_MS, DELETE_RETENTION_MS),
+            new Synonym(LOG_CLEANER_MIN_COMPACTION_LAG_MS, MIN_COMPACTION_LAG_MS),
+            new Synonym(LOG_CLEANER_MAX_COMPACTION_LAG_MS, MAX_COMPACTION_LAG_MS),
+            new Synonym(LOG_CLEANER_MIN_CLEANABLE_RATIO, MIN_CLEANABLE_DIRTY_RATIO),
+            new Synonym(LOG_SEGMENT_BYTES, SEGMENT_BYTES),
+            new Synonym(LOG_ROLL_MS, SEGMENT_MS),
+            new Synonym(LOG_ROLL_HOURS, SEGMENT_MS));
 
     private static <T> ConfigKey<T> brokerDefault(String brokerName, ConfigKey<T> topicKey) {
         return topicKey.synonym(brokerName).dynamic()
@@ -149,6 +236,13 @@ public final class LogConfig {
     private final long retentionBytes;
     private final int indexIntervalBytes;
     private final long producerIdExpirationMs;
+    private final CleanupPolicy cleanupPolicy;
+    private final long deleteRetentionMs;
+    private final long minCompactionLagMs;
+    private final long maxCompactionLagMs;
+    private final double minCleanableDirtyRatio;
+    private final int segmentBytes;
+    private final long segmentMs;
 
     private LogConfig(ConfigValues v, long producerIdExpirationMs) {
         this.maxMessageBytes = v.get(MAX_MESSAGE_BYTES);
@@ -159,6 +253,18 @@ public final class LogConfig {
         this.retentionBytes = v.get(RETENTION_BYTES);
         this.indexIntervalBytes = v.get(INDEX_INTERVAL_BYTES);
         this.producerIdExpirationMs = producerIdExpirationMs;
+        this.cleanupPolicy = v.get(CLEANUP_POLICY);
+        this.deleteRetentionMs = v.get(DELETE_RETENTION_MS);
+        this.minCompactionLagMs = v.get(MIN_COMPACTION_LAG_MS);
+        this.maxCompactionLagMs = v.get(MAX_COMPACTION_LAG_MS);
+        this.minCleanableDirtyRatio = v.get(MIN_CLEANABLE_DIRTY_RATIO);
+        this.segmentBytes = v.get(SEGMENT_BYTES);
+        this.segmentMs = v.get(SEGMENT_MS);
+        if (minCompactionLagMs > maxCompactionLagMs) {
+            // Kafka refuses the same clash.
+            throw new ConfigException(MIN_COMPACTION_LAG_MS_CONFIG, minCompactionLagMs + " is above "
+                    + MAX_COMPACTION_LAG_MS_CONFIG + "=" + maxCompactionLagMs);
+        }
     }
 
     /** Kafka 4's defaults for every key. */
@@ -210,7 +316,8 @@ public final class LogConfig {
 
     /** A broker value as its topic key's value: retention in minutes or hours becomes milliseconds. */
     private static Object topicValue(ConfigKey<?> brokerKey, Object value) {
-        long unit = brokerKey == LOG_RETENTION_MINUTES ? 60_000L : brokerKey == LOG_RETENTION_HOURS ? 3_600_000L : 0;
+        long unit = brokerKey == LOG_RETENTION_MINUTES ? 60_000L
+                : brokerKey == LOG_RETENTION_HOURS || brokerKey == LOG_ROLL_HOURS ? 3_600_000L : 0;
         if (unit == 0) {
             return value;
         }
@@ -240,6 +347,13 @@ public final class LogConfig {
         m.put(RETENTION_BYTES_CONFIG, Long.toString(retentionBytes));
         m.put(INDEX_INTERVAL_BYTES_CONFIG, Integer.toString(indexIntervalBytes));
         m.put(PRODUCER_ID_EXPIRATION_MS_CONFIG, Long.toString(producerIdExpirationMs));
+        m.put(CLEANUP_POLICY_CONFIG, cleanupPolicy.toString());
+        m.put(DELETE_RETENTION_MS_CONFIG, Long.toString(deleteRetentionMs));
+        m.put(MIN_COMPACTION_LAG_MS_CONFIG, Long.toString(minCompactionLagMs));
+        m.put(MAX_COMPACTION_LAG_MS_CONFIG, Long.toString(maxCompactionLagMs));
+        m.put(MIN_CLEANABLE_DIRTY_RATIO_CONFIG, Double.toString(minCleanableDirtyRatio));
+        m.put(SEGMENT_BYTES_CONFIG, Integer.toString(segmentBytes));
+        m.put(SEGMENT_MS_CONFIG, Long.toString(segmentMs));
         return m;
     }
 
@@ -276,6 +390,44 @@ public final class LogConfig {
 
     public long producerIdExpirationMs() {
         return producerIdExpirationMs;
+    }
+
+    public CleanupPolicy cleanupPolicy() {
+        return cleanupPolicy;
+    }
+
+    /** Whether the log cleaner compacts this log by key. */
+    public boolean compact() {
+        return cleanupPolicy.compact();
+    }
+
+    /** Whether retention and DeleteRecords apply. */
+    public boolean delete() {
+        return cleanupPolicy.delete();
+    }
+
+    public long deleteRetentionMs() {
+        return deleteRetentionMs;
+    }
+
+    public long minCompactionLagMs() {
+        return minCompactionLagMs;
+    }
+
+    public long maxCompactionLagMs() {
+        return maxCompactionLagMs;
+    }
+
+    public double minCleanableDirtyRatio() {
+        return minCleanableDirtyRatio;
+    }
+
+    public int segmentBytes() {
+        return segmentBytes;
+    }
+
+    public long segmentMs() {
+        return segmentMs;
     }
 
     @Override

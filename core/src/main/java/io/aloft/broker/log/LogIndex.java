@@ -126,6 +126,54 @@ final class LogIndex {
         }
     }
 
+    /**
+     * Replaces the entries below {@code end} with those of {@code replacement}, which must end exactly at
+     * {@code end} (a compacted range's index, built from its new batches). An entry of this index
+     * holding {@code end} inside it keeps its bytes and largest timestamp and starts at
+     * {@code end}: its part below was replaced, so it overstates by at most one entry until the
+     * next compaction covers it. Every entry counts as changed for the next checkpoint.
+     */
+    void replaceHead(LogIndex replacement, long end) {
+        if (replacement.endOffset != end) {
+            throw new IllegalArgumentException("replacement entries end at " + replacement.endOffset + ", not " + end);
+        }
+        int kept = 0;
+        for (int i = 0; i < size(); i++) {
+            if (end(i) > end) {
+                kept++;
+            }
+        }
+        int n = replacement.size() + kept;
+        long[] newBase = new long[Math.max(16, n)];
+        long[] newTs = new long[newBase.length];
+        int[] newBytes = new int[newBase.length];
+        int j = 0;
+        long total = 0;
+        for (int i = 0; i < replacement.size(); i++, j++) {
+            newBase[j] = replacement.base(i);
+            newTs[j] = replacement.maxTimestamp(i);
+            newBytes[j] = replacement.bytes(i);
+            total += newBytes[j];
+        }
+        for (int i = 0; i < size(); i++) {
+            if (end(i) > end) {
+                newBase[j] = Math.max(base(i), end);
+                newTs[j] = maxTimestamp(i);
+                newBytes[j] = bytes(i);
+                total += newBytes[j];
+                j++;
+            }
+        }
+        base = newBase;
+        maxTimestamp = newTs;
+        bytes = newBytes;
+        head = 0;
+        tail = n;
+        totalBytes = total;
+        endOffset = Math.max(endOffset, end);
+        dirtyFrom = Long.MIN_VALUE;
+    }
+
     /** First entry (from {@code from}) whose largest timestamp is at least {@code ts}, or -1. Linear. */
     int firstAtLeast(long ts, int from) {
         for (int i = from; i < size(); i++) {

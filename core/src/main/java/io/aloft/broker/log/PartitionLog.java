@@ -6,6 +6,7 @@ import io.aloft.stream.store.StreamStore;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -65,6 +66,7 @@ public final class PartitionLog {
     private final TopicPartition tp;
     private final Stream records;
     private final Stream state;
+    private final StreamStore store;
     private final int leaderEpoch;
     private final LongSupplier time;
     private volatile LogConfig config;
@@ -76,6 +78,8 @@ public final class PartitionLog {
     private final ProducerStateManager producers;
     /** Guarded by lock. */
     private final LeaderEpochCache epochs;
+    /** Key-compaction progress; guarded by lock. */
+    private final CleanerState cleaner;
     /** Offset the next batch takes; guarded by lock. */
     private long nextOffset;
     /** Guarded by lock. */
@@ -93,12 +97,15 @@ public final class PartitionLog {
     private volatile boolean closed;
 
     private final HighWatermark highWatermark;
+    private final LogCompaction compaction;
 
-    private PartitionLog(TopicPartition tp, Stream records, Stream state, int leaderEpoch, LogConfig config,
-            LongSupplier time, PartitionLogLoader.Loaded loaded) {
+    private PartitionLog(TopicPartition tp, Stream records, Stream state, StreamStore store, int leaderEpoch,
+            LogConfig config, LongSupplier time, PartitionLogLoader.Loaded loaded) {
         this.tp = tp;
         this.records = records;
         this.state = state;
+        this.store = store;
+        this.cleaner = loaded.cleaner();
         this.leaderEpoch = leaderEpoch;
         this.config = config;
         this.time = time;
@@ -109,6 +116,7 @@ public final class PartitionLog {
         this.logStartOffset = loaded.logStartOffset();
         this.nextOffset = loaded.endOffset();
         this.highWatermark = new HighWatermark(loaded.endOffset());
+        this.compaction = new LogCompaction(this);
     }
 
     /**
@@ -129,7 +137,8 @@ public final class PartitionLog {
         CompletableFuture<Stream> state = store.openStream(streamIds.get(1), streamEpoch);
         return records.thenCombine(state, (r, s) -> new Stream[] {r, s}).thenCompose(streams ->
                 PartitionLogLoader.load(tp, streams[0], streams[1], config, time.getAsLong()).thenApply(loaded -> {
-                    PartitionLog pl = new PartitionLog(tp, streams[0], streams[1], leaderEpoch, config, time, loaded);
+                    PartitionLog pl = new PartitionLog(tp, streams[0], streams[1], store, leaderEpoch, config, time,
+                            loaded);
                     log.info("Opened {} with stream epoch {} and leader epoch {}: offsets {}..{}, {} producers", tp,
                             streamEpoch, leaderEpoch, loaded.logStartOffset(), loaded.endOffset(),
                             loaded.producers().size());
@@ -279,7 +288,7 @@ public final class PartitionLog {
                 });
         lastAppend = result.thenApply(r -> null);
         if (bytesSinceCheckpoint >= CHECKPOINT_INTERVAL_BYTES) {
-            checkpointLocked();
+            checkpointLocked(false);
         }
         return result;
     }
@@ -332,77 +341,19 @@ public final class PartitionLog {
 
     /**
      * ListOffsets by timestamp: the first record at or above the log start whose timestamp is at
-     * least {@code timestampMs}, found through the time index and one scan of the batches from the
-     * first index entry that reaches the timestamp. Empty when no durable record does.
+     * least {@code timestampMs} (see {@link TimestampLookups#offsetForTimestamp}). Empty when no
+     * durable record does.
      */
     public CompletableFuture<Optional<TimestampOffset>> offsetForTimestamp(long timestampMs) {
-        long from;
-        long start;
-        long hw = highWatermark.get();
-        synchronized (lock) {
-            int i = index.firstAtLeast(timestampMs, 0);
-            if (i < 0 || index.base(i) >= hw) {
-                return CompletableFuture.completedFuture(Optional.empty());
-            }
-            start = logStartOffset;
-            from = Math.max(index.base(i), start);
-        }
-        TimestampOffset[] found = new TimestampOffset[1];
-        return StoredRecords.scan(tp, records, from, hw, new StoredRecords.Visitor() {
-            @Override
-            public boolean wants(RecordBatch batch) {
-                return batch.maxTimestamp() >= timestampMs && batch.lastOffset() >= start;
-            }
-
-            @Override
-            public boolean visit(RecordBatch batch, Record r) {
-                if (r.offset() >= start && r.timestamp() >= timestampMs) {
-                    found[0] = new TimestampOffset(r.timestamp(), r.offset(), batch.partitionLeaderEpoch());
-                    return true;
-                }
-                return false;
-            }
-        }).thenApply(v -> Optional.ofNullable(found[0]));
+        return TimestampLookups.offsetForTimestamp(this, timestampMs);
     }
 
     /**
      * ListOffsets MAX_TIMESTAMP: the first record with the largest timestamp at or above the log
-     * start (found through the index, then one entry's batches). Empty for an empty log.
+     * start (see {@link TimestampLookups#maxTimestamp}). Empty for an empty log.
      */
     public CompletableFuture<Optional<TimestampOffset>> maxTimestamp() {
-        long from;
-        long to;
-        long start;
-        long hw = highWatermark.get();
-        synchronized (lock) {
-            int best = -1;
-            for (int i = 0; i < index.size() && index.base(i) < hw; i++) {
-                if (best < 0 || index.maxTimestamp(i) > index.maxTimestamp(best)) {
-                    best = i;
-                }
-            }
-            if (best < 0) {
-                return CompletableFuture.completedFuture(Optional.empty());
-            }
-            start = logStartOffset;
-            from = Math.max(index.base(best), start);
-            to = Math.min(index.end(best), hw);
-        }
-        TimestampOffset[] found = new TimestampOffset[1];
-        return StoredRecords.scan(tp, records, from, to, new StoredRecords.Visitor() {
-            @Override
-            public boolean wants(RecordBatch batch) {
-                return batch.lastOffset() >= start;
-            }
-
-            @Override
-            public boolean visit(RecordBatch batch, Record r) {
-                if (r.offset() >= start && (found[0] == null || r.timestamp() > found[0].timestamp())) {
-                    found[0] = new TimestampOffset(r.timestamp(), r.offset(), batch.partitionLeaderEpoch());
-                }
-                return false;
-            }
-        }).thenApply(v -> Optional.ofNullable(found[0]));
+        return TimestampLookups.maxTimestamp(this);
     }
 
     /**
@@ -418,6 +369,12 @@ public final class PartitionLog {
             if (unusable != null) {
                 return CompletableFuture.failedFuture(unusable);
             }
+            if (!config.delete()) {
+                // Kafka's answer: without "delete" in cleanup.policy records go only by compaction.
+                return CompletableFuture.failedFuture(new PartitionLogException(Errors.POLICY_VIOLATION, "Records of "
+                        + "partition " + tp + " can not be deleted due to the configured policy ("
+                        + LogConfig.CLEANUP_POLICY_CONFIG + "=" + config.cleanupPolicy() + ")"));
+            }
             long hw = highWatermark.get();
             long target = offset == HIGH_WATERMARK ? hw : offset;
             if (target < 0 || target > hw) {
@@ -431,7 +388,8 @@ public final class PartitionLog {
     /**
      * Deletes whole index entries from the log start, oldest first: those whose largest timestamp
      * is more than {@code retention.ms} before {@code nowMs}, then those the log can lose while
-     * still holding at least {@code retention.bytes}. -1 disables either rule.
+     * still holding at least {@code retention.bytes}. -1 disables either rule; a topic whose
+     * {@code cleanup.policy} lacks {@code delete} keeps everything (compaction removes records).
      *
      * @return the log start offset afterwards, once the move is durable
      */
@@ -442,6 +400,9 @@ public final class PartitionLog {
                 return CompletableFuture.failedFuture(unusable);
             }
             LogConfig cfg = config;
+            if (!cfg.delete()) {
+                return CompletableFuture.completedFuture(logStartOffset); // compacted only: no retention
+            }
             long hw = highWatermark.get();
             long newStart = logStartOffset;
             int i = 0;
@@ -474,7 +435,7 @@ public final class PartitionLog {
         // The stream is trimmed at a batch boundary: the start of the entry holding the new start.
         long trimTo = index.size() > 0 ? Math.min(index.base(0), target) : target;
         // Checkpoint first: a restart must not find the stream trimmed past the recorded log start.
-        return checkpointLocked().thenCompose(v -> records.trim(trimTo)).handle((v, error) -> {
+        return checkpointLocked(false).thenCompose(v -> records.trim(trimTo)).handle((v, error) -> {
             if (error != null) {
                 throw fail(error);
             }
@@ -487,11 +448,11 @@ public final class PartitionLog {
      * checkpoint never covers data that could be lost). Every so often it is a full one, and the
      * state stream is trimmed to it, so that stream stays about twice the state's size.
      */
-    private CompletableFuture<Void> checkpointLocked() {
+    private CompletableFuture<Void> checkpointLocked(boolean forceFull) {
         producers.expire(time.getAsLong(), config.producerIdExpirationMs());
         long fullSize = index.checkpointSize(true) + producers.snapshotSize();
-        boolean full = partialBytesSinceFull >= fullSize;
-        ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs);
+        boolean full = forceFull || partialBytesSinceFull >= fullSize;
+        ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs, cleaner);
         index.markClean();
         partialBytesSinceFull = full ? 0 : partialBytesSinceFull + payload.remaining();
         bytesSinceCheckpoint = 0;
@@ -506,10 +467,55 @@ public final class PartitionLog {
         return checkpoints;
     }
 
+    /** The log cleaner's access to this log (see {@link LogCompaction}). */
+    public LogCompaction compaction() {
+        return compaction;
+    }
+
+    // ---- for LogCompaction, which works under this log's lock ----
+
+    Object lock() {
+        return lock;
+    }
+
+    LogIndex index() {
+        return index;
+    }
+
+    CleanerState cleanerState() {
+        return cleaner;
+    }
+
+    Map<Long, Long> producerLastOffsets() {
+        return producers.lastOffsets();
+    }
+
+    Stream records() {
+        return records;
+    }
+
+    StreamStore store() {
+        return store;
+    }
+
+    long logStartOffsetLocked() {
+        return logStartOffset;
+    }
+
+    /** Why the log refuses work (failed or closed), or null. */
+    PartitionLogException unusableNow() {
+        return unusable();
+    }
+
+    /** A checkpoint of the current state; call under the lock. */
+    CompletableFuture<Void> checkpointNow(boolean forceFull) {
+        return checkpointLocked(forceFull);
+    }
+
     /** Writes a checkpoint now (for tests); completes once it is durable. */
     CompletableFuture<Void> checkpoint() {
         synchronized (lock) {
-            return checkpointLocked();
+            return checkpointLocked(false);
         }
     }
 
@@ -525,7 +531,7 @@ public final class PartitionLog {
                 return CompletableFuture.completedFuture(null);
             }
             closed = true;
-            checkpointed = failure.get() == null ? checkpointLocked() : CompletableFuture.completedFuture(null);
+            checkpointed = failure.get() == null ? checkpointLocked(false) : CompletableFuture.completedFuture(null);
         }
         highWatermark.wakeAll();
         return checkpointed.handle((v, error) -> (Void) null)

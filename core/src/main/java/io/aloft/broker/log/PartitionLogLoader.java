@@ -23,8 +23,8 @@ final class PartitionLogLoader {
     static final int LOAD_FETCH_BYTES = 1 << 20;
 
     /** What a loaded partition starts from. */
-    record Loaded(LogIndex index, ProducerStateManager producers, LeaderEpochCache epochs, long logStartOffset,
-            long endOffset) {
+    record Loaded(LogIndex index, ProducerStateManager producers, LeaderEpochCache epochs, CleanerState cleaner,
+            long logStartOffset, long endOffset) {
     }
 
     private PartitionLogLoader() {
@@ -35,9 +35,10 @@ final class PartitionLogLoader {
         LogIndex index = new LogIndex(records.startOffset());
         ProducerStateManager producers = new ProducerStateManager();
         LeaderEpochCache epochs = new LeaderEpochCache();
+        CleanerState cleaner = new CleanerState();
         long[] logStart = {records.startOffset()};
         CompletableFuture<Void> checkpoints = readAll(state, state.startOffset(),
-                b -> logStart[0] = Checkpoint.apply(b.payloadView(), index, producers, epochs));
+                b -> logStart[0] = Checkpoint.apply(b.payloadView(), index, producers, epochs, cleaner));
         return checkpoints.thenCompose(v -> {
             long end = records.confirmOffset();
             if (index.endOffset() > end) {
@@ -55,13 +56,41 @@ final class PartitionLogLoader {
                 index.add(b.baseOffset(), b.count(), batch.maxTimestamp(), b.size(), interval);
                 producers.replay(batch);
                 epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
-            }).thenApply(x -> {
+            }).thenCompose(x -> rebuildCompactedHead(tp, records, index, cleaner, config)).thenApply(x -> {
                 long start = Math.max(logStart[0], records.startOffset());
                 index.truncateHead(start);
                 epochs.truncateFromStart(start);
                 producers.expire(nowMs, config.producerIdExpirationMs());
-                return new Loaded(index, producers, epochs, start, end);
+                return new Loaded(index, producers, epochs, cleaner, start, end);
             });
+        });
+    }
+
+    /**
+     * After a crash while a compaction was being committed (see {@link LogCompaction}), replaces the
+     * time index below the compacted range's end with entries read from the data in force, old or
+     * new. Nothing to do otherwise.
+     */
+    private static CompletableFuture<Void> rebuildCompactedHead(TopicPartition tp, Stream records, LogIndex index,
+            CleanerState cleaner, LogConfig config) {
+        long end = cleaner.pendingEnd;
+        cleaner.pendingEnd = -1;
+        if (end <= records.startOffset()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        LogIndex[] rebuilt = new LogIndex[1];
+        return readRange(records, records.startOffset(), end, b -> {
+            if (rebuilt[0] == null) {
+                rebuilt[0] = new LogIndex(b.baseOffset());
+            }
+            if (b.baseOffset() >= rebuilt[0].endOffset() && b.baseOffset() < end) {
+                RecordBatch batch = onlyBatch(tp, b);
+                rebuilt[0].add(b.baseOffset(), b.count(), batch.maxTimestamp(), b.size(), config.indexIntervalBytes());
+            }
+        }).thenRun(() -> {
+            if (rebuilt[0] != null && rebuilt[0].endOffset() == end) {
+                index.replaceHead(rebuilt[0], end);
+            }
         });
     }
 
@@ -84,7 +113,11 @@ final class PartitionLogLoader {
 
     /** Feeds every batch from {@code from} to the stream's confirmed end to {@code sink}, in order. */
     static CompletableFuture<Void> readAll(Stream stream, long from, Consumer<StreamRecordBatch> sink) {
-        long end = stream.confirmOffset();
+        return readRange(stream, from, stream.confirmOffset(), sink);
+    }
+
+    /** Feeds every batch from the one holding {@code from} towards {@code end} to {@code sink}, in order. */
+    static CompletableFuture<Void> readRange(Stream stream, long from, long end, Consumer<StreamRecordBatch> sink) {
         if (from >= end) {
             return CompletableFuture.completedFuture(null);
         }
@@ -94,7 +127,7 @@ final class PartitionLogLoader {
                         "stream " + stream.streamId() + " returned nothing at " + from + " below its end " + end));
             }
             r.batches().forEach(sink);
-            return readAll(stream, r.batches().get(r.batches().size() - 1).lastOffsetExclusive(), sink);
+            return readRange(stream, r.batches().get(r.batches().size() - 1).lastOffsetExclusive(), end, sink);
         });
     }
 }

@@ -91,6 +91,17 @@ final class ProducerStateManager {
         return out;
     }
 
+    /** For each producer remembered, the last offset of its last batch (the batch the log cleaner keeps). */
+    Map<Long, Long> lastOffsets() {
+        Map<Long, Long> out = new HashMap<>();
+        for (Entry e : producers.values()) {
+            if (!e.batches.isEmpty()) {
+                out.put(e.producerId, e.batches.peekLast().lastOffset());
+            }
+        }
+        return out;
+    }
+
     /** Changes for one request, applied to the manager only by {@link #commit()}. */
     final class Update {
         private final Map<Long, Entry> changed = new HashMap<>();

@@ -77,8 +77,8 @@ public final class TopicManager {
     }
 
     /**
-     * Checks topic config overrides: known keys, valid values for the keys the log uses, and no
-     * setting that would be silently ignored.
+     * Checks topic config overrides: known keys, and valid values (and combinations) for the keys
+     * the log uses.
      *
      * @throws InvalidConfigurationException naming the key
      */
@@ -86,11 +86,6 @@ public final class TopicManager {
         for (Map.Entry<String, String> e : configs.entrySet()) {
             if (!KNOWN_CONFIGS.contains(e.getKey())) {
                 throw new InvalidConfigurationException("unknown topic config " + e.getKey());
-            }
-            if (e.getKey().equals(TopicConfig.CLEANUP_POLICY_CONFIG) && e.getValue() != null
-                    && e.getValue().contains(TopicConfig.CLEANUP_POLICY_COMPACT)) {
-                throw new InvalidConfigurationException("cleanup.policy=compact is not supported yet "
-                        + "(log compaction is not implemented); use delete");
             }
         }
         try {

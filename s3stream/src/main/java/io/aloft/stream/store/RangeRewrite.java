@@ -139,9 +139,32 @@ public final class RangeRewrite {
     }
 
     /**
-     * Finishes the last object and commits the rewrite; completes once the new objects serve the
-     * range. A failure (a metadata rejection such as {@code FENCED}, a storage error) leaves the old
-     * data in force; the new objects expire with their prepare ttl.
+     * Stores the last object and waits until every object of the rewrite is stored, on the calling
+     * thread (so the work is not done on storage or metadata threads). Optional before
+     * {@link #commit}, which finishes too; a second call does nothing.
+     *
+     * @throws IllegalStateException if the batches written do not reach the range's end, or after
+     *     {@link #commit} or {@link #abort}
+     */
+    public void finish() {
+        if (done) {
+            throw new IllegalStateException("rewrite of " + this + " is finished");
+        }
+        if (next != end) {
+            throw new IllegalStateException("rewrite of " + this + " reached " + next + ", not its end " + end);
+        }
+        if (current != null) {
+            finishCurrent();
+        }
+        for (CompletableFuture<ObjectSummary> f : finished) {
+            await(f);
+        }
+    }
+
+    /**
+     * Finishes the last object (see {@link #finish}) and commits the rewrite; completes once the new
+     * objects serve the range. A failure (a metadata rejection such as {@code FENCED}, a storage
+     * error) leaves the old data in force; the new objects expire with their prepare ttl.
      *
      * @throws IllegalStateException if the batches written do not reach the range's end
      */
