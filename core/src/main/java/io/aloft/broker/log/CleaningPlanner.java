@@ -57,7 +57,9 @@ final class CleaningPlanner {
         long dirtyBytes = 0;
         long firstDirtyTs = -1;
         for (int i = 0; i < n && index.base(i) < cleanableEnd; i++) {
-            if (index.base(i) < dirtyFrom) {
+            // An entry reaching past the cleaned-up-to offset counts as dirty: appends may have
+            // joined the entry a compaction ended with.
+            if (index.end(i) <= dirtyFrom) {
                 cleanBytes += index.bytes(i);
             } else {
                 if (dirtyBytes == 0) {

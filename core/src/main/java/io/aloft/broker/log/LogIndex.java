@@ -31,6 +31,11 @@ final class LogIndex {
     private long totalBytes;
     /** Base offset of the first entry changed since {@link #markClean()}; Long.MAX_VALUE if none. */
     private long dirtyFrom = Long.MAX_VALUE;
+    /**
+     * The last entry ends a compacted range ({@link #replaceHead} up to the end): the next batch
+     * starts an entry of its own, so the cleaned part and new appends keep separate entries.
+     */
+    private boolean tailSealed;
 
     LogIndex(long endOffset) {
         this.endOffset = endOffset;
@@ -70,7 +75,7 @@ final class LogIndex {
         if (batchBase != endOffset) {
             throw new IllegalStateException("batch at " + batchBase + " does not follow index end " + endOffset);
         }
-        if (tail > head && bytes[tail - 1] < intervalBytes) {
+        if (tail > head && bytes[tail - 1] < intervalBytes && !tailSealed) {
             maxTimestamp[tail - 1] = Math.max(maxTimestamp[tail - 1], batchMaxTimestamp);
             bytes[tail - 1] += batchBytes;
             dirtyFrom = Math.min(dirtyFrom, base[tail - 1]);
@@ -80,6 +85,7 @@ final class LogIndex {
         }
         endOffset = batchBase + count;
         totalBytes += batchBytes;
+        tailSealed = false;
     }
 
     private void push(long b, long ts, int size) {
@@ -170,6 +176,7 @@ final class LogIndex {
         head = 0;
         tail = n;
         totalBytes = total;
+        tailSealed = kept == 0;
         endOffset = Math.max(endOffset, end);
         dirtyFrom = Long.MIN_VALUE;
     }

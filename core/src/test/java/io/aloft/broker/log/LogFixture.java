@@ -30,23 +30,26 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 
 /**
  * Real parts for partition-log tests: a WAL file, file:// object storage, in-memory stream
- * metadata, a stream store on them, and a settable clock. Closed by the test.
+ * metadata, a stream store on them, and a settable clock. Closed by the test. Public for the
+ * log cleaner's tests.
  */
-final class LogFixture implements AutoCloseable {
-    static final TopicPartition TP = new TopicPartition("orders", 3);
-    static final long T0 = 1_700_000_000_000L;
+public final class LogFixture implements AutoCloseable {
+    public static final TopicPartition TP = new TopicPartition("orders", 3);
+    public static final long T0 = 1_700_000_000_000L;
 
     final Path dir;
-    final AtomicLong clock = new AtomicLong(T0);
-    final MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+    public final AtomicLong clock = new AtomicLong(T0);
+    public final MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+    /** What the store talks to: the metadata, or a wrapper a test puts around it before {@link #startStore}. */
+    public java.util.function.UnaryOperator<io.aloft.stream.metadata.StreamMetadata> metadataView = m -> m;
     final ObjectStorage storage;
     WriteAheadLog wal;
-    StreamStore store;
+    public StreamStore store;
     final List<Long> streamIds = new ArrayList<>();
     private final List<PartitionLog> opened = new ArrayList<>();
     private long epoch;
 
-    LogFixture(Path dir) throws Exception {
+    public LogFixture(Path dir) throws Exception {
         this.dir = dir;
         this.storage = ObjectStorages.open(dir.resolve("objects").toUri().toString());
         startStore();
@@ -56,21 +59,21 @@ final class LogFixture implements AutoCloseable {
     }
 
     /** Opens the WAL and a stream store on it (recovering what the WAL holds). */
-    void startStore() throws Exception {
+    public void startStore() throws Exception {
         wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("broker.wal")).capacityBytes(16 << 20).build());
         store = StreamStore.open(StreamStoreConfig.builder(1).uploadThresholdBytes(256 * 1024)
                 .logCacheSizeBytes(1 << 20).uploadIntervalMs(60_000).objectBlockSizeBytes(16 * 1024).build(),
-                wal, storage, metadata, clock::get);
+                wal, storage, metadataView.apply(metadata), clock::get);
     }
 
     /** Closes the store and the WAL, as a broker shutting down does. */
-    void stopStore() throws Exception {
+    public void stopStore() throws Exception {
         store.close();
         wal.close();
     }
 
     /** Opens the partition with the next stream epoch (fencing any earlier handle). */
-    PartitionLog open(Map<String, String> topicConfig) throws Exception {
+    public PartitionLog open(Map<String, String> topicConfig) throws Exception {
         epoch++;
         PartitionLog log = PartitionLog.open(TP, streamIds, store, epoch, (int) epoch,
                 LogConfig.fromTopicOverrides(topicConfig, LogConfig.defaults()), clock::get)
@@ -79,8 +82,13 @@ final class LogFixture implements AutoCloseable {
         return log;
     }
 
-    PartitionLog open() throws Exception {
+    public PartitionLog open() throws Exception {
         return open(Map.of());
+    }
+
+    /** Forgets a log whose broker "crashed" (its store was stopped under it): it is not closed at the end. */
+    public void crashed(PartitionLog log) {
+        opened.remove(log);
     }
 
     @Override
@@ -92,7 +100,7 @@ final class LogFixture implements AutoCloseable {
         storage.close();
     }
 
-    static SimpleRecord rec(long ts, String value) {
+    public static SimpleRecord rec(long ts, String value) {
         return new SimpleRecord(ts, ("k-" + value).getBytes(StandardCharsets.UTF_8),
                 value.getBytes(StandardCharsets.UTF_8));
     }
@@ -119,12 +127,12 @@ final class LogFixture implements AutoCloseable {
         return MemoryRecords.withIdempotentRecords(Compression.NONE, pid, producerEpoch, seq, records);
     }
 
-    static <T> T get(CompletableFuture<T> f) throws Exception {
+    public static <T> T get(CompletableFuture<T> f) throws Exception {
         return f.get(10, TimeUnit.SECONDS);
     }
 
     /** Asserts the future fails with a PartitionLogException carrying {@code expected}. */
-    static PartitionLogException assertFails(Errors expected, CompletableFuture<?> f) {
+    public static PartitionLogException assertFails(Errors expected, CompletableFuture<?> f) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
         Throwable cause = e.getCause();
         while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {

@@ -31,8 +31,9 @@ import java.util.function.LongSupplier;
  * committed last: until the commit the old data is in force and readers see it; after it, the new
  * data. A rewrite that fails, is aborted, or dies with its process leaves prepared ids that expire
  * and are deleted; the replaced objects are deleted {@code s3.object.delete.delay.ms} after the
- * commit, so readers that looked them up just before finish. After the commit, this node's log
- * cache stops serving the stream's batches below {@code end}.
+ * commit, so readers that looked them up just before finish. After the commit (or a commit that
+ * failed, which may have applied all the same), this node's log cache stops serving the stream's
+ * batches below {@code end}: reads there follow metadata.
  *
  * <h2>The writer's contract</h2>
  * Batches must tile the range: the first starts at {@code start}, each next one where the previous
@@ -190,7 +191,11 @@ public final class RangeRewrite {
             }
             return metadata.replaceStreamRange(new ReplaceStreamRangeRequest(stream.streamId(), stream.epoch(), start,
                     end, objects, clock.getAsLong()));
-        }).thenRun(() -> logCache.hideBelow(stream.streamId(), end));
+        }).whenComplete((v, error) -> {
+            // Also after a failure: the command may have applied with its reply lost, and reads from
+            // objects follow metadata, whichever data is in force.
+            logCache.hideBelow(stream.streamId(), end);
+        });
     }
 
     /** Gives the rewrite up: nothing is committed; objects already stored expire with their prepare ttl. */
