@@ -40,9 +40,14 @@ public final class LogCompaction {
     /** What to clean, as of now (see {@link CleaningPlan} and {@link CleaningPlanner}). */
     public CleaningPlan plan(long nowMs) {
         synchronized (log.lock()) {
-            return CleaningPlanner.plan(log.topicPartition(), log.config(), log.index(), log.records().startOffset(),
-                    log.logStartOffsetLocked(), log.records().committedOffset(), log.cleanerState(),
-                    log.producerLastOffsets(), nowMs);
+            CleaningPlan plan = CleaningPlanner.plan(log.topicPartition(), log.config(), log.index(),
+                    log.records().startOffset(), log.logStartOffsetLocked(), log.records().committedOffset(),
+                    log.cleanerState(), log.producerLastOffsets(), nowMs);
+            if (plan.cleanableEnd() == log.index().endOffset()) {
+                // Appends from now on start a new entry, so the cleanable end stays an entry boundary.
+                log.index().sealTail();
+            }
+            return plan;
         }
     }
 

@@ -181,6 +181,14 @@ final class LogIndex {
         dirtyFrom = Long.MIN_VALUE;
     }
 
+    /**
+     * Makes the next batch start an entry of its own: a cleaning about to end at the index's end
+     * must find an entry boundary there when it commits, though appends continue meanwhile.
+     */
+    void sealTail() {
+        tailSealed = true;
+    }
+
     /** First entry (from {@code from}) whose largest timestamp is at least {@code ts}, or -1. Linear. */
     int firstAtLeast(long ts, int from) {
         for (int i = from; i < size(); i++) {

@@ -38,9 +38,10 @@ import org.apache.kafka.common.utils.CloseableIterator;
  *   <li>{@link Kind#EMPTY}: no record stays, but the batch is the last one of an idempotent
  *       producer the log remembers: kept as an empty batch (header only) with the same span and
  *       producer fields, as Kafka keeps it, so the producer's sequence is still on record.</li>
- *   <li>{@link Kind#DROP}: no record stays: the offsets are left to an empty filler batch that
- *       covers the dropped batches around it (see {@link #filler}), so the compacted range still
- *       holds every offset in order; clients read the gap as Kafka's compacted gaps.</li>
+ *   <li>{@link Kind#DROP}: no record stays (or none was there: a filler of an earlier cleaning): the
+ *       offsets are left to one empty filler batch that covers the dropped batches around it (see
+ *       {@link #filler}), so the compacted range still holds every offset in order, and fillers of
+ *       successive cleanings merge; clients read the gap as Kafka's compacted gaps.</li>
  * </ul>
  * Control batches (transaction markers) are kept as they are. Aloft has no transactions yet; when
  * it does, the rule to add is Kafka's: drop records of aborted transactions (known from the
@@ -116,15 +117,18 @@ final class BatchRewriter {
             }
         }
         boolean setHorizon = tombstoneKept && horizon == RecordBatch.NO_TIMESTAMP;
-        if (kept.size() == in && !setHorizon) {
-            return new Outcome(Kind.KEEP, stored, batch.maxTimestamp(), in, in);
-        }
         if (kept.isEmpty()) {
             Long last = batch.hasProducerId() ? producerLastOffsets.get(batch.producerId()) : null;
             if (last != null && last == batch.lastOffset()) {
-                return new Outcome(Kind.EMPTY, empty(batch), -1, in, 0);
+                // Already empty (an earlier cleaning emptied it) or emptied now.
+                return in == 0 ? new Outcome(Kind.KEEP, stored, -1, 0, 0) : new Outcome(Kind.EMPTY, empty(batch), -1,
+                        in, 0);
             }
+            // An empty batch of an earlier cleaning (a filler) joins the run around it, so fillers merge.
             return new Outcome(Kind.DROP, null, -1, in, 0);
+        }
+        if (kept.size() == in && !setHorizon) {
+            return new Outcome(Kind.KEEP, stored, batch.maxTimestamp(), in, in);
         }
         long newHorizon = setHorizon ? saturatedAdd(nowMs, deleteRetentionMs)
                 : tombstoneKept ? horizon : RecordBatch.NO_TIMESTAMP;

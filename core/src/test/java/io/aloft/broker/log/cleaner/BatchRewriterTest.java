@@ -215,6 +215,13 @@ class BatchRewriterTest {
     }
 
     @Test
+    void fillerOfAnEarlierCleaning_dropped_soFillersMerge() {
+        ByteBuffer filler = BatchRewriter.filler(0, 10, 1);
+        RecordBatch f = only(MemoryRecords.readableRecords(filler.duplicate()));
+        assertEquals(BatchRewriter.Kind.DROP, rewriter(NOW, Map.of()).rewrite(f, filler).kind());
+    }
+
+    @Test
     void filler_coversItsSpanWithNoRecords() {
         RecordBatch f = only(MemoryRecords.readableRecords(BatchRewriter.filler(30, 45, 4)));
         assertEquals(30, f.baseOffset());
