@@ -44,6 +44,7 @@ final class CrashLoad implements AutoCloseable {
     private final String bootstrap;
     private final String topic;
     private final int deliveryTimeoutMs;
+    private final int recordsPerSecond;
     private final State[] states = new State[MAX_RECORDS];
     private final int[] partitions = new int[MAX_RECORDS];
     private final long[] offsets = new long[MAX_RECORDS];
@@ -66,9 +67,15 @@ final class CrashLoad implements AutoCloseable {
 
     /** @param deliveryTimeoutMs the producer's delivery.timeout.ms: how long a record may stay unresolved */
     CrashLoad(String bootstrap, String topic, int deliveryTimeoutMs) {
+        this(bootstrap, topic, deliveryTimeoutMs, 0);
+    }
+
+    /** @param recordsPerSecond the most records sent per second, 0 for as fast as the window allows */
+    CrashLoad(String bootstrap, String topic, int deliveryTimeoutMs, int recordsPerSecond) {
         this.bootstrap = bootstrap;
         this.topic = topic;
         this.deliveryTimeoutMs = deliveryTimeoutMs;
+        this.recordsPerSecond = recordsPerSecond;
         Arrays.fill(states, State.PENDING);
     }
 
@@ -153,8 +160,17 @@ final class CrashLoad implements AutoCloseable {
 
     private void run() {
         KafkaProducer<String, String> producer = newProducer();
+        long startedNanos = System.nanoTime();
         try {
             while (!stopping) {
+                if (recordsPerSecond > 0) {
+                    long due = startedNanos + sent * 1_000_000_000L / recordsPerSecond;
+                    long early = due - System.nanoTime();
+                    if (early > 0) {
+                        TimeUnit.NANOSECONDS.sleep(Math.min(early, 100_000_000L)); // pacing, then the stop flag
+                        continue;
+                    }
+                }
                 if (!window.tryAcquire(100, TimeUnit.MILLISECONDS)) {
                     continue; // the window is full: look at the stop flag again
                 }
