@@ -3,6 +3,7 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.log.AppendResult;
+import io.aloft.broker.log.PartitionLogException;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.controller.model.TopicInfo;
@@ -14,6 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData.BatchIndexAndErrorMessage;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponseCollection;
@@ -112,9 +114,15 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         return partitions.append(tp, records).handle((AppendResult r, Throwable e) -> {
             if (e != null) {
                 Errors code = PartitionErrors.toKafka(e);
-                return new PartitionProduceResponse().setIndex(tp.partition()).setErrorCode(code.code())
-                        .setErrorMessage(PartitionErrors.message(e)).setBaseOffset(-1).setLogAppendTimeMs(-1)
-                        .setLogStartOffset(-1);
+                PartitionProduceResponse failed = new PartitionProduceResponse().setIndex(tp.partition())
+                        .setErrorCode(code.code()).setErrorMessage(PartitionErrors.message(e)).setBaseOffset(-1)
+                        .setLogAppendTimeMs(-1).setLogStartOffset(-1);
+                if (PartitionErrors.unwrap(e) instanceof PartitionLogException ple && ple.recordIndex() >= 0) {
+                    // KIP-467: which record was refused (a field of v8+; older versions leave it out).
+                    failed.setRecordErrors(List.of(new BatchIndexAndErrorMessage().setBatchIndex(ple.recordIndex())
+                            .setBatchIndexErrorMessage(ple.getMessage())));
+                }
+                return failed;
             }
             return new PartitionProduceResponse().setIndex(tp.partition()).setErrorCode(Errors.NONE.code())
                     .setBaseOffset(r.baseOffset()).setLogAppendTimeMs(r.logAppendTimeMs())

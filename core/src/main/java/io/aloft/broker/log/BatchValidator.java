@@ -137,9 +137,9 @@ final class BatchValidator {
                 }
                 if (needKeys && !r.hasKey()) {
                     // Kafka's answer and wording: compaction goes by key, so a keyless record could never be kept.
+                    int recordIndex = (int) (expected - batch.baseOffset());
                     throw new PartitionLogException(Errors.INVALID_RECORD, "Compacted topic cannot accept message "
-                            + "without key (record at offset delta " + (expected - batch.baseOffset()) + " of batch "
-                            + index + ")");
+                            + "without key (record " + recordIndex + " of batch " + index + ")", null, recordIndex);
                 }
                 long ts = r.timestamp();
                 if (checkTimestamps && ts != RecordBatch.NO_TIMESTAMP) {

@@ -13,15 +13,30 @@ public final class PartitionLogException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final Errors error;
+    private final int recordIndex;
 
     public PartitionLogException(Errors error, String message) {
-        super(message);
-        this.error = Objects.requireNonNull(error);
+        this(error, message, null, -1);
     }
 
     public PartitionLogException(Errors error, String message, Throwable cause) {
+        this(error, message, cause, -1);
+    }
+
+    /**
+     * A refusal caused by one record, which Produce v8+ reports in its record errors (KIP-467).
+     *
+     * @param recordIndex the record's index in its batch
+     */
+    public PartitionLogException(Errors error, String message, Throwable cause, int recordIndex) {
         super(message, cause);
         this.error = Objects.requireNonNull(error);
+        this.recordIndex = recordIndex;
+    }
+
+    /** The index in its batch of the record that caused the refusal, or -1 if no single record did. */
+    public int recordIndex() {
+        return recordIndex;
     }
 
     /** The protocol error to answer with. */
