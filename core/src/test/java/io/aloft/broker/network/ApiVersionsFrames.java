@@ -14,12 +14,13 @@ import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.types.RawTaggedField;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
 
 /**
- * Valid ApiVersions v3 requests of an exact frame size (the client software name is padded), and
+ * Valid ApiVersions v3 requests of an exact frame size (padded with an unknown tagged field), and
  * a raw socket to send them: requests any Kafka broker answers, whatever their size, for tests of
  * frame sizes and request memory. Stateless helpers.
  */
@@ -29,12 +30,16 @@ final class ApiVersionsFrames {
     private ApiVersionsFrames() {
     }
 
-    /** A request frame whose size field (the bytes after it) is exactly {@code size}; size prefix included. */
+    /**
+     * A request frame whose size field (the bytes after it) is exactly {@code size}, size prefix
+     * included. The padding is an unknown tagged field of the body, which the flexible versions
+     * allow and brokers skip.
+     */
     static byte[] frame(int size, int correlationId) {
         for (String clientId : new String[] {"pad", "pad1"}) {
             RequestHeader header = new RequestHeader(ApiKeys.API_VERSIONS, VERSION, clientId, correlationId);
-            int n = 1;
-            for (int attempt = 0; attempt < 5 && n > 0; attempt++) {
+            int n = 0;
+            for (int attempt = 0; attempt < 5 && n >= 0; attempt++) {
                 ByteBuffer body = serialize(header, n);
                 if (body.remaining() == size) {
                     byte[] out = new byte[4 + size];
@@ -47,9 +52,10 @@ final class ApiVersionsFrames {
         throw new IllegalArgumentException("no ApiVersions frame of exactly " + size + " bytes");
     }
 
-    private static ByteBuffer serialize(RequestHeader header, int nameLength) {
-        ApiVersionsRequestData body = new ApiVersionsRequestData().setClientSoftwareName("a".repeat(nameLength))
+    private static ByteBuffer serialize(RequestHeader header, int padding) {
+        ApiVersionsRequestData body = new ApiVersionsRequestData().setClientSoftwareName("aloft-test")
                 .setClientSoftwareVersion("1");
+        body.unknownTaggedFields().add(new RawTaggedField(1000, new byte[padding]));
         return RequestUtils.serialize(header.data(), header.headerVersion(), body, VERSION);
     }
 
