@@ -77,7 +77,7 @@ final class RateLimitedWarnings {
         long seconds;
         synchronized (this) {
             long now = nanoTime.getAsLong();
-            seconds = TimeUnit.NANOSECONDS.toSeconds(now - periodStart);
+            seconds = TimeUnit.NANOSECONDS.toSeconds(now - periodStart + TimeUnit.SECONDS.toNanos(1) - 1); // rounded up
             periodStart = now;
             if (suppressed.isEmpty()) {
                 return;
