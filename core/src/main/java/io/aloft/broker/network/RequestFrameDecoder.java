@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Splits a connection's bytes into {@link RequestFrame}s: a 4-byte big-endian size, then that many
@@ -193,7 +194,12 @@ final class RequestFrameDecoder extends ChannelInboundHandlerAdapter implements 
     /** Called by the pool, on the thread that freed the memory: the bytes of {@link #waitingFor} are ours now. */
     @Override
     public void granted() {
-        ctx.executor().execute(this::onGranted);
+        try {
+            ctx.executor().execute(this::onGranted);
+        } catch (RejectedExecutionException e) {
+            // The server is shutting down with its event loops: no connection reads any more, and the
+            // pool goes with the server, so the grant need not be given back.
+        }
     }
 
     private void onGranted() {

@@ -68,7 +68,9 @@ class RequestFrameDecoderTest {
     void sizeFieldEqualToTheLimit_isRead() {
         RequestMemoryPool pool = new RequestMemoryPool(-1);
         Conn c = connect(1024, pool, Long.MAX_VALUE);
-        c.write(frame(1024, (byte) 7));
+        ByteBuf in = frame(1024, (byte) 7);
+        c.write(in);
+        assertEquals(0, in.refCnt(), "the read buffer is released once copied");
         assertEquals(1, c.sink.frames.size());
         assertEquals(1024, c.sink.frames.get(0).size());
         assertTrue(c.sink.errors.isEmpty());
@@ -127,6 +129,7 @@ class RequestFrameDecoderTest {
 
         ByteBuf two = Unpooled.buffer().writeBytes(frame(50, (byte) 2)).writeBytes(frame(10, (byte) 3));
         b.write(two);
+        assertEquals(0, two.refCnt(), "what was read past the prefix is kept on the heap, not in the read buffer");
         assertTrue(b.sink.frames.isEmpty(), "50 bytes do not fit next to 80");
         assertFalse(b.reading(), "the connection stopped reading");
         assertEquals(1, pool.waiting());
