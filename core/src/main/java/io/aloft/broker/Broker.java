@@ -227,7 +227,7 @@ public final class Broker implements AutoCloseable {
         dispatcher.set(new RequestDispatcher(Stream.concat(handlers.stream(),
                 GroupHandlers.create(groups, cache).stream()).toList()));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
-                .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get(), failures);
+                .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures);
         resources.add(server); // closed again, first, by the controlled shutdown below (closing twice is harmless)
         failures.closeListenersWith(server);
 
@@ -289,6 +289,11 @@ public final class Broker implements AutoCloseable {
     /** Requests and bytes this broker sent to object storage, by operation (tests, metrics). */
     public io.aloft.stream.storage.ObjectStorageStats objectStorageStats() {
         return storage.stats();
+    }
+
+    /** The request memory pool of the client listeners now (tests, metrics). */
+    public io.aloft.broker.network.KafkaServer.RequestMemoryStats requestMemoryStats() {
+        return server.requestMemoryStats();
     }
 
     /** The port a listener is bound to. */
