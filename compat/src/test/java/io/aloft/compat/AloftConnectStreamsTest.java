@@ -31,4 +31,24 @@ class AloftConnectStreamsTest extends ConnectStreamsTests {
     String brokerName() {
         return "aloft";
     }
+
+    @Test
+    @Disabled("issue 12: compaction not landed: Connect creates its offset, status and config topics with "
+            + "cleanup.policy=compact, and CreateTopics refuses them (INVALID_CONFIG 'cleanup.policy=compact is not "
+            + "supported yet (log compaction is not implemented); use delete'), so the worker's herder dies with "
+            + "'Unable to create topic(s) compat-connect-aloft-offsets' before any connector can be created")
+    @Override
+    void connect_fileSourceToFileSink_resumesAfterWorkerAndBrokerRestartWithNothingLostOrRepeated() throws Exception {
+        super.connect_fileSourceToFileSink_resumesAfterWorkerAndBrokerRestartWithNothingLostOrRepeated();
+    }
+
+    @Test
+    @Disabled("issue 12: compaction not landed: Streams creates the store's changelog topic "
+            + "(compat-streams-aloft-counts-changelog) with cleanup.policy=compact, CreateTopics refuses it "
+            + "(INVALID_CONFIG 'cleanup.policy=compact is not supported yet'), and the application goes to ERROR at "
+            + "its first rebalance ('Could not create topic compat-streams-aloft-counts-changelog')")
+    @Override
+    void streams_countByKey_restoresFromChangelogAfterLocalStateIsDeleted() throws Exception {
+        super.streams_countByKey_restoresFromChangelogAfterLocalStateIsDeleted();
+    }
 }

@@ -99,7 +99,8 @@ final class ChildService implements AutoCloseable {
      * Polls the output for the first line at or after line {@code fromLine} (0-based) that matches,
      * until {@code timeout} passes or the child exits.
      *
-     * @throws AssertionError saying what was awaited, with {@link #describe()}
+     * @throws AssertionError saying what was awaited and how the child is (its output is in
+     *     {@link #describe()}, which the scenario's report quotes)
      */
     String awaitLine(String what, int fromLine, Predicate<String> match, Duration timeout)
             throws InterruptedException {
@@ -115,7 +116,7 @@ final class ChildService implements AutoCloseable {
             if (exited || System.nanoTime() > deadline) {
                 awaitWatchdog();
                 throw new AssertionError(name + ": no " + what + (exited ? " before it ended" : " within "
-                        + timeout.toSeconds() + " s") + ". " + describe());
+                        + timeout.toSeconds() + " s") + "; it " + status() + " (output: " + output + ")");
             }
             Thread.sleep(POLL.toMillis());
         }
@@ -185,9 +186,7 @@ final class ChildService implements AutoCloseable {
 
     /** How the child ended (or that it runs), the command, and the end of its output. */
     String describe() {
-        String how = process.isAlive() ? "is still running"
-                : killedAtLimit ? "was killed at its hard time limit of " + limit.toSeconds() + " s (it hung)"
-                : "exited with status " + process.exitValue();
+        String how = status();
         List<String> lines;
         try {
             lines = Files.readString(output, StandardCharsets.UTF_8).lines().toList();
@@ -197,8 +196,7 @@ final class ChildService implements AutoCloseable {
         String quoted = lines.size() <= QUOTED_LINES ? String.join("\n", lines)
                 : "[... " + (lines.size() - QUOTED_LINES) + " earlier lines in " + output + "]\n"
                         + String.join("\n", lines.subList(lines.size() - QUOTED_LINES, lines.size()));
-        return name + " " + how + " after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)
-                + " ms.\ncommand: " + String.join(" ", command) + "\noutput (" + output + "):\n" + quoted;
+        return name + " " + how + ".\ncommand: " + String.join(" ", command) + "\noutput (" + output + "):\n" + quoted;
     }
 
     /** Returns once a kill at the hard limit that is under way has finished, descendants included. */
@@ -213,6 +211,14 @@ final class ChildService implements AutoCloseable {
                     limit.toSeconds());
             kill(process);
         }
+    }
+
+    /** "is still running after N ms", "exited with status S after N ms", "was killed at its hard time limit ...". */
+    String status() {
+        String how = process.isAlive() ? "is still running"
+                : killedAtLimit ? "was killed at its hard time limit of " + limit.toSeconds() + " s (it hung)"
+                : "exited with status " + process.exitValue();
+        return how + " after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms";
     }
 
     private void release() {

@@ -36,6 +36,9 @@ final class ConnectWorker implements AutoCloseable {
     static final String SOURCE_CONNECTOR = "org.apache.kafka.connect.file.FileStreamSourceConnector";
     static final String SINK_CONNECTOR = "org.apache.kafka.connect.file.FileStreamSinkConnector";
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /** Lines of a worker that stops on its own (we stop it with SIGTERM only after checks have passed). */
+    private static final List<String> GIVE_UP = List.of("Uncaught exception in herder work thread",
+            "Kafka Connect stopping");
     private static final Pattern STATE = Pattern.compile("\"state\"\\s*:\\s*\"([A-Z_]+)\"");
 
     private final ChildService child;
@@ -116,7 +119,7 @@ final class ConnectWorker implements AutoCloseable {
                     .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             last[0] = r.statusCode() + " " + r.body();
             return r.statusCode() / 100 == 2 ? r : null;
-        }, () -> last[0] + "\n" + describe());
+        }, () -> last[0]);
     }
 
     /** Waits until the connector and every one of its tasks (at least one) report RUNNING. */
@@ -131,7 +134,7 @@ final class ConnectWorker implements AutoCloseable {
                 states.add(m.group(1));
             }
             return states.size() >= 2 && states.stream().allMatch("RUNNING"::equals) ? states : null;
-        }, () -> last[0] + "\n" + describe());
+        }, () -> last[0]);
     }
 
     /** {@code GET /connectors/<name>/offsets} (KIP-875): the offsets the worker has stored, as JSON. */
@@ -142,7 +145,7 @@ final class ConnectWorker implements AutoCloseable {
     /** Stops the worker with SIGTERM (Connect stops its tasks and commits their offsets), killing it after 30 s. */
     void stop() throws InterruptedException {
         if (child.stop(Duration.ofSeconds(30)).isEmpty()) {
-            throw new AssertionError("the Connect worker did not stop cleanly within 30 s of SIGTERM. " + describe());
+            throw new AssertionError("the Connect worker did not stop cleanly within 30 s of SIGTERM; it " + child.status());
         }
     }
 
@@ -164,10 +167,19 @@ final class ConnectWorker implements AutoCloseable {
         return r.body();
     }
 
-    /** A worker that exited fails the wait at once, with its output, instead of at the deadline. */
+    /**
+     * A worker that exited, or is stopping on its own (its herder died: Connect then stops, and may
+     * hang doing so), fails the wait at once instead of at the deadline.
+     */
     private void assertAlive() {
         if (!child.isAlive()) {
-            throw new AssertionError("the Connect worker exited. " + describe());
+            throw new AssertionError("the Connect worker exited; see its output");
+        }
+        List<String> lines = child.lines();
+        for (String giveUp : GIVE_UP) {
+            if (lines.stream().anyMatch(l -> l.contains(giveUp))) {
+                throw new AssertionError("the Connect worker gave up ('" + giveUp + "' in its output); see its output");
+            }
         }
     }
 

@@ -57,9 +57,17 @@ final class StreamsApp implements AutoCloseable {
         return new StreamsApp(ChildService.start(name, command, Map.of(), workDir, limit));
     }
 
-    /** Waits until the application prints {@code STATE <state>}. */
+    /**
+     * Waits until the application prints {@code STATE <state>}; fails at once when it enters
+     * {@code PENDING_ERROR} or {@code ERROR} instead (Streams gave up, e.g. on a topic it could not create).
+     */
     void awaitState(String state, Duration timeout) throws InterruptedException {
-        child.awaitLine("STATE " + state, 0, ("STATE " + state)::equals, timeout);
+        String line = child.awaitLine("STATE " + state, 0, l -> l.equals("STATE " + state)
+                || l.equals("STATE PENDING_ERROR") || l.equals("STATE ERROR"), timeout);
+        if (!line.equals("STATE " + state)) {
+            throw new AssertionError("the Streams application failed (" + line + ") instead of reaching " + state
+                    + "; see its output");
+        }
     }
 
     /**
@@ -105,7 +113,7 @@ final class StreamsApp implements AutoCloseable {
         child.send("stop");
         Optional<Integer> status = child.awaitExit(Duration.ofSeconds(30));
         if (status.isEmpty() || status.get() != 0 || child.lines().stream().noneMatch("STOPPED"::equals)) {
-            throw new AssertionError("the Streams application did not stop cleanly within 30 s. " + describe());
+            throw new AssertionError("the Streams application did not stop cleanly within 30 s; it " + child.status());
         }
     }
 
