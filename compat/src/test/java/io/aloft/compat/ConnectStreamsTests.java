@@ -132,16 +132,15 @@ abstract class ConnectStreamsTests {
                 assertEquals(Map.of(0, (long) lines.size()), topics.endOffsets(topic),
                         "records in " + topic + ": the source sent some lines again");
                 long sourceBytes = Files.size(source);
+                String[] seen = {"nothing yet"};
                 Await.until("the stored offsets reach the ends: source position " + sourceBytes + ", sink offset "
-                        + lines.size(), STEP, () -> number(SOURCE_POSITION, worker.offsets("file-source")) == sourceBytes
-                        && number(SINK_OFFSET, worker.offsets("file-sink")) == lines.size() ? true : null,
-                        () -> {
-                            try {
-                                return worker.offsets("file-source") + " " + worker.offsets("file-sink");
-                            } catch (IOException | InterruptedException e) {
-                                return e.toString();
-                            }
-                        });
+                        + lines.size(), STEP, () -> {
+                            String sourceOffsets = worker.offsets("file-source");
+                            String sinkOffsets = worker.offsets("file-sink");
+                            seen[0] = sourceOffsets + " " + sinkOffsets;
+                            return number(SOURCE_POSITION, sourceOffsets) == sourceBytes
+                                    && number(SINK_OFFSET, sinkOffsets) == lines.size() ? true : null;
+                        }, () -> seen[0]);
                 worker.stop();
             }
         });
