@@ -4,14 +4,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.aloft.servers.ChildBroker;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -190,8 +185,7 @@ abstract class ClientCompatibilityTests {
     }
 
     private void check(Scenario s, ClientSteps client) throws Exception {
-        Optional<Path> brokerLog = brokerLog();
-        long logStart = brokerLog.map(BrokerLogs::size).orElse(0L);
+        BrokerLog brokerLog = BrokerLog.mark(broker, brokerName());
         Outcome outcome = client.run();
         String failure = outcome.passed() ? null : outcome.report();
         if (failure == null) {
@@ -203,48 +197,7 @@ abstract class ClientCompatibilityTests {
         }
         if (failure != null) {
             fail("against " + broker.description() + ":\n" + failure + "\n\nbroker log during the run (last "
-                    + BROKER_LOG_LINES + " lines):\n" + brokerLog.map(l -> BrokerLogs.since(l, logStart,
-                    BROKER_LOG_LINES)).orElse("(no broker log found)"));
-        }
-    }
-
-    private Optional<Path> brokerLog() throws IOException {
-        Path dir = broker.directory();
-        if (dir == null || !Files.isDirectory(dir)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> files = Files.walk(dir, 2)) {
-            return files.filter(f -> f.getFileName().toString().equals(brokerName() + ".log")).sorted().reduce(
-                    (first, second) -> second); // the last start attempt's
-        }
-    }
-
-    /** Reading the part of a broker's log written during one client run. Stateless. */
-    static final class BrokerLogs {
-        private BrokerLogs() {
-        }
-
-        static long size(Path log) {
-            try {
-                return Files.size(log);
-            } catch (IOException e) {
-                return 0;
-            }
-        }
-
-        /** The last {@code maxLines} lines written to {@code log} after byte {@code start}. */
-        static String since(Path log, long start, int maxLines) {
-            try (RandomAccessFile file = new RandomAccessFile(log.toFile(), "r")) {
-                long length = file.length();
-                byte[] bytes = new byte[(int) Math.min(Math.max(0, length - start), 4 << 20)];
-                file.seek(length - bytes.length);
-                file.readFully(bytes);
-                List<String> lines = new String(bytes, StandardCharsets.UTF_8).lines().toList();
-                return lines.isEmpty() ? "(nothing)"
-                        : String.join("\n", lines.subList(Math.max(0, lines.size() - maxLines), lines.size()));
-            } catch (IOException e) {
-                return "(cannot read " + log + ": " + e + ")";
-            }
+                    + BROKER_LOG_LINES + " lines):\n" + brokerLog.since(BROKER_LOG_LINES));
         }
     }
 }
