@@ -3,15 +3,19 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.metadata.MetadataCache;
+import java.util.ArrayList;
 import java.util.List;
 
-/** The handlers of the classic group APIs, all served by one {@link GroupCoordinator}. */
+/**
+ * The handlers of the group APIs, all served by one {@link GroupCoordinator}: the classic ones, and
+ * the KIP-848 consumer protocol's when the coordinator serves it.
+ */
 public final class GroupHandlers {
     private GroupHandlers() {
     }
 
     public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache) {
-        return List.of(
+        List<ApiHandler<?>> handlers = new ArrayList<>(List.of(
                 new FindCoordinatorHandler(cache, coordinator::partitionFor),
                 new JoinGroupHandler(coordinator),
                 new SyncGroupHandler(coordinator),
@@ -22,6 +26,11 @@ public final class GroupHandlers {
                 new ListGroupsHandler(coordinator),
                 new DescribeGroupsHandler(coordinator),
                 new DeleteGroupsHandler(coordinator),
-                new OffsetDeleteHandler(coordinator));
+                new OffsetDeleteHandler(coordinator)));
+        if (coordinator.consumerProtocolEnabled()) {
+            handlers.add(new ConsumerGroupHeartbeatHandler(coordinator));
+            handlers.add(new ConsumerGroupDescribeHandler(coordinator));
+        }
+        return List.copyOf(handlers);
     }
 }
