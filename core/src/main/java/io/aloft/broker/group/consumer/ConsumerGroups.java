@@ -136,10 +136,12 @@ public final class ConsumerGroups {
         }
         switch (o.effect()) {
             case LEFT -> {
+                LOG.debug("consumer group {}: member {} left", o.groupId(), o.memberId());
                 cancel(sessionTimers, o.groupId(), o.memberId());
                 cancel(rebalanceTimers, o.groupId(), o.memberId());
             }
             case AWAY -> {
+                LOG.debug("consumer group {}: static member {} left for now", o.groupId(), o.memberId());
                 cancel(rebalanceTimers, o.groupId(), o.memberId());
                 scheduleSession(o.groupId(), o.memberId());
             }
