@@ -109,7 +109,7 @@ final class ConsumerGroupOperations {
             return Errors.NONE;
         }
         if (!g.isEmpty()) {
-            return Errors.GROUP_ID_NOT_FOUND;
+            return Errors.INCONSISTENT_GROUP_PROTOCOL; // Kafka's answer with group.consumer.migration.policy=disabled
         }
         List<ConsumerGroupRecord> deletion = consumerGroups.deletion(g);
         deletion.forEach(consumerGroups::replay);

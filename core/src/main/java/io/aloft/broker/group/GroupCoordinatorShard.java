@@ -293,10 +293,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
      * group, as in Kafka. An unknown group is reported Dead (v0-5) or GROUP_ID_NOT_FOUND (v6+, KIP-1043).
      */
     DescribedGroup describe(String groupId, short version) {
-        ConsumerGroup cg = consumerGroups.group(groupId);
-        if (cg != null) {
-            return ConsumerGroupDescriber.describeClassic(cg, consumerGroups.assignorName(cg), consumerGroups.cluster());
-        }
+        // A consumer group is not one DescribeGroups describes: Kafka answers as for an unknown group.
         DescribedGroup out = new DescribedGroup().setGroupId(groupId);
         ClassicGroup g = groups.get(groupId);
         if (g != null && !g.is(GroupState.DEAD)) {
@@ -314,7 +311,8 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         }
         out.setGroupState(GroupState.DEAD.protocolName()).setProtocolType("").setProtocolData("");
         if (version >= 6) {
-            out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + groupId + " not found.");
+            out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(consumerGroups.group(groupId) != null
+                    ? "Group " + groupId + " is not a classic group." : "Group " + groupId + " not found.");
         }
         return out;
     }

@@ -1,20 +1,15 @@
 package io.aloft.broker.group.consumer;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
-import org.apache.kafka.common.message.ConsumerProtocolAssignment;
-import org.apache.kafka.common.message.ConsumerProtocolSubscription;
-import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup;
-import org.apache.kafka.common.protocol.MessageUtil;
 
 /**
- * How the admin APIs show a consumer group: ConsumerGroupDescribe, DescribeGroups (the classic
- * API, which Kafka also answers for consumer groups) and ListGroups. Stateless.
+ * How the admin APIs show a consumer group: ConsumerGroupDescribe and ListGroups (DescribeGroups,
+ * the classic API, answers for a consumer group as for an unknown one, as Kafka does). Stateless.
  */
 public final class ConsumerGroupDescriber {
 
@@ -69,39 +64,5 @@ public final class ConsumerGroupDescriber {
             n = t == null ? "" : t.name();
         }
         return n;
-    }
-
-    /**
-     * DescribeGroups' answer for a consumer group: its state, protocol type "consumer", the assignor
-     * as protocol data, and each member's subscription and assignment in the classic consumer
-     * protocol's encoding, so tools written for classic groups can read them.
-     */
-    public static DescribeGroupsResponseData.DescribedGroup describeClassic(ConsumerGroup g, String assignor,
-                                                                            ClusterTopics cluster) {
-        DescribeGroupsResponseData.DescribedGroup out = new DescribeGroupsResponseData.DescribedGroup()
-                .setGroupId(g.groupId()).setGroupState(g.state().protocolName()).setProtocolType(GROUP_TYPE)
-                .setProtocolData(assignor);
-        Map<Uuid, String> names = Subscriptions.namesById(g.subscribedTopics());
-        for (ConsumerGroupMember m : g.members().values()) {
-            MemberSubscription s = m.subscription();
-            ConsumerProtocolSubscription sub = new ConsumerProtocolSubscription()
-                    .setTopics(s == null ? List.of() : s.topicNames());
-            ConsumerProtocolAssignment assignment = new ConsumerProtocolAssignment();
-            m.current().assigned().partitions().forEach((id, parts) -> assignment.assignedPartitions().add(
-                    new ConsumerProtocolAssignment.TopicPartition().setTopic(name(id, names, cluster))
-                            .setPartitions(new ArrayList<>(parts))));
-            out.members().add(new DescribeGroupsResponseData.DescribedGroupMember()
-                    .setMemberId(m.memberId()).setGroupInstanceId(m.instanceId())
-                    .setClientId(s == null ? "" : s.clientId()).setClientHost(s == null ? "" : s.clientHost())
-                    .setMemberMetadata(bytes(MessageUtil.toVersionPrefixedByteBuffer((short) 0, sub)))
-                    .setMemberAssignment(bytes(MessageUtil.toVersionPrefixedByteBuffer((short) 0, assignment))));
-        }
-        return out;
-    }
-
-    private static byte[] bytes(ByteBuffer buf) {
-        byte[] out = new byte[buf.remaining()];
-        buf.get(out);
-        return out;
     }
 }

@@ -121,6 +121,9 @@ final class ConsumerGroupHeartbeats {
                         + req.instanceId() + " is not the member holding it.");
             }
         }
+        if (group == null) {
+            return error(Errors.GROUP_ID_NOT_FOUND, "Consumer group " + groupId + " not found.");
+        }
         if (member == null) {
             return error(Errors.UNKNOWN_MEMBER_ID, "Member " + req.memberId() + " is not a member of group "
                     + groupId + ".");
@@ -180,7 +183,7 @@ final class ConsumerGroupHeartbeats {
         String memberId = req.memberId() == null || req.memberId().isEmpty() ? generatedMemberId : req.memberId();
         ConsumerGroup g = group != null ? group : new ConsumerGroup(groupId);
         if (group == null && epoch != JOIN_EPOCH) {
-            return error(Errors.UNKNOWN_MEMBER_ID, "Group " + groupId + " has no member " + memberId + ".");
+            return error(Errors.GROUP_ID_NOT_FOUND, "Consumer group " + groupId + " not found.");
         }
         Assignment owned = owned(req);
         List<ConsumerGroupRecord> records = new ArrayList<>();
