@@ -53,15 +53,6 @@ class AloftClientsTest extends ClientCompatibilityTests {
     }
 
     @Test
-    @Disabled("not implemented (not an issue 11 bug): the KIP-848 consumer group protocol. ApiVersions does not "
-            + "advertise ConsumerGroupHeartbeat, so the 4.3.1 consumer with group.protocol=consumer fails with "
-            + "UnsupportedVersionException 'The cluster does not support the new CONSUMER group protocol'")
-    @Override
-    void kafkaClients_4_3_1_consumerGroupProtocol_passesScenario() throws Exception {
-        super.kafkaClients_4_3_1_consumerGroupProtocol_passesScenario();
-    }
-
-    @Test
     @Disabled("issue 11: ListOffsets v2 gets no response: encoding it throws UnsupportedVersionException "
             + "'Attempted to write a non-default leaderEpoch at version 2' on the connection's event loop, so "
             + "kcat 1.7.1 (librdkafka 2.0.2) -Q fails with '% ERROR: offsets_for_times failed: Local: Timed out'")

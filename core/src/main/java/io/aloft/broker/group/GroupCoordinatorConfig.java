@@ -97,6 +97,7 @@ public final class GroupCoordinatorConfig {
             ConfigType.LIST, text -> names(REBALANCE_PROTOCOLS_CONFIG, text, Set.of(CLASSIC_PROTOCOL,
                     CONSUMER_PROTOCOL)), ConfigKey::formatList)
             .defaultValue(List.of(CLASSIC_PROTOCOL, CONSUMER_PROTOCOL))
+            .validator(Validator.of("classic, and optionally consumer", v -> null)) // checked while parsing
             .doc("The group protocols served: classic (JoinGroup/SyncGroup/Heartbeat) is always on; consumer is "
                     + "the KIP-848 protocol (ConsumerGroupHeartbeat, ConsumerGroupDescribe), which is advertised in "
                     + "ApiVersions only when listed here.")
@@ -158,6 +159,7 @@ public final class GroupCoordinatorConfig {
     public static final ConfigKey<List<String>> CONSUMER_ASSIGNORS = ConfigKey.customKey(CONSUMER_ASSIGNORS_CONFIG,
             ConfigType.LIST, text -> names(CONSUMER_ASSIGNORS_CONFIG, text, ASSIGNORS.keySet()), ConfigKey::formatList)
             .defaultValue(List.of(UniformAssignor.NAME, RangeAssignor.NAME))
+            .validator(Validator.of("uniform and/or range", v -> null)) // checked while parsing
             .doc("The server-side assignors consumer groups may use, by name (uniform, range; Kafka takes class "
                     + "names here). The first is the default for members that choose none; a member asking for "
                     + "another gets UNSUPPORTED_ASSIGNOR.")
