@@ -118,7 +118,7 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
         this.fetchShapes = new OffsetFetchShapes(topicIds);
     }
 
-    /** Whether the KIP-848 consumer protocol is served (and so advertised). */
+    /** Whether the KIP-848 consumer protocol is served (group.coordinator.rebalance.protocols). */
     public boolean consumerProtocolEnabled() {
         return config.consumerProtocolEnabled();
     }

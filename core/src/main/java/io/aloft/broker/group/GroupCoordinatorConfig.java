@@ -99,8 +99,8 @@ public final class GroupCoordinatorConfig {
             .defaultValue(List.of(CLASSIC_PROTOCOL, CONSUMER_PROTOCOL))
             .validator(Validator.of("classic, and optionally consumer", v -> null)) // checked while parsing
             .doc("The group protocols served: classic (JoinGroup/SyncGroup/Heartbeat) is always on; consumer is "
-                    + "the KIP-848 protocol (ConsumerGroupHeartbeat, ConsumerGroupDescribe), which is advertised in "
-                    + "ApiVersions only when listed here.")
+                    + "the KIP-848 protocol (ConsumerGroupHeartbeat, ConsumerGroupDescribe). Without consumer those "
+                    + "APIs answer UNSUPPORTED_VERSION (ApiVersions still lists them, as Kafka 4.3 does).")
             .build();
 
     public static final String CONSUMER_SESSION_TIMEOUT_MS_CONFIG = "group.consumer.session.timeout.ms";

@@ -5,13 +5,15 @@ import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeResponse;
 
 /**
  * ConsumerGroupDescribe (KIP-848): epochs, assignor, members with their current and target
- * assignments. Registered only when group.coordinator.rebalance.protocols includes consumer.
+ * assignments. When group.coordinator.rebalance.protocols leaves out consumer it answers
+ * UNSUPPORTED_VERSION (still advertised, as Kafka 4.3 does).
  */
 public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGroupDescribeRequest> {
     private final GroupCoordinator coordinator;
@@ -33,6 +35,9 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGr
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ConsumerGroupDescribeRequest request) {
+        if (!coordinator.consumerProtocolEnabled()) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(Errors.UNSUPPORTED_VERSION.exception()));
+        }
         return coordinator.consumerGroupDescribe(request.data(), request.version())
                 .thenApply(ConsumerGroupDescribeResponse::new);
     }

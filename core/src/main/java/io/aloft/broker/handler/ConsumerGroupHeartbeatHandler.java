@@ -5,6 +5,7 @@ import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
@@ -12,7 +13,8 @@ import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
 /**
  * ConsumerGroupHeartbeat (KIP-848): a member of a consumer group joins, heartbeats (reporting what
  * it owns, learning its assignment) or leaves. Answered once the group's records are durable.
- * Registered only when group.coordinator.rebalance.protocols includes consumer.
+ * When group.coordinator.rebalance.protocols leaves out consumer it answers UNSUPPORTED_VERSION (still
+ * advertised, as Kafka 4.3 does).
  */
 public final class ConsumerGroupHeartbeatHandler implements ApiHandler<ConsumerGroupHeartbeatRequest> {
     private final GroupCoordinator coordinator;
@@ -34,6 +36,9 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler<ConsumerG
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ConsumerGroupHeartbeatRequest request) {
+        if (!coordinator.consumerProtocolEnabled()) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(Errors.UNSUPPORTED_VERSION.exception()));
+        }
         return coordinator.consumerGroupHeartbeat(request.data(), request.version(), context.header().clientId(),
                         context.clientAddress().getAddress().toString())
                 .thenApply(ConsumerGroupHeartbeatResponse::new);

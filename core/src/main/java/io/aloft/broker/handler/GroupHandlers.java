@@ -3,19 +3,18 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.metadata.MetadataCache;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The handlers of the group APIs, all served by one {@link GroupCoordinator}: the classic ones, and
- * the KIP-848 consumer protocol's when the coordinator serves it.
+ * The handlers of the group APIs, all served by one {@link GroupCoordinator}: the classic ones and
+ * the KIP-848 consumer protocol's.
  */
 public final class GroupHandlers {
     private GroupHandlers() {
     }
 
     public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache) {
-        List<ApiHandler<?>> handlers = new ArrayList<>(List.of(
+        return List.of(
                 new FindCoordinatorHandler(cache, coordinator::partitionFor),
                 new JoinGroupHandler(coordinator),
                 new SyncGroupHandler(coordinator),
@@ -26,11 +25,8 @@ public final class GroupHandlers {
                 new ListGroupsHandler(coordinator),
                 new DescribeGroupsHandler(coordinator),
                 new DeleteGroupsHandler(coordinator),
-                new OffsetDeleteHandler(coordinator)));
-        if (coordinator.consumerProtocolEnabled()) {
-            handlers.add(new ConsumerGroupHeartbeatHandler(coordinator));
-            handlers.add(new ConsumerGroupDescribeHandler(coordinator));
-        }
-        return List.copyOf(handlers);
+                new OffsetDeleteHandler(coordinator),
+                new ConsumerGroupHeartbeatHandler(coordinator),
+                new ConsumerGroupDescribeHandler(coordinator));
     }
 }
