@@ -420,6 +420,69 @@ class ConsumerGroupShardTest {
                 .filter(g -> g.groupId().equals("g")).findFirst().orElse(null));
     }
 
+    @Test
+    void offsetDelete_subscribedTopicKeptWhileMembers_otherTopicDeleted() {
+        topics.create("t", 1);
+        topics.create("old", 1);
+        Member a = new Member("g", "a", "t");
+        for (String topic : List.of("t", "old")) {
+            assertEquals(0, commit("g", "a", a.epoch, topic, 5));
+        }
+        org.apache.kafka.common.message.OffsetDeleteResponseData r = coordinator.deleteOffsets(
+                new org.apache.kafka.common.message.OffsetDeleteRequestData().setGroupId("g").setTopics(
+                        new org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection(
+                                List.of(deleteTopic("t"), deleteTopic("old")).iterator())), (short) 0).join();
+        assertEquals(Errors.NONE.code(), r.errorCode());
+        assertEquals(Errors.GROUP_SUBSCRIBED_TO_TOPIC.code(), r.topics().find("t").partitions().find(0).errorCode());
+        assertEquals(Errors.NONE.code(), r.topics().find("old").partitions().find(0).errorCode());
+        assertEquals(List.of("t"), committedTopics("g"));
+    }
+
+    @Test
+    void retention_emptyConsumerGroup_offsetsExpireThenTheGroupGoes() {
+        coordinator.close();
+        Map<String, Object> retention = Map.of(GroupCoordinatorConfig.OFFSETS_RETENTION_MINUTES_CONFIG, 1,
+                GroupCoordinatorConfig.OFFSETS_RETENTION_CHECK_INTERVAL_MS_CONFIG, 10_000L);
+        coordinator = newCoordinator(retention);
+        topics.create("t", 1);
+        Member a = new Member("g", "a", "t");
+        assertEquals(0, commit("g", "a", a.epoch, "t", 5));
+        for (int i = 0; i < 6; i++) { // two minutes: a is active and subscribed, nothing expires
+            timer.advance(20_000);
+            a.beat();
+        }
+        assertEquals(List.of("t"), committedTopics("g"));
+        send(beat("g", "a", a.epoch, a.owned).setMemberEpoch(-1));
+        timer.advance(10_001);
+        assertEquals(List.of(), committedTopics("g"), "empty, and the commit is older than the retention");
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("g").errorCode(), "nothing left: the group goes");
+        coordinator.close();
+        coordinator = newCoordinator(retention);
+        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("g").errorCode());
+    }
+
+    private short commit(String group, String member, int epoch, String topic, long offset) {
+        OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId(group).setMemberId(member)
+                .setGenerationIdOrMemberEpoch(epoch).setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                        .setName(topic).setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                .setPartitionIndex(0).setCommittedOffset(offset)))));
+        return coordinator.commitOffsets(commit, (short) 9).join().topics().get(0).partitions().get(0).errorCode();
+    }
+
+    private static org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestTopic deleteTopic(
+            String name) {
+        return new org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName(name)
+                .setPartitions(List.of(new org.apache.kafka.common.message.OffsetDeleteRequestData
+                        .OffsetDeleteRequestPartition().setPartitionIndex(0)));
+    }
+
+    private List<String> committedTopics(String group) {
+        OffsetFetchRequestData req = new OffsetFetchRequestData().setGroups(List.of(
+                new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId(group).setTopics(null)));
+        return coordinator.fetchOffsets(req, (short) 9).join().groups().get(0).topics().stream()
+                .map(t -> t.name()).toList();
+    }
+
     private Errors delete(String group) {
         CompletableFuture<org.apache.kafka.common.message.DeleteGroupsResponseData> f = coordinator.deleteGroups(
                 new org.apache.kafka.common.message.DeleteGroupsRequestData().setGroupsNames(List.of(group)),

@@ -13,8 +13,10 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * Resolves members' subscriptions (topic names and RE2J regular expressions, as Kafka uses) to
- * topics. Compiled patterns are cached; a regex is resolved against the cluster's topic names each
- * time the subscription metadata is computed, so topics that appear or go change it.
+ * topics. A regex is resolved against the cluster's topic names each time the subscription metadata
+ * is computed, so topics that appear or go change it; what each regex matched is kept while the
+ * cluster's name collection is the same object (a metadata change publishes a new one), so a
+ * heartbeat does not match every topic name again. Compiled patterns are cached too.
  * Confined to the shard's thread.
  */
 final class Subscriptions {
@@ -28,6 +30,11 @@ final class Subscriptions {
             return size() > MAX_CACHED_PATTERNS;
         }
     };
+
+    /** The name collection {@link #matches} were computed against. */
+    private Collection<String> matchedNames;
+    /** Regex to the topic names it matched in {@link #matchedNames}. */
+    private final Map<String, Set<String>> matches = new HashMap<>();
 
     /** @throws PatternSyntaxException if {@code regex} is not valid RE2J */
     Pattern pattern(String regex) {
@@ -66,10 +73,13 @@ final class Subscriptions {
             }
         }
         if (!regexes.isEmpty()) {
-            for (String topic : cluster.names()) {
-                if (!names.contains(topic) && !isInternal(topic) && matchesAny(regexes, topic)) {
-                    names.add(topic);
-                }
+            Collection<String> all = cluster.names();
+            if (all != matchedNames || matches.size() > MAX_CACHED_PATTERNS) {
+                matches.clear();
+                matchedNames = all;
+            }
+            for (String regex : regexes) {
+                names.addAll(matches.computeIfAbsent(regex, r -> matching(r, all)));
             }
         }
         Map<String, TopicMetadata> out = new TreeMap<>();
@@ -108,13 +118,18 @@ final class Subscriptions {
         return out;
     }
 
-    private boolean matchesAny(Set<String> regexes, String topic) {
-        for (String r : regexes) {
-            if (isValid(r) && pattern(r).matches(topic)) {
-                return true;
+    private Set<String> matching(String regex, Collection<String> topics) {
+        Set<String> out = new TreeSet<>();
+        if (!isValid(regex)) {
+            return out;
+        }
+        Pattern p = pattern(regex);
+        for (String topic : topics) {
+            if (!isInternal(topic) && p.matches(topic)) {
+                out.add(topic);
             }
         }
-        return false;
+        return out;
     }
 
     /** Internal topics are never matched by a pattern, as in Kafka. */
