@@ -181,99 +181,34 @@ final class ConsumerGroupHeartbeats {
         String groupId = req.groupId();
         int epoch = req.memberEpoch();
         String memberId = req.memberId() == null || req.memberId().isEmpty() ? generatedMemberId : req.memberId();
-        ConsumerGroup g = group != null ? group : new ConsumerGroup(groupId);
         if (group == null && epoch != JOIN_EPOCH) {
             return error(Errors.GROUP_ID_NOT_FOUND, "Consumer group " + groupId + " not found.");
         }
+        ConsumerGroup g = group != null ? group : new ConsumerGroup(groupId);
         Assignment owned = owned(req);
+        Who who = epoch == JOIN_EPOCH ? joining(g, req, memberId) : beating(g, memberId, epoch, owned);
+        if (who.refused() != null) {
+            return who.refused();
+        }
         List<ConsumerGroupRecord> records = new ArrayList<>();
-        ConsumerGroupMember member = g.member(memberId);
-        ConsumerGroupMember replacedStatic = null;
-        if (epoch == JOIN_EPOCH) {
-            if (req.instanceId() != null) {
-                ConsumerGroupMember holder = g.staticMember(req.instanceId());
-                if (holder != null && !holder.memberId().equals(memberId)) {
-                    if (!holder.isAway()) {
-                        return error(Errors.UNRELEASED_INSTANCE_ID, "Static member " + holder.memberId()
-                                + " with instance id " + req.instanceId() + " is still active in group " + groupId
-                                + ".");
-                    }
-                    replacedStatic = holder;
-                }
-            }
-            if (member == null && replacedStatic == null && g.members().size() >= config.maxSize()) {
-                return error(Errors.GROUP_MAX_SIZE_REACHED, "The consumer group has reached its maximum capacity of "
-                        + config.maxSize() + " members.");
-            }
-            if (replacedStatic != null) {
-                // The new member takes the old one's place: its assignment, target and epoch.
-                member = new ConsumerGroupMember(memberId, replacedStatic.subscription(), replacedStatic.current());
-                records.addAll(memberTombstones(groupId, replacedStatic.memberId()));
-            } else if (member != null) {
-                // A member that rejoins (after being fenced) has given up its partitions.
-                member = member.with(MemberAssignment.JOINING);
-            }
-        } else {
-            if (member == null) {
-                return error(Errors.UNKNOWN_MEMBER_ID, "Member " + memberId + " is not a member of group " + groupId
-                        + ".");
-            }
-            Outcome fenced = checkEpoch(member, epoch, owned);
-            if (fenced != null) {
-                return fenced;
-            }
+        if (who.replaced() != null) {
+            records.addAll(memberTombstones(groupId, who.replaced().memberId()));
         }
-        boolean isNew = member == null || replacedStatic != null;
-        MemberSubscription old = member == null ? null : member.subscription();
+        MemberSubscription old = who.member() == null ? null : who.member().subscription();
         MemberSubscription sub = updatedSubscription(old, req, clientId, clientHost, epoch == JOIN_EPOCH);
-        if (!sub.equals(old) || isNew) {
-            records.add(new ConsumerGroupRecord.MemberMetadata(groupId, memberId, sub));
-        }
-        boolean bump = old == null || !Objects.equals(old.topicNames(), sub.topicNames())
-                || !Objects.equals(old.topicRegex(), sub.topicRegex())
-                || !Objects.equals(old.serverAssignor(), sub.serverAssignor());
-
-        // The members as they will be, for the subscription metadata and the assignor.
-        Map<String, MemberSubscription> members = new TreeMap<>();
+        Map<String, MemberSubscription> members = new TreeMap<>(); // as they will be
         g.members().forEach((id, m) -> members.put(id, m.subscription()));
-        if (replacedStatic != null) {
-            members.remove(replacedStatic.memberId());
+        if (who.replaced() != null) {
+            members.remove(who.replaced().memberId());
         }
         members.put(memberId, sub);
-        Map<String, TopicMetadata> topics = subscriptions.resolve(members.values(), cluster);
-        if (!topics.equals(g.subscribedTopics())) {
-            records.add(new ConsumerGroupRecord.SubscribedTopics(groupId, topics));
-            bump = true;
-        }
-        int groupEpoch = g.groupEpoch();
-        if (bump) {
-            groupEpoch++;
-            records.add(new ConsumerGroupRecord.GroupEpoch(groupId, groupEpoch));
-        }
+        Subscribed subscribed = subscribe(g, memberId, old, sub, who.isNew(), members, records);
+        int groupEpoch = subscribed.groupEpoch();
+        Map<String, Assignment> target = target(g, memberId, who.replaced(), subscribed, members, records);
+        int targetEpoch = Math.max(groupEpoch, g.targetEpoch());
 
-        Map<String, Assignment> target = new HashMap<>(g.targetAssignment());
-        if (replacedStatic != null) {
-            target.put(memberId, target.getOrDefault(replacedStatic.memberId(), Assignment.EMPTY));
-            target.remove(replacedStatic.memberId());
-        }
-        int targetEpoch = g.targetEpoch();
-        if (groupEpoch > targetEpoch) {
-            Map<String, Assignment> next = assign(members, topics, target);
-            next.forEach((id, a) -> {
-                if (!a.equals(target.get(id))) {
-                    records.add(new ConsumerGroupRecord.TargetMember(groupId, id, a));
-                }
-            });
-            target.clear();
-            target.putAll(next);
-            targetEpoch = groupEpoch;
-            records.add(new ConsumerGroupRecord.TargetEpoch(groupId, targetEpoch));
-        } else if (replacedStatic != null) {
-            records.add(new ConsumerGroupRecord.TargetMember(groupId, memberId, target.get(memberId)));
-        }
-
-        MemberAssignment current = member == null ? MemberAssignment.JOINING : member.current();
-        String previousOwner = replacedStatic == null ? null : replacedStatic.memberId();
+        MemberAssignment current = who.member() == null ? MemberAssignment.JOINING : who.member().current();
+        String previousOwner = who.replaced() == null ? null : who.replaced().memberId();
         MemberAssignment next = CurrentAssignmentBuilder.next(memberId, current, targetEpoch,
                 target.getOrDefault(memberId, Assignment.EMPTY), owned, (t, p) -> {
                     String owner = g.owner(t, p);
@@ -283,7 +218,6 @@ final class ConsumerGroupHeartbeats {
         if (existing == null || !next.equals(existing.current())) {
             records.add(new ConsumerGroupRecord.CurrentMember(groupId, memberId, next));
         }
-
         ConsumerGroupHeartbeatResponseData response = new ConsumerGroupHeartbeatResponseData()
                 .setMemberId(memberId).setMemberEpoch(next.epoch()).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
         if (epoch == JOIN_EPOCH || fullRequest || !next.assigned().equals(current.assigned())) {
@@ -291,6 +225,112 @@ final class ConsumerGroupHeartbeats {
         }
         return new Outcome(response, records, Effect.ACTIVE, groupId, memberId, next, sub.rebalanceTimeoutMs(),
                 previousOwner);
+    }
+
+    /**
+     * The member a heartbeat is for, as it stands before the heartbeat.
+     *
+     * @param member null for a new member
+     * @param replaced the static member (away) a joining member with its instance id takes over, or null
+     * @param refused the error, if the heartbeat is refused
+     */
+    private record Who(ConsumerGroupMember member, ConsumerGroupMember replaced, Outcome refused) {
+        boolean isNew() {
+            return member == null || replaced != null;
+        }
+
+        static Who refused(Outcome error) {
+            return new Who(null, null, error);
+        }
+    }
+
+    /** A join (epoch 0): a new member, a member rejoining, or one taking over a static member that is away. */
+    private Who joining(ConsumerGroup g, ConsumerGroupHeartbeatRequestData req, String memberId) {
+        ConsumerGroupMember member = g.member(memberId);
+        ConsumerGroupMember holder = g.staticMember(req.instanceId());
+        if (holder != null && !holder.memberId().equals(memberId)) {
+            if (!holder.isAway()) {
+                return Who.refused(error(Errors.UNRELEASED_INSTANCE_ID, "Static member " + holder.memberId()
+                        + " with instance id " + req.instanceId() + " is still active in group " + g.groupId() + "."));
+            }
+            // The new member takes the old one's place: its assignment, target and epoch.
+            return new Who(new ConsumerGroupMember(memberId, holder.subscription(), holder.current()), holder, null);
+        }
+        if (member == null && g.members().size() >= config.maxSize()) {
+            return Who.refused(error(Errors.GROUP_MAX_SIZE_REACHED,
+                    "The consumer group has reached its maximum capacity of " + config.maxSize() + " members."));
+        }
+        // A member that rejoins (after being fenced) has given up its partitions.
+        return new Who(member == null ? null : member.with(MemberAssignment.JOINING), null, null);
+    }
+
+    /** A heartbeat of a member of the group (epoch above 0): known, and with its epoch. */
+    private static Who beating(ConsumerGroup g, String memberId, int epoch, Assignment owned) {
+        ConsumerGroupMember member = g.member(memberId);
+        if (member == null) {
+            return Who.refused(error(Errors.UNKNOWN_MEMBER_ID, "Member " + memberId + " is not a member of group "
+                    + g.groupId() + "."));
+        }
+        Outcome fenced = checkEpoch(member, epoch, owned);
+        return fenced != null ? Who.refused(fenced) : new Who(member, null, null);
+    }
+
+    /** The group epoch and subscribed topics after a heartbeat. */
+    private record Subscribed(int groupEpoch, Map<String, TopicMetadata> topics) {
+    }
+
+    /**
+     * Records the member's subscription if it changed, and the group's subscribed topics and epoch
+     * if they changed (a new member, another subscription or assignor, topics created, deleted or
+     * grown).
+     */
+    private Subscribed subscribe(ConsumerGroup g, String memberId, MemberSubscription old, MemberSubscription sub,
+                          boolean isNew, Map<String, MemberSubscription> members, List<ConsumerGroupRecord> records) {
+        if (!sub.equals(old) || isNew) {
+            records.add(new ConsumerGroupRecord.MemberMetadata(g.groupId(), memberId, sub));
+        }
+        boolean bump = old == null || !Objects.equals(old.topicNames(), sub.topicNames())
+                || !Objects.equals(old.topicRegex(), sub.topicRegex())
+                || !Objects.equals(old.serverAssignor(), sub.serverAssignor());
+        Map<String, TopicMetadata> topics = subscriptions.resolve(members.values(), cluster);
+        if (!topics.equals(g.subscribedTopics())) {
+            records.add(new ConsumerGroupRecord.SubscribedTopics(g.groupId(), topics));
+            bump = true;
+        }
+        if (!bump) {
+            return new Subscribed(g.groupEpoch(), topics);
+        }
+        records.add(new ConsumerGroupRecord.GroupEpoch(g.groupId(), g.groupEpoch() + 1));
+        return new Subscribed(g.groupEpoch() + 1, topics);
+    }
+
+    /**
+     * The target assignment: a new one from the assignor when the group epoch passed the target's
+     * (with its records), else the current one (a replaced static member's part moved to its successor).
+     */
+    private Map<String, Assignment> target(ConsumerGroup g, String memberId, ConsumerGroupMember replaced,
+                                           Subscribed subscribed, Map<String, MemberSubscription> members,
+                                           List<ConsumerGroupRecord> records) {
+        int groupEpoch = subscribed.groupEpoch();
+        Map<String, Assignment> target = new HashMap<>(g.targetAssignment());
+        if (replaced != null) {
+            target.put(memberId, target.getOrDefault(replaced.memberId(), Assignment.EMPTY));
+            target.remove(replaced.memberId());
+        }
+        if (groupEpoch <= g.targetEpoch()) {
+            if (replaced != null) {
+                records.add(new ConsumerGroupRecord.TargetMember(g.groupId(), memberId, target.get(memberId)));
+            }
+            return target;
+        }
+        Map<String, Assignment> next = assign(members, subscribed.topics(), target);
+        next.forEach((id, a) -> {
+            if (!a.equals(target.get(id))) {
+                records.add(new ConsumerGroupRecord.TargetMember(g.groupId(), id, a));
+            }
+        });
+        records.add(new ConsumerGroupRecord.TargetEpoch(g.groupId(), groupEpoch));
+        return next;
     }
 
     /**
