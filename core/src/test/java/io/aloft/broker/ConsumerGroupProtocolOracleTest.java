@@ -18,6 +18,7 @@ import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -39,6 +40,8 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupResponse;
 import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
@@ -245,6 +248,19 @@ class ConsumerGroupProtocolOracleTest {
             DeleteGroupsResponse r = c.send(new DeleteGroupsRequest.Builder(new DeleteGroupsRequestData()
                     .setGroupsNames(List.of("g13"))).build((short) 2));
             return r.data().results().iterator().next().errorCode() + "";
+        });
+        p.put("LeaveGroup (admin removal) on a consumer group", c -> {
+            heartbeat(c, join("g15", "m15a").setInstanceId("i15"), (short) 1);
+            heartbeat(c, join("g15", "m15b"), (short) 1);
+            LeaveGroupResponse r = c.send(new LeaveGroupRequest.Builder("g15", List.of(
+                    new LeaveGroupRequestData.MemberIdentity().setGroupInstanceId("i15"),
+                    new LeaveGroupRequestData.MemberIdentity().setMemberId("m15b"),
+                    new LeaveGroupRequestData.MemberIdentity().setMemberId("nobody"),
+                    new LeaveGroupRequestData.MemberIdentity().setGroupInstanceId("nope"))).build((short) 5));
+            ConsumerGroupDescribeResponse d = c.send(new ConsumerGroupDescribeRequest.Builder(
+                    new ConsumerGroupDescribeRequestData().setGroupIds(List.of("g15"))).build((short) 1));
+            return r.data().errorCode() + " " + r.data().members().stream().map(m -> "" + m.errorCode()).toList()
+                    + " left=" + d.data().groups().get(0).members().size();
         });
         p.put("OffsetCommit v8 from a consumer-protocol member", c -> {
             ConsumerGroupHeartbeatResponse joined = heartbeat(c, join("g14", "m14"), (short) 1);

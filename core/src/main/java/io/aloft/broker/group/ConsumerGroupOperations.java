@@ -3,6 +3,7 @@ package io.aloft.broker.group;
 import io.aloft.broker.coordinator.CoordinatorResult;
 import io.aloft.broker.group.consumer.ConsumerGroup;
 import io.aloft.broker.group.consumer.ConsumerGroupDescriber;
+import io.aloft.broker.group.consumer.ConsumerGroupMember;
 import io.aloft.broker.group.consumer.ConsumerGroupRecord;
 import io.aloft.broker.group.consumer.ConsumerGroups;
 import java.util.ArrayList;
@@ -13,6 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
@@ -120,6 +123,42 @@ final class ConsumerGroupOperations {
         });
         LOG.info("group {}: empty consumer group converted to a classic group", groupId);
         return Errors.NONE;
+    }
+
+    /**
+     * LeaveGroup on a consumer group: what the admin client sends to remove members (by instance id,
+     * or by member id). Each member named is removed as if it had left; {@code response} once the
+     * records are durable.
+     */
+    void leave(ConsumerGroup g, LeaveGroupRequestData req, short version,
+               CompletableFuture<LeaveGroupResponseData> response, CoordinatorResult.Builder<GroupRecord> out) {
+        List<LeaveGroupResponseData.MemberResponse> results = new ArrayList<>();
+        List<GroupRecord> records = new ArrayList<>();
+        for (LeaveGroupRequestData.MemberIdentity id : SyncAndLeave.identities(req, version)) {
+            String memberId = id.memberId() == null || id.memberId().isEmpty() ? null : id.memberId();
+            Errors error;
+            ConsumerGroupMember holder = g.staticMember(id.groupInstanceId());
+            if (id.groupInstanceId() != null && holder == null) {
+                error = Errors.UNKNOWN_MEMBER_ID;
+            } else if (holder != null && memberId != null && !holder.memberId().equals(memberId)) {
+                error = Errors.FENCED_INSTANCE_ID;
+            } else {
+                ConsumerGroupMember m = holder != null ? holder : memberId == null ? null : g.member(memberId);
+                error = m == null ? Errors.UNKNOWN_MEMBER_ID : Errors.NONE;
+                if (m != null) {
+                    records.addAll(wrap(consumerGroups.removeNow(g, m.memberId())));
+                }
+            }
+            results.add(new LeaveGroupResponseData.MemberResponse().setMemberId(id.memberId())
+                    .setGroupInstanceId(id.groupInstanceId()).setErrorCode(error.code()));
+        }
+        LeaveGroupResponseData answer = SyncAndLeave.leaveResponse(results, version);
+        if (records.isEmpty()) {
+            response.complete(answer);
+            return;
+        }
+        out.append(records, (failure, next) -> response.complete(failure == null ? answer
+                : new LeaveGroupResponseData().setErrorCode(Responses.forLogFailure(failure).code())));
     }
 
     // ---- offsets -------------------------------------------------------------------------

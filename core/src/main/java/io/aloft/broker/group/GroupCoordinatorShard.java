@@ -197,6 +197,11 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     CoordinatorResult<Void, GroupRecord> leave(LeaveGroupRequestData req, short version,
             CompletableFuture<LeaveGroupResponseData> response) {
         CoordinatorResult.Builder<GroupRecord> out = writes();
+        ConsumerGroup cg = consumerGroups.group(req.groupId());
+        if (cg != null) {
+            consumerOps.leave(cg, req, version, response, out);
+            return out.build(null);
+        }
         ClassicGroup g = groups.get(req.groupId());
         if (g == null) {
             List<MemberResponse> unknown = new ArrayList<>();

@@ -207,6 +207,20 @@ public final class ConsumerGroups {
         return CoordinatorResult.of(heartbeats.removal(g, memberId), null);
     }
 
+    /**
+     * Removes a member at an administrator's request (LeaveGroup naming it): its timers stop, and the
+     * records that remove it are applied at once (the caller appends them with a result that is not
+     * replayed, beside the classic group records of the same operation).
+     */
+    public List<ConsumerGroupRecord> removeNow(ConsumerGroup g, String memberId) {
+        cancel(sessionTimers, g.groupId(), memberId);
+        cancel(rebalanceTimers, g.groupId(), memberId);
+        List<ConsumerGroupRecord> records = heartbeats.removal(g, memberId);
+        records.forEach(this::replay);
+        LOG.info("consumer group {}: member {} removed by LeaveGroup", g.groupId(), memberId);
+        return records;
+    }
+
     // ---- offsets -------------------------------------------------------------------------
 
     /**
