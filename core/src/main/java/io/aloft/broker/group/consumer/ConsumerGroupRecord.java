@@ -1,5 +1,6 @@
 package io.aloft.broker.group.consumer;
 
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -22,7 +23,7 @@ public sealed interface ConsumerGroupRecord {
     /** The subscribed topics by name, as they were when the group epoch last changed; null: none. */
     record SubscribedTopics(String groupId, Map<String, TopicMetadata> topics) implements ConsumerGroupRecord {
         public SubscribedTopics {
-            topics = topics == null ? null : java.util.Collections.unmodifiableMap(new TreeMap<>(topics));
+            topics = topics == null ? null : Collections.unmodifiableMap(new TreeMap<>(topics));
         }
     }
 

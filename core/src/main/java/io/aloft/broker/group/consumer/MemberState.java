@@ -3,6 +3,7 @@ package io.aloft.broker.group.consumer;
 /**
  * Where a member is in reconciling towards its target assignment (KIP-848), with the code the
  * member's current-assignment record stores (explicit, not the ordinal, so reordering is harmless).
+ * Immutable.
  */
 public enum MemberState {
     /** The member has the epoch and the partitions of its target assignment (as far as it can now). */
