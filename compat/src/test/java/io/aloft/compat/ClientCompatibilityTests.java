@@ -96,6 +96,13 @@ abstract class ClientCompatibilityTests {
         python("2.16.1");
     }
 
+    /** The KIP-848 consumer group protocol through librdkafka ({@code group.protocol=consumer}). */
+    @Test
+    void librdkafka_2_16_confluentKafkaPython_consumerGroupProtocol_passesScenario() throws Exception {
+        Scenario s = scenario("librdkafka-confluent-kafka-2.16.1-kip848", NATIVE_LIMIT);
+        check(s, new PythonClients(layout).command("2.16.1", s, "consumer"), NATIVE_LIMIT);
+    }
+
     /** librdkafka 2.0.x: the generation of the kcat that found the ListOffsets bug (issue 11). */
     @Test
     void librdkafka_2_0_confluentKafkaPython_passesScenario() throws Exception {

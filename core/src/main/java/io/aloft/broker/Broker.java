@@ -201,9 +201,10 @@ public final class Broker implements AutoCloseable {
                 new NamedThreadFactory("aloft-group-coordinator", true, failures));
         resources.add(groupThreads);
         failures.closeOnFailure("group coordinator threads", groupThreads);
+        MetadataTopicIds topicIds = new MetadataTopicIds(cache);
         GroupCoordinator groups = new GroupCoordinator(groupConfig,
-                new PartitionGroupLog(partitions, System::currentTimeMillis), coordinatorTimer,
-                new MetadataTopicIds(cache), groupThreads);
+                new PartitionGroupLog(partitions, System::currentTimeMillis), coordinatorTimer, topicIds, topicIds,
+                groupThreads);
         resources.add(groups);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(
