@@ -2,26 +2,21 @@ package io.aloft.broker.handler;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.fetch.FetchPlan;
+import io.aloft.broker.fetch.FetchSessionManager;
+import io.aloft.broker.fetch.FetchTarget;
 import io.aloft.broker.log.LogReadResult;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
-import io.aloft.controller.model.TopicInfo;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
-import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
-import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -31,20 +26,26 @@ import org.apache.kafka.common.requests.FetchResponse;
 
 /**
  * Fetch for consumers (read_uncommitted and read_committed read the same: there are no
- * transactions yet). Sessionless: the response's session id is 0, so clients send full fetch
- * requests, as KIP-227 allows a broker to choose. When less than {@code min_bytes} is available
- * the request waits up to {@code max_wait_ms}, and is woken by the first append to any of its
- * partitions rather than by polling.
+ * transactions yet). Which partitions a fetch reads and which it answers follow its incremental
+ * fetch session (KIP-227, see {@link FetchSessionManager}): all of a full fetch's, or all of the
+ * session's for an incremental one, which answers only partitions with news. When less than
+ * {@code min_bytes} is available the request waits up to {@code max_wait_ms}, and is woken by the
+ * first append to any of the partitions it reads rather than by polling.
+ *
+ * <p>Thread-safe: runs on any network thread; the sessions guard their own state.
  */
 public final class FetchHandler implements ApiHandler<FetchRequest> {
     private final MetadataCache cache;
     private final PartitionManager partitions;
     private final ScheduledExecutorService timer;
+    private final FetchSessionManager sessions;
 
-    public FetchHandler(MetadataCache cache, PartitionManager partitions, ScheduledExecutorService timer) {
+    public FetchHandler(MetadataCache cache, PartitionManager partitions, ScheduledExecutorService timer,
+            FetchSessionManager sessions) {
         this.cache = cache;
         this.partitions = partitions;
         this.timer = timer;
+        this.sessions = sessions;
     }
 
     @Override
@@ -57,10 +58,6 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
         return 4; // the oldest Kafka 4.x brokers serve
     }
 
-    /** One requested partition, resolved. */
-    private record Wanted(String topicName, Uuid topicId, FetchPartition request, TopicPartition tp, Errors error) {
-    }
-
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, FetchRequest request) {
         if (request.data().replicaId() >= 0 || (request.data().replicaState() != null
@@ -69,61 +66,31 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
             return CompletableFuture.completedFuture(request.getErrorResponse(0,
                     Errors.NOT_LEADER_OR_FOLLOWER.exception("replica fetches are not served")));
         }
-        List<Wanted> wanted = resolve(request);
+        FetchPlan plan = sessions.plan(request, cache.view());
+        List<FetchTarget> wanted = plan.targets();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.data().maxWaitMs()));
         return readAll(wanted, request).thenCompose(first -> {
+            // Nothing to read (a session error, say) cannot get better by waiting: answer at once, as Kafka does.
             if (first.bytes >= Math.max(1, request.data().minBytes()) || request.data().maxWaitMs() <= 0
-                    || first.hasError) {
+                    || first.hasError || wanted.isEmpty()) {
                 return CompletableFuture.completedFuture(first);
             }
             return waitForData(wanted, deadline).thenCompose(v -> readAll(wanted, request));
-        }).thenApply(result -> (AbstractResponse) FetchResponse.of(result.toData()));
-    }
-
-    private List<Wanted> resolve(FetchRequest request) {
-        List<Wanted> out = new ArrayList<>();
-        MetadataCache.View view = cache.view();
-        for (FetchTopic t : request.data().topics()) {
-            String name = t.topic();
-            Errors topicError = Errors.NONE;
-            if ((name == null || name.isEmpty()) && t.topicId() != null && !Uuid.ZERO_UUID.equals(t.topicId())) {
-                TopicInfo topic = view.topic(new UUID(t.topicId().getMostSignificantBits(),
-                        t.topicId().getLeastSignificantBits()));
-                name = topic == null ? null : topic.name();
-                if (topic == null) {
-                    topicError = Errors.UNKNOWN_TOPIC_ID;
-                }
-            }
-            for (FetchPartition p : t.partitions()) {
-                out.add(new Wanted(name, t.topicId(), p, name == null ? null : new TopicPartition(name, p.partition()),
-                        topicError));
-            }
-        }
-        return out;
+        }).thenApply(result -> (AbstractResponse) FetchResponse.of(plan.respond(result.data)));
     }
 
     /** What one pass over the partitions found. */
     private static final class Pass {
-        final Map<Wanted, PartitionData> data = new LinkedHashMap<>();
+        final Map<FetchTarget, PartitionData> data = new LinkedHashMap<>();
         int bytes;
         boolean hasError;
-
-        FetchResponseData toData() {
-            Map<String, FetchableTopicResponse> topics = new LinkedHashMap<>();
-            data.forEach((w, pd) -> topics.computeIfAbsent(w.topicName() + "/" + w.topicId(), k ->
-                    new FetchableTopicResponse().setTopic(w.topicName() == null ? "" : w.topicName())
-                            .setTopicId(w.topicId() == null ? Uuid.ZERO_UUID : w.topicId())
-                            .setPartitions(new ArrayList<>())).partitions().add(pd));
-            return new FetchResponseData().setThrottleTimeMs(0).setErrorCode(Errors.NONE.code()).setSessionId(0)
-                    .setResponses(new ArrayList<>(topics.values()));
-        }
     }
 
     /** Reads partitions one after the other, within the request's byte budgets. */
-    private CompletableFuture<Pass> readAll(List<Wanted> wanted, FetchRequest request) {
+    private CompletableFuture<Pass> readAll(List<FetchTarget> wanted, FetchRequest request) {
         Pass pass = new Pass();
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-        for (Wanted w : wanted) {
+        for (FetchTarget w : wanted) {
             chain = chain.thenCompose(v -> readOne(w, request.data().maxBytes() - pass.bytes, pass.bytes == 0)
                     .thenAccept(pd -> {
                         pass.data.put(w, pd);
@@ -138,7 +105,7 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
         return chain.thenApply(v -> pass);
     }
 
-    private CompletableFuture<PartitionData> readOne(Wanted w, int bytesLeft, boolean firstWithData) {
+    private CompletableFuture<PartitionData> readOne(FetchTarget w, int bytesLeft, boolean firstWithData) {
         FetchPartition p = w.request();
         PartitionData pd = new PartitionData().setPartitionIndex(p.partition()).setHighWatermark(-1)
                 .setLastStableOffset(-1).setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY);
@@ -168,9 +135,9 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
     }
 
     /** Completes when any wanted partition gets data past its fetch offset, or at the deadline. */
-    private CompletableFuture<Void> waitForData(List<Wanted> wanted, long deadlineNanos) {
+    private CompletableFuture<Void> waitForData(List<FetchTarget> wanted, long deadlineNanos) {
         CompletableFuture<Void> woken = new CompletableFuture<>();
-        for (Wanted w : wanted) {
+        for (FetchTarget w : wanted) {
             if (w.tp() == null) {
                 continue;
             }
