@@ -27,7 +27,12 @@ final class CachedPartition {
     private long highWatermark = UNKNOWN;
     private long lastStableOffset = UNKNOWN;
     private long logStartOffset = UNKNOWN;
-    /** The target of the last read, reused while the topic resolves to the same name. */
+    /**
+     * The name the topic id last resolved to (null while never resolved): a topic deleted and
+     * created again under this name makes the id inconsistent with it, as Kafka tells clients.
+     */
+    private String knownName;
+    /** The target of the last read, reused while the topic resolves the same way. */
     private FetchTarget target;
 
     private CachedPartition(PartitionKey key, FetchPartition request) {
@@ -40,9 +45,10 @@ final class CachedPartition {
         return new CachedPartition(key, request);
     }
 
-    /** A partition of a new session, with the answer a full fetch just sent for it. */
-    static CachedPartition sent(PartitionKey key, FetchPartition request, PartitionData sent) {
-        CachedPartition p = new CachedPartition(key, request);
+    /** A partition of a new session, with the answer a full fetch just sent for it as {@code target}. */
+    static CachedPartition sent(PartitionKey key, FetchTarget target, PartitionData sent) {
+        CachedPartition p = new CachedPartition(key, target.request());
+        p.knownName = target.topicName();
         p.mustSend(sent);
         return p;
     }
@@ -53,6 +59,7 @@ final class CachedPartition {
         p.highWatermark = highWatermark;
         p.lastStableOffset = lastStableOffset;
         p.logStartOffset = logStartOffset;
+        p.knownName = knownName;
         p.target = target;
         return p;
     }
@@ -87,19 +94,27 @@ final class CachedPartition {
         return send;
     }
 
+    /** The name the topic id last resolved to, or null if it never did. */
+    String knownName() {
+        return knownName;
+    }
+
     /**
-     * What to read for this partition now: the topic resolved by the caller ({@code topicName}
-     * null when its id is unknown here), reusing the last target while nothing changed.
+     * What to read for this partition now: {@code topicName} (null if unknown) with {@code error}
+     * (NONE, or why not to read), remembering a name to read by; the last target is reused while
+     * nothing changed.
      */
-    FetchTarget target(String topicName, Uuid topicId) {
+    FetchTarget target(String topicName, Uuid topicId, Errors error) {
+        if (topicName != null && error == Errors.NONE) {
+            knownName = topicName;
+        }
         FetchTarget last = target;
-        if (last != null && last.request() == request && java.util.Objects.equals(last.topicName(), topicName)) {
+        if (last != null && last.request() == request && last.error() == error
+                && java.util.Objects.equals(last.topicName(), topicName)) {
             return last;
         }
-        FetchTarget next = topicName == null
-                ? new FetchTarget(null, topicId, request, null, Errors.UNKNOWN_TOPIC_ID)
-                : new FetchTarget(topicName, topicId, request, new TopicPartition(topicName, key.partition()),
-                        Errors.NONE);
+        FetchTarget next = new FetchTarget(topicName, topicId, request,
+                error == Errors.NONE ? new TopicPartition(topicName, key.partition()) : null, error);
         target = next;
         return next;
     }

@@ -120,17 +120,7 @@ public final class FetchSessionManager {
             targets = new ArrayList<>(partitions.size());
             Map<Uuid, String> names = byIds ? new HashMap<>() : null;
             for (CachedPartition p : partitions) {
-                if (byIds) {
-                    Uuid id = p.key.topicId();
-                    String name = names.get(id);
-                    if (name == null && !names.containsKey(id)) {
-                        name = topicName(view, id);
-                        names.put(id, name);
-                    }
-                    targets.add(p.target(name, id));
-                } else {
-                    targets.add(p.target(p.key.topicName(), Uuid.ZERO_UUID));
-                }
+                targets.add(byIds ? targetById(p, view, names) : p.target(p.key.topicName(), Uuid.ZERO_UUID, Errors.NONE));
             }
         }
         if (next.isEmpty()) {
@@ -141,6 +131,32 @@ public final class FetchSessionManager {
             return FullFetchPlan.sessionless(List.of());
         }
         return new IncrementalFetchPlan(cache, session, metadata.epoch(), next, partitions, targets);
+    }
+
+    /**
+     * What to read for a partition of a session by topic ids, as Kafka resolves it: the topic the
+     * id names now; else, if the id once named a topic, by that name, which fails with
+     * INCONSISTENT_TOPIC_ID if a topic of that name exists under another id (deleted and created
+     * again) or as a missing partition if none does; else UNKNOWN_TOPIC_ID.
+     *
+     * @param names ids resolved for this request so far (one lookup per topic)
+     */
+    private static FetchTarget targetById(CachedPartition p, MetadataCache.View view, Map<Uuid, String> names) {
+        Uuid id = p.key.topicId();
+        String name = names.get(id);
+        if (name == null && !names.containsKey(id)) {
+            name = topicName(view, id);
+            names.put(id, name);
+        }
+        if (name != null) {
+            return p.target(name, id, Errors.NONE);
+        }
+        String known = p.knownName();
+        if (known == null) {
+            return p.target(null, id, Errors.UNKNOWN_TOPIC_ID);
+        }
+        return view.topic(known) != null ? p.target(known, id, Errors.INCONSISTENT_TOPIC_ID)
+                : p.target(known, id, Errors.NONE);
     }
 
     /**

@@ -48,7 +48,7 @@ final class FullFetchPlan implements FetchPlan {
                 FetchTarget t = e.getKey();
                 PartitionKey key = usesTopicIds ? PartitionKey.byId(t.topicId(), t.request().partition())
                         : PartitionKey.byName(t.topicName(), t.request().partition());
-                partitions.put(key, CachedPartition.sent(key, t.request(), e.getValue()));
+                partitions.put(key, CachedPartition.sent(key, t, e.getValue()));
             }
             sessionId = cache.create(usesTopicIds, partitions);
         }

@@ -246,7 +246,7 @@ class FetchSessionManagerTest {
     }
 
     @Test
-    void topicRecreatedWithNewId_oldIdAnsweredUnknownTopicId_newIdReadsTheNewTopic() {
+    void topicRecreatedWithNewId_oldIdInconsistent_newIdReadsTheNewTopic() {
         int id = openSession(LATEST);
         Uuid oldId = kit.id("a");
         kit.deleteTopic("a");
@@ -255,7 +255,7 @@ class FetchSessionManagerTest {
         FetchResponseData r = kit.fetch(LATEST, id, 1, List.of(), List.of());
         assertEquals(3, r.responses().get(0).partitions().size());
         assertEquals(oldId, r.responses().get(0).topicId());
-        assertEquals(Errors.UNKNOWN_TOPIC_ID, partitionError(r, "", 0));
+        assertEquals(Errors.INCONSISTENT_TOPIC_ID, partitionError(r, "a", 0), "the session knew the old id as a's");
         // What a client does once its metadata has the new id: add the new partitions, forget the old.
         List<Part> added = List.of(new Part("", newId, 0, 0), new Part("", newId, 1, 0), new Part("", newId, 2, 0));
         List<Part> forgotten = List.of(new Part("", oldId, 0, 0), new Part("", oldId, 1, 0), new Part("", oldId, 2, 0));
@@ -267,6 +267,16 @@ class FetchSessionManagerTest {
         assertTrue(r.responses().get(0).partitions().get(0).records().sizeInBytes() > 0);
         assertEquals(List.of("a-0", "a-1", "a-2"), kit.lastReadOrder());
         assertEquals(3, kit.cache.cachedPartitions());
+    }
+
+    @Test
+    void topicDeleted_partitionsOfItsIdReadByTheirLastName() {
+        int id = openSession(LATEST);
+        kit.deleteTopic("a");
+        FetchResponseData r = kit.fetch(LATEST, id, 1, List.of(), List.of());
+        assertEquals(Set.of("a-0", "a-1", "a-2"), partitions(r));
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, partitionError(r, "a", 1));
+        assertEquals(List.of("a-0", "a-1", "a-2"), kit.lastReadOrder());
     }
 
     @Test
