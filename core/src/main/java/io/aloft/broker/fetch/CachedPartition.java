@@ -1,5 +1,6 @@
 package io.aloft.broker.fetch;
 
+import java.util.Objects;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
@@ -34,6 +35,8 @@ final class CachedPartition {
     private String knownName;
     /** The target of the last read, reused while the topic resolves the same way. */
     private FetchTarget target;
+    /** The metadata {@link #target} was resolved in: while it is current, the target stands as it is. */
+    private Object resolvedIn;
 
     private CachedPartition(PartitionKey key, FetchPartition request) {
         this.key = key;
@@ -94,6 +97,19 @@ final class CachedPartition {
         return send;
     }
 
+    /**
+     * The target of the last read if it was resolved in {@code metadata} (the broker's metadata
+     * snapshot, replaced on every change) and the client's fetch parameters are the same; else null.
+     */
+    FetchTarget targetIn(Object metadata) {
+        return resolvedIn == metadata && target != null && target.request() == request ? target : null;
+    }
+
+    /** Marks the last target as resolved in {@code metadata}. */
+    void resolvedIn(Object metadata) {
+        resolvedIn = metadata;
+    }
+
     /** The name the topic id last resolved to, or null if it never did. */
     String knownName() {
         return knownName;
@@ -110,7 +126,7 @@ final class CachedPartition {
         }
         FetchTarget last = target;
         if (last != null && last.request() == request && last.error() == error
-                && java.util.Objects.equals(last.topicName(), topicName)) {
+                && Objects.equals(last.topicName(), topicName)) {
             return last;
         }
         FetchTarget next = new FetchTarget(topicName, topicId, request,

@@ -24,11 +24,11 @@ public interface FetchPlan {
     List<FetchTarget> targets();
 
     /**
-     * The response to the request, given each target's answer ({@code answers} holds one per
-     * target, by the target objects of {@link #targets()}). For a session, this is where its
-     * state moves forward; a request that fails before this call leaves the session as it was.
+     * The response to the request, given each target's answer ({@code answers.get(i)} answers
+     * {@code targets().get(i)}). For a session, this is where its state moves forward; a request
+     * that fails before this call leaves the session as it was.
      */
-    FetchResponseData respond(Map<FetchTarget, PartitionData> answers);
+    FetchResponseData respond(List<PartitionData> answers);
 
     /** A plan that reads nothing and answers a top-level error (session errors carry no partitions). */
     static FetchPlan error(Errors error, int sessionId) {
@@ -39,7 +39,7 @@ public interface FetchPlan {
             }
 
             @Override
-            public FetchResponseData respond(Map<FetchTarget, PartitionData> answers) {
+            public FetchResponseData respond(List<PartitionData> answers) {
                 return response(error, sessionId, List.of());
             }
         };

@@ -66,7 +66,7 @@ public final class FetchSessionManager {
         FetchRequestData data = request.data();
         if (version < FIRST_SESSION_VERSION) {
             cache.stats().onFullFetch();
-            return FullFetchPlan.sessionless(fullTargets(data, byIds, view));
+            return FullFetchPlan.sessionless(fullTargets(data, byIds, view), byIds);
         }
         FetchMetadata metadata = new FetchMetadata(data.sessionId(), data.sessionEpoch());
         if (!metadata.isFull()) {
@@ -78,7 +78,7 @@ public final class FetchSessionManager {
         cache.stats().onFullFetch();
         List<FetchTarget> targets = fullTargets(data, byIds, view);
         if (metadata.epoch() == FetchMetadata.FINAL_EPOCH || cache.slots() == 0) {
-            return FullFetchPlan.sessionless(targets);
+            return FullFetchPlan.sessionless(targets, byIds);
         }
         return FullFetchPlan.creatingSession(targets, cache, byIds);
     }
@@ -118,9 +118,18 @@ public final class FetchSessionManager {
             next = applyChanges(session.partitionsLocked(), data, byIds);
             partitions = new ArrayList<>(next.values());
             targets = new ArrayList<>(partitions.size());
-            Map<Uuid, String> names = byIds ? new HashMap<>() : null;
+            Map<Uuid, String> names = null;
             for (CachedPartition p : partitions) {
-                targets.add(byIds ? targetById(p, view, names) : p.target(p.key.topicName(), Uuid.ZERO_UUID, Errors.NONE));
+                // While the metadata has not changed since a partition's last read, its target stands.
+                FetchTarget target = p.targetIn(view);
+                if (target == null) {
+                    if (byIds && names == null) {
+                        names = new HashMap<>();
+                    }
+                    target = byIds ? targetById(p, view, names) : p.target(p.key.topicName(), Uuid.ZERO_UUID, Errors.NONE);
+                    p.resolvedIn(view);
+                }
+                targets.add(target);
             }
         }
         if (next.isEmpty()) {
@@ -128,7 +137,7 @@ public final class FetchSessionManager {
             if (cache.remove(session.id)) {
                 cache.stats().onClosed();
             }
-            return FullFetchPlan.sessionless(List.of());
+            return FullFetchPlan.sessionless(List.of(), byIds);
         }
         return new IncrementalFetchPlan(cache, session, metadata.epoch(), next, partitions, targets);
     }

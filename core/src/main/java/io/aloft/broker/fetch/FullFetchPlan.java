@@ -1,5 +1,6 @@
 package io.aloft.broker.fetch;
 
+import java.util.AbstractMap.SimpleImmutableEntry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,8 @@ final class FullFetchPlan implements FetchPlan {
         this.usesTopicIds = usesTopicIds;
     }
 
-    static FullFetchPlan sessionless(List<FetchTarget> targets) {
-        return new FullFetchPlan(targets, null, false);
+    static FullFetchPlan sessionless(List<FetchTarget> targets, boolean usesTopicIds) {
+        return new FullFetchPlan(targets, null, usesTopicIds);
     }
 
     static FullFetchPlan creatingSession(List<FetchTarget> targets, FetchSessionCache cache, boolean usesTopicIds) {
@@ -40,18 +41,21 @@ final class FullFetchPlan implements FetchPlan {
     }
 
     @Override
-    public FetchResponseData respond(Map<FetchTarget, PartitionData> answers) {
+    public FetchResponseData respond(List<PartitionData> answers) {
+        // A partition named twice is answered once, where it was first named, with its last answer (as Kafka).
+        LinkedHashMap<PartitionKey, Map.Entry<FetchTarget, PartitionData>> byPartition = new LinkedHashMap<>();
+        for (int i = 0; i < targets.size(); i++) {
+            FetchTarget t = targets.get(i);
+            PartitionKey key = usesTopicIds ? PartitionKey.byId(t.topicId(), t.request().partition())
+                    : PartitionKey.byName(t.topicName(), t.request().partition());
+            byPartition.put(key, new SimpleImmutableEntry<>(t, answers.get(i)));
+        }
         int sessionId = 0;
         if (cache != null) {
             LinkedHashMap<PartitionKey, CachedPartition> partitions = new LinkedHashMap<>();
-            for (Map.Entry<FetchTarget, PartitionData> e : answers.entrySet()) {
-                FetchTarget t = e.getKey();
-                PartitionKey key = usesTopicIds ? PartitionKey.byId(t.topicId(), t.request().partition())
-                        : PartitionKey.byName(t.topicName(), t.request().partition());
-                partitions.put(key, CachedPartition.sent(key, t, e.getValue()));
-            }
+            byPartition.forEach((key, e) -> partitions.put(key, CachedPartition.sent(key, e.getKey(), e.getValue())));
             sessionId = cache.create(usesTopicIds, partitions);
         }
-        return FetchPlan.response(Errors.NONE, sessionId, answers.entrySet());
+        return FetchPlan.response(Errors.NONE, sessionId, byPartition.values());
     }
 }

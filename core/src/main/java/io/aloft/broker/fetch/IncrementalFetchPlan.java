@@ -53,7 +53,7 @@ final class IncrementalFetchPlan implements FetchPlan {
     }
 
     @Override
-    public FetchResponseData respond(Map<FetchTarget, PartitionData> answers) {
+    public FetchResponseData respond(List<PartitionData> answers) {
         List<Map.Entry<FetchTarget, PartitionData>> sent = new ArrayList<>();
         int size;
         synchronized (session) {
@@ -66,8 +66,8 @@ final class IncrementalFetchPlan implements FetchPlan {
             for (int i = 0; i < partitions.size(); i++) {
                 CachedPartition p = partitions.get(i);
                 FetchTarget target = targets.get(i);
-                PartitionData answer = answers.get(target);
-                if (answer != null && p.mustSend(answer)) {
+                PartitionData answer = answers.get(i);
+                if (p.mustSend(answer)) {
                     sent.add(new SimpleImmutableEntry<>(target, answer));
                     if (FetchResponse.recordsSize(answer) > 0) {
                         withRecords.add(p);

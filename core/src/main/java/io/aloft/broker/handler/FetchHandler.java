@@ -9,11 +9,13 @@ import io.aloft.broker.log.LogReadResult;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
@@ -76,33 +78,62 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
                 return CompletableFuture.completedFuture(first);
             }
             return waitForData(wanted, deadline).thenCompose(v -> readAll(wanted, request));
-        }).thenApply(result -> (AbstractResponse) FetchResponse.of(plan.respond(result.data)));
+        }).thenApply(result -> (AbstractResponse) FetchResponse.of(plan.respond(result.answers)));
     }
 
-    /** What one pass over the partitions found. */
+    /** What one pass over the partitions found: an answer per partition, in the order read. */
     private static final class Pass {
-        final Map<FetchTarget, PartitionData> data = new LinkedHashMap<>();
+        final List<PartitionData> answers;
         int bytes;
         boolean hasError;
+
+        Pass(int partitions) {
+            answers = new ArrayList<>(partitions);
+        }
+
+        void add(PartitionData pd) {
+            answers.add(pd);
+            if (pd.records() instanceof MemoryRecords r) {
+                bytes += r.sizeInBytes();
+            }
+            if (pd.errorCode() != Errors.NONE.code()) {
+                hasError = true;
+            }
+        }
     }
 
-    /** Reads partitions one after the other, within the request's byte budgets. */
+    /**
+     * Reads partitions one after the other, within the request's byte budgets. A plain loop runs
+     * through the partitions whose answer is ready at once (an open log, most often with nothing
+     * new: the bulk of a fetch of many partitions) and stops only at a read still in progress, to
+     * go on when it completes; so a partition costs no future of its own here.
+     */
     private CompletableFuture<Pass> readAll(List<FetchTarget> wanted, FetchRequest request) {
-        Pass pass = new Pass();
-        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-        for (FetchTarget w : wanted) {
-            chain = chain.thenCompose(v -> readOne(w, request.data().maxBytes() - pass.bytes, pass.bytes == 0)
-                    .thenAccept(pd -> {
-                        pass.data.put(w, pd);
-                        if (pd.records() instanceof MemoryRecords r) {
-                            pass.bytes += r.sizeInBytes();
-                        }
-                        if (pd.errorCode() != Errors.NONE.code()) {
-                            pass.hasError = true;
-                        }
-                    }));
+        CompletableFuture<Pass> done = new CompletableFuture<>();
+        readFrom(0, wanted, request, new Pass(wanted.size()), done);
+        return done;
+    }
+
+    private void readFrom(int from, List<FetchTarget> wanted, FetchRequest request, Pass pass,
+            CompletableFuture<Pass> done) {
+        for (int i = from; i < wanted.size(); i++) {
+            CompletableFuture<PartitionData> answer = readOne(wanted.get(i), request.data().maxBytes() - pass.bytes,
+                    pass.bytes == 0);
+            if (!answer.isDone()) {
+                int next = i + 1;
+                answer.whenComplete((pd, e) -> {
+                    try {
+                        pass.add(pd); // readOne answers errors in the partition data, never by failing
+                        readFrom(next, wanted, request, pass, done);
+                    } catch (RuntimeException t) {
+                        done.completeExceptionally(t); // the dispatcher answers with the request's error response
+                    }
+                });
+                return;
+            }
+            pass.add(answer.join());
         }
-        return chain.thenApply(v -> pass);
+        done.complete(pass);
     }
 
     private CompletableFuture<PartitionData> readOne(FetchTarget w, int bytesLeft, boolean firstWithData) {
@@ -113,17 +144,30 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
             return CompletableFuture.completedFuture(pd.setErrorCode(
                     (w.error() != Errors.NONE ? w.error() : Errors.UNKNOWN_TOPIC_OR_PARTITION).code()));
         }
-        return partitions.leaderLog(w.tp()).thenCompose(log -> {
+        CompletableFuture<PartitionLog> opened = partitions.leaderLog(w.tp());
+        if (opened.isDone() && !opened.isCompletedExceptionally()) {
+            // An open log with nothing past the fetch offset (most partitions of a fetch of many):
+            // answered here, without a read and its futures.
+            PartitionLog log = opened.join();
+            LogReadResult nothingNew = checkEpoch(p.currentLeaderEpoch(), log.leaderEpoch()) == Errors.NONE
+                    ? log.nothingNewAt(p.fetchOffset()) : null;
+            if (nothingNew != null) {
+                return CompletableFuture.completedFuture(answer(pd, nothingNew));
+            }
+        }
+        return opened.thenCompose(log -> {
             Errors epochError = checkEpoch(p.currentLeaderEpoch(), log.leaderEpoch());
             if (epochError != Errors.NONE) {
                 return CompletableFuture.completedFuture(pd.setErrorCode(epochError.code()));
             }
             int budget = Math.max(0, Math.min(p.partitionMaxBytes(), bytesLeft));
-            return log.read(p.fetchOffset(), budget, firstWithData).thenApply((LogReadResult r) -> pd
-                    .setErrorCode(Errors.NONE.code()).setHighWatermark(r.highWatermark())
-                    .setLastStableOffset(r.highWatermark()).setLogStartOffset(r.logStartOffset())
-                    .setRecords(r.records()));
+            return log.read(p.fetchOffset(), budget, firstWithData).thenApply((LogReadResult r) -> answer(pd, r));
         }).exceptionally(e -> pd.setErrorCode(PartitionErrors.toKafka(e).code()));
+    }
+
+    private static PartitionData answer(PartitionData pd, LogReadResult r) {
+        return pd.setErrorCode(Errors.NONE.code()).setHighWatermark(r.highWatermark())
+                .setLastStableOffset(r.highWatermark()).setLogStartOffset(r.logStartOffset()).setRecords(r.records());
     }
 
     /** Kafka's leader-epoch check: -1 skips it; older is fenced, newer is not known here yet. */
@@ -134,18 +178,40 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
         return requested < current ? Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH;
     }
 
-    /** Completes when any wanted partition gets data past its fetch offset, or at the deadline. */
+    /**
+     * Completes when any wanted partition gets data past its fetch offset, or at the deadline. Then
+     * it ends its wait on every other partition, so partitions that stay idle do not collect the
+     * waits of every fetch that watched them (a consumer of many idle partitions would otherwise
+     * leave one per partition per fetch until each partition's next append).
+     */
     private CompletableFuture<Void> waitForData(List<FetchTarget> wanted, long deadlineNanos) {
         CompletableFuture<Void> woken = new CompletableFuture<>();
+        Queue<CompletableFuture<Void>> waits = new ConcurrentLinkedQueue<>();
         for (FetchTarget w : wanted) {
             if (w.tp() == null) {
                 continue;
             }
-            partitions.leaderLog(w.tp()).thenCompose((PartitionLog log) -> log.awaitData(w.request().fetchOffset()))
-                    .whenComplete((v, e) -> woken.complete(null));
+            partitions.leaderLog(w.tp()).whenComplete((log, error) -> {
+                if (error != null) {
+                    woken.complete(null); // read again: the answer carries the partition's error
+                    return;
+                }
+                CompletableFuture<Void> wait = log.awaitData(w.request().fetchOffset());
+                waits.add(wait);
+                wait.whenComplete((v, e) -> woken.complete(null));
+                if (woken.isDone()) {
+                    wait.complete(null); // this log opened after the fetch stopped waiting
+                }
+            });
         }
         long delay = Math.max(0, deadlineNanos - System.nanoTime());
-        timer.schedule(() -> woken.complete(null), delay, TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> deadline = timer.schedule(() -> woken.complete(null), delay, TimeUnit.NANOSECONDS);
+        woken.whenComplete((v, e) -> {
+            deadline.cancel(false);
+            for (CompletableFuture<Void> wait; (wait = waits.poll()) != null; ) {
+                wait.complete(null);
+            }
+        });
         return woken;
     }
 }

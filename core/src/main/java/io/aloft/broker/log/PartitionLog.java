@@ -5,8 +5,10 @@ import io.aloft.stream.StreamFencedException;
 import io.aloft.stream.store.StreamStore;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -89,8 +91,8 @@ public final class PartitionLog {
     private final Object waitLock = new Object();
     /** Written under waitLock. */
     private volatile long highWatermark;
-    /** Completed when the high watermark next moves; guarded by waitLock. */
-    private CompletableFuture<Void> dataArrived = new CompletableFuture<>();
+    /** The futures of {@link #awaitData} callers still waiting; guarded by waitLock. */
+    private Set<CompletableFuture<Void>> waiters = new HashSet<>();
 
     private PartitionLog(TopicPartition tp, Stream records, Stream state, int leaderEpoch, LogConfig config,
             LongSupplier time, PartitionLogLoader.Loaded loaded) {
@@ -301,40 +303,77 @@ public final class PartitionLog {
     }
 
     /**
+     * What {@link #read} answers at {@code fetchOffset} when there is nothing to read there (it is
+     * the high watermark), at once and without a future; null when there may be records, or the
+     * log cannot be read (then {@link #read} says why). A fetch over many partitions finds most of
+     * them so.
+     */
+    public LogReadResult nothingNewAt(long fetchOffset) {
+        long hw = highWatermark;
+        if (fetchOffset != hw || failure.get() != null || closed) {
+            return null;
+        }
+        return new LogReadResult(MemoryRecords.EMPTY, hw, logStartOffset);
+    }
+
+    /**
      * Completes once the high watermark is above {@code offset} (at once if it already is), or when
-     * the log closes or fails, so a waiting fetch should read again after it completes.
+     * the log closes or fails, so a waiting fetch should read again after it completes. A caller
+     * that stops waiting for other reasons (its deadline, another partition's data) completes or
+     * cancels the future itself, which removes it from this log at once: a log that gets no data
+     * for a long time does not collect the waits of every fetch that ever watched it.
      */
     public CompletableFuture<Void> awaitData(long offset) {
-        CompletableFuture<Void> next;
+        CompletableFuture<Void> wait = new CompletableFuture<>();
         synchronized (waitLock) {
             if (highWatermark > offset || closed || failure.get() != null) {
                 return CompletableFuture.completedFuture(null);
             }
-            next = dataArrived;
+            waiters.add(wait);
         }
-        return next.thenCompose(v -> awaitData(offset));
+        wait.whenComplete((v, e) -> {
+            synchronized (waitLock) {
+                waiters.remove(wait);
+            }
+        });
+        return wait;
+    }
+
+    /** How many {@link #awaitData} futures are waiting (tests). */
+    int waiting() {
+        synchronized (waitLock) {
+            return waiters.size();
+        }
     }
 
     private void advanceHighWatermark(long end) {
-        CompletableFuture<Void> woken;
+        Set<CompletableFuture<Void>> woken;
         synchronized (waitLock) {
             if (end <= highWatermark) {
                 return;
             }
             highWatermark = end;
-            woken = dataArrived;
-            dataArrived = new CompletableFuture<>();
+            woken = takeWaiters();
         }
-        woken.complete(null);
+        woken.forEach(w -> w.complete(null));
     }
 
     private void wakeAll() {
-        CompletableFuture<Void> woken;
+        Set<CompletableFuture<Void>> woken;
         synchronized (waitLock) {
-            woken = dataArrived;
-            dataArrived = new CompletableFuture<>();
+            woken = takeWaiters();
         }
-        woken.complete(null);
+        woken.forEach(w -> w.complete(null));
+    }
+
+    /** The waiters, replaced by an empty set: they are completed outside the lock. */
+    private Set<CompletableFuture<Void>> takeWaiters() {
+        if (waiters.isEmpty()) {
+            return Set.of();
+        }
+        Set<CompletableFuture<Void>> taken = waiters;
+        waiters = new HashSet<>();
+        return taken;
     }
 
     /**

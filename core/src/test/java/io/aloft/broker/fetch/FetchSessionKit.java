@@ -68,11 +68,13 @@ final class FetchSessionKit {
             highWatermarks.put(new TopicPartition(name, p), 0L);
         }
         topics.put(name, new TopicInfo(id, name, Map.of(), parts));
+        view = null;
         return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
     }
 
     void deleteTopic(String name) {
         TopicInfo t = topics.remove(name);
+        view = null;
         for (int p = 0; p < t.partitions().size(); p++) {
             highWatermarks.remove(new TopicPartition(name, p));
         }
@@ -87,11 +89,17 @@ final class FetchSessionKit {
         return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
     }
 
-    private MetadataCache.View view() {
-        Map<String, TopicInfo> byName = new HashMap<>(topics);
-        Map<UUID, TopicInfo> byId = new HashMap<>();
-        topics.values().forEach(t -> byId.put(t.topicId(), t));
-        return new MetadataCache.View(Map.of(), byName, byId);
+    /** The metadata snapshot, made anew after each topic change (as the broker's metadata cache does). */
+    private MetadataCache.View view;
+
+    MetadataCache.View view() {
+        if (view == null) {
+            Map<String, TopicInfo> byName = new HashMap<>(topics);
+            Map<UUID, TopicInfo> byId = new HashMap<>();
+            topics.values().forEach(t -> byId.put(t.topicId(), t));
+            view = new MetadataCache.View(Map.of(), byName, byId);
+        }
+        return view;
     }
 
     /** A request's partition: topic (by name and id), partition, fetch offset. */
@@ -133,9 +141,9 @@ final class FetchSessionKit {
     /** Answers every target of {@code plan} from the fake logs, as the handler would, and responds. */
     FetchResponseData respond(FetchPlan plan) {
         lastTargets = plan.targets();
-        Map<FetchTarget, PartitionData> answers = new LinkedHashMap<>();
+        List<PartitionData> answers = new ArrayList<>();
         for (FetchTarget t : plan.targets()) {
-            answers.put(t, answer(t));
+            answers.add(answer(t));
         }
         return plan.respond(answers);
     }

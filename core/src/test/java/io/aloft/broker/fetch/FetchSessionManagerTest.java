@@ -6,7 +6,9 @@ import static io.aloft.broker.fetch.FetchSessionKit.partitionError;
 import static io.aloft.broker.fetch.FetchSessionKit.partitions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.broker.fetch.FetchSessionKit.Part;
@@ -277,6 +279,23 @@ class FetchSessionManagerTest {
         assertEquals(Set.of("a-0", "a-1", "a-2"), partitions(r));
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, partitionError(r, "a", 1));
         assertEquals(List.of("a-0", "a-1", "a-2"), kit.lastReadOrder());
+    }
+
+    @Test
+    void incremental_metadataUnchanged_reusesTheTargets_metadataChanged_resolvesAgain() {
+        int id = openSession(LATEST);
+        kit.fetch(LATEST, id, 1, List.of(), List.of());
+        List<FetchTarget> first = kit.lastTargets;
+        kit.fetch(LATEST, id, 2, List.of(), List.of());
+        for (int i = 0; i < first.size(); i++) {
+            assertSame(first.get(i), kit.lastTargets.get(i), "same metadata, same target");
+        }
+        kit.fetch(LATEST, id, 3, List.of(kit.part("a", 1, 0)), List.of());
+        assertNotSame(first.get(1), kit.lastTargets.get(1), "new fetch parameters, new target");
+        assertSame(first.get(0), kit.lastTargets.get(0));
+        kit.createTopic("c", 1);
+        kit.fetch(LATEST, id, 4, List.of(), List.of());
+        assertEquals(first.get(0), kit.lastTargets.get(0), "metadata changed: resolved again, to the same");
     }
 
     @Test

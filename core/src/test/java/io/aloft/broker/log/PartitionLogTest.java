@@ -281,6 +281,23 @@ class PartitionLogTest {
     }
 
     @Test
+    void awaitData_waitEndedByItsCaller_leavesTheLog() throws Exception {
+        PartitionLog log = fx.open();
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            waits.add(log.awaitData(0));
+        }
+        assertEquals(100, log.waiting());
+        // Fetches that stopped waiting (their deadline passed) end their waits: none stays behind.
+        waits.forEach(w -> w.complete(null));
+        assertEquals(0, log.waiting());
+        CompletableFuture<Void> waiting = log.awaitData(0);
+        get(log.append(batch(1)));
+        get(waiting);
+        assertEquals(0, log.waiting());
+    }
+
+    @Test
     void awaitData_isWokenByClose() throws Exception {
         PartitionLog log = fx.open();
         CompletableFuture<Void> waiting = log.awaitData(0);
