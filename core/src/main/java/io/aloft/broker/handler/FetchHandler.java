@@ -77,7 +77,9 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
                     || first.hasError || wanted.isEmpty()) {
                 return CompletableFuture.completedFuture(first);
             }
-            return waitForData(wanted, deadline).thenCompose(v -> readAll(wanted, request));
+            // Woken by its deadline alone, no partition changed since the first pass: it is the answer.
+            return waitForData(wanted, deadline).thenCompose(changed -> changed ? readAll(wanted, request)
+                    : CompletableFuture.completedFuture(first));
         }).thenApply(result -> (AbstractResponse) FetchResponse.of(plan.respond(result.answers)));
     }
 
@@ -179,37 +181,36 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
     }
 
     /**
-     * Completes when any wanted partition gets data past its fetch offset, or at the deadline. Then
-     * it ends its wait on every other partition, so partitions that stay idle do not collect the
-     * waits of every fetch that watched them (a consumer of many idle partitions would otherwise
-     * leave one per partition per fetch until each partition's next append).
+     * Completes with true when any wanted partition gets data past its fetch offset (or its log
+     * closes, fails or cannot be found), with false at the deadline. One wake-up is registered with
+     * every partition's log and, once the fetch is woken, cancelled with all of them, so idle
+     * partitions do not collect the waits of every fetch that watched them.
      */
-    private CompletableFuture<Void> waitForData(List<FetchTarget> wanted, long deadlineNanos) {
-        CompletableFuture<Void> woken = new CompletableFuture<>();
-        Queue<CompletableFuture<Void>> waits = new ConcurrentLinkedQueue<>();
+    private CompletableFuture<Boolean> waitForData(List<FetchTarget> wanted, long deadlineNanos) {
+        CompletableFuture<Boolean> woken = new CompletableFuture<>();
+        Runnable wake = () -> woken.complete(true);
+        Queue<PartitionLog> watched = new ConcurrentLinkedQueue<>();
         for (FetchTarget w : wanted) {
             if (w.tp() == null) {
                 continue;
             }
             partitions.leaderLog(w.tp()).whenComplete((log, error) -> {
-                if (error != null) {
-                    woken.complete(null); // read again: the answer carries the partition's error
+                if (error != null || !log.wakeOnData(w.request().fetchOffset(), wake)) {
+                    wake.run(); // read again: new data, or the partition's error, is the answer
                     return;
                 }
-                CompletableFuture<Void> wait = log.awaitData(w.request().fetchOffset());
-                waits.add(wait);
-                wait.whenComplete((v, e) -> woken.complete(null));
+                watched.add(log);
                 if (woken.isDone()) {
-                    wait.complete(null); // this log opened after the fetch stopped waiting
+                    log.cancelWake(wake); // this log opened after the fetch stopped waiting
                 }
             });
         }
         long delay = Math.max(0, deadlineNanos - System.nanoTime());
-        ScheduledFuture<?> deadline = timer.schedule(() -> woken.complete(null), delay, TimeUnit.NANOSECONDS);
-        woken.whenComplete((v, e) -> {
+        ScheduledFuture<?> deadline = timer.schedule(() -> woken.complete(false), delay, TimeUnit.NANOSECONDS);
+        woken.whenComplete((changed, e) -> {
             deadline.cancel(false);
-            for (CompletableFuture<Void> wait; (wait = waits.poll()) != null; ) {
-                wait.complete(null);
+            for (PartitionLog log; (log = watched.poll()) != null; ) {
+                log.cancelWake(wake);
             }
         });
         return woken;

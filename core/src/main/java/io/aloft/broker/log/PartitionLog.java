@@ -43,8 +43,10 @@ import org.slf4j.LoggerFactory;
  * reopened, which rebuilds the state from what is durable.
  *
  * <h2>Waiting readers</h2>
- * All waiters share one future, replaced each time the high watermark moves, so memory is one
- * future plus one dependent per waiter whatever the number of waiting fetches.
+ * A waiting fetch registers a wake-up with each of its partitions ({@link #wakeOnData}); the next
+ * move of the high watermark (or the log's close or failure) runs and forgets them all. A fetch
+ * woken elsewhere, or by its deadline, cancels its registrations, so the waiters a log holds are
+ * those of fetches waiting now: one entry each, however long the log stays idle.
  *
  * <p>Thread-safe. Futures complete on the stream store's threads; callers should continue on
  * their own executor. Failed futures carry a {@link PartitionLogException}, possibly wrapped in a
@@ -91,8 +93,8 @@ public final class PartitionLog {
     private final Object waitLock = new Object();
     /** Written under waitLock. */
     private volatile long highWatermark;
-    /** The futures of {@link #awaitData} callers still waiting; guarded by waitLock. */
-    private Set<CompletableFuture<Void>> waiters = new HashSet<>();
+    /** What {@link #wakeOnData} registered and has not run or been cancelled; guarded by waitLock. */
+    private Set<Runnable> waiters = new HashSet<>();
 
     private PartitionLog(TopicPartition tp, Stream records, Stream state, int leaderEpoch, LogConfig config,
             LongSupplier time, PartitionLogLoader.Loaded loaded) {
@@ -319,27 +321,46 @@ public final class PartitionLog {
     /**
      * Completes once the high watermark is above {@code offset} (at once if it already is), or when
      * the log closes or fails, so a waiting fetch should read again after it completes. A caller
-     * that stops waiting for other reasons (its deadline, another partition's data) completes or
-     * cancels the future itself, which removes it from this log at once: a log that gets no data
-     * for a long time does not collect the waits of every fetch that ever watched it.
+     * that stops waiting for other reasons completes or cancels the future itself, which removes it
+     * from this log at once.
      */
     public CompletableFuture<Void> awaitData(long offset) {
         CompletableFuture<Void> wait = new CompletableFuture<>();
-        synchronized (waitLock) {
-            if (highWatermark > offset || closed || failure.get() != null) {
-                return CompletableFuture.completedFuture(null);
-            }
-            waiters.add(wait);
+        Runnable wake = () -> wait.complete(null);
+        if (!wakeOnData(offset, wake)) {
+            return CompletableFuture.completedFuture(null);
         }
-        wait.whenComplete((v, e) -> {
-            synchronized (waitLock) {
-                waiters.remove(wait);
-            }
-        });
+        wait.whenComplete((v, e) -> cancelWake(wake));
         return wait;
     }
 
-    /** How many {@link #awaitData} futures are waiting (tests). */
+    /**
+     * Registers {@code wake} to run once, on the appending thread, when the high watermark moves
+     * above {@code offset}, or when the log closes or fails. A fetch waiting on many partitions
+     * registers one {@code wake} with each and, once woken by any (or by its deadline), cancels it
+     * with {@link #cancelWake} everywhere: so a log that gets no data for a long time does not
+     * collect the waits of every fetch that ever watched it.
+     *
+     * @return false, registering nothing, if that is already so (the caller reads again at once)
+     */
+    public boolean wakeOnData(long offset, Runnable wake) {
+        synchronized (waitLock) {
+            if (highWatermark > offset || closed || failure.get() != null) {
+                return false;
+            }
+            waiters.add(wake);
+            return true;
+        }
+    }
+
+    /** Removes a {@link #wakeOnData} registration that has not run; nothing if it has. */
+    public void cancelWake(Runnable wake) {
+        synchronized (waitLock) {
+            waiters.remove(wake);
+        }
+    }
+
+    /** How many {@link #wakeOnData} registrations are waiting (tests). */
     int waiting() {
         synchronized (waitLock) {
             return waiters.size();
@@ -347,7 +368,7 @@ public final class PartitionLog {
     }
 
     private void advanceHighWatermark(long end) {
-        Set<CompletableFuture<Void>> woken;
+        Set<Runnable> woken;
         synchronized (waitLock) {
             if (end <= highWatermark) {
                 return;
@@ -355,23 +376,23 @@ public final class PartitionLog {
             highWatermark = end;
             woken = takeWaiters();
         }
-        woken.forEach(w -> w.complete(null));
+        woken.forEach(Runnable::run);
     }
 
     private void wakeAll() {
-        Set<CompletableFuture<Void>> woken;
+        Set<Runnable> woken;
         synchronized (waitLock) {
             woken = takeWaiters();
         }
-        woken.forEach(w -> w.complete(null));
+        woken.forEach(Runnable::run);
     }
 
-    /** The waiters, replaced by an empty set: they are completed outside the lock. */
-    private Set<CompletableFuture<Void>> takeWaiters() {
+    /** The waiters, replaced by an empty set: they run outside the lock. */
+    private Set<Runnable> takeWaiters() {
         if (waiters.isEmpty()) {
             return Set.of();
         }
-        Set<CompletableFuture<Void>> taken = waiters;
+        Set<Runnable> taken = waiters;
         waiters = new HashSet<>();
         return taken;
     }

@@ -163,6 +163,7 @@ class FetchSessionCacheTest {
         java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
         FetchSessionKit kit = new FetchSessionKit(2, 3, clock::incrementAndGet);
         kit.createTopic("t", 4);
+        kit.view(); // the metadata snapshot made before the threads share it
         int threads = 4;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
