@@ -31,7 +31,8 @@ public final class ServerConfig {
 
     /** The keys a broker's properties may set, one definition per module, in README order. */
     public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
-            FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION, StreamStoreConfig.DEFINITION,
+            FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
+            StreamStoreConfig.DEFINITION,
             GroupCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */

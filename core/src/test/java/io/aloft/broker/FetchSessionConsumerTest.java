@@ -69,7 +69,8 @@ class FetchSessionConsumerTest {
                 TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                 int expected = next.get(tp);
                 int seq = Integer.parseInt(r.value());
-                assertEquals(expected, seq, tp + ": record " + seq + " at offset " + r.offset() + " (lost or repeated)");
+                assertEquals(expected, seq, tp + ": record " + seq + " at offset " + r.offset()
+                        + " (lost or repeated)");
                 assertEquals(expected, r.offset(), tp + " offset");
                 next.put(tp, expected + 1);
             }

@@ -129,18 +129,21 @@ class FetchSessionOracleTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (true) {
                 try {
-                    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all()
+                            .get(30, TimeUnit.SECONDS);
                     break;
                 } catch (ExecutionException e) {
                     // Kafka deletes a topic in the background: its name is free again a little later.
-                    assertTrue(e.getCause() instanceof TopicExistsException && System.nanoTime() < deadline, e.toString());
+                    assertTrue(e.getCause() instanceof TopicExistsException && System.nanoTime() < deadline,
+                            e.toString());
                     Thread.onSpinWait();
                 }
             }
             Uuid id = null;
             while (id == null) {
                 try {
-                    id = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).topicId();
+                    id = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+                            .topicId();
                 } catch (ExecutionException e) {
                     // Kafka's broker learns of the topic from its controller a little after the create returns.
                     assertTrue(System.nanoTime() < deadline, name + ": " + topic + " not described: " + e);
@@ -183,7 +186,8 @@ class FetchSessionOracleTest {
             Map<String, FetchTopic> topics = new LinkedHashMap<>();
             for (P p : parts) {
                 FetchTopic t = topics.computeIfAbsent(p.topic(), k -> byIds
-                        ? new FetchTopic().setTopicId(ids.getOrDefault(k, Uuid.ZERO_UUID)) : new FetchTopic().setTopic(k));
+                        ? new FetchTopic().setTopicId(ids.getOrDefault(k, Uuid.ZERO_UUID))
+                        : new FetchTopic().setTopic(k));
                 t.partitions().add(new FetchPartition().setPartition(p.partition()).setFetchOffset(p.offset())
                         .setPartitionMaxBytes(1 << 20).setCurrentLeaderEpoch(-1).setLogStartOffset(-1));
             }
@@ -196,7 +200,8 @@ class FetchSessionOracleTest {
             FetchRequestData data = new FetchRequestData().setMaxWaitMs(0).setMinBytes(1).setMaxBytes(50 << 20)
                     .setTopics(new ArrayList<>(topics.values()));
             if (version >= 7) {
-                data.setSessionId(sessionId).setSessionEpoch(epoch).setForgottenTopicsData(new ArrayList<>(forget.values()));
+                data.setSessionId(sessionId).setSessionEpoch(epoch)
+                        .setForgottenTopicsData(new ArrayList<>(forget.values()));
             }
             FetchResponse r = (FetchResponse) conn.send(new FetchRequest(data, version));
             lastSessionId = r.data().sessionId();
@@ -206,8 +211,9 @@ class FetchSessionOracleTest {
             for (FetchableTopicResponse t : r.data().responses()) {
                 String topic = byIds ? names.getOrDefault(t.topicId(), "id:" + t.topicId()) : t.topic();
                 for (PartitionData pd : t.partitions()) {
-                    out.put(topic + "-" + pd.partitionIndex(), Errors.forCode(pd.errorCode()) + " hw=" + pd.highWatermark()
-                            + " start=" + pd.logStartOffset() + (FetchResponse.recordsSize(pd) > 0 ? " records" : ""));
+                    out.put(topic + "-" + pd.partitionIndex(), Errors.forCode(pd.errorCode()) + " hw="
+                            + pd.highWatermark() + " start=" + pd.logStartOffset()
+                            + (FetchResponse.recordsSize(pd) > 0 ? " records" : ""));
                 }
             }
             return new Obs(Errors.forCode(r.data().errorCode()), r.data().sessionId() != 0, out);
@@ -233,7 +239,10 @@ class FetchSessionOracleTest {
         return k;
     }
 
-    /** A fetch on both brokers, naming a session by {@code symbol}; a session id in the answer is kept under {@code keepAs}. */
+    /**
+     * A fetch on both brokers, naming a session by {@code symbol}; a session id in the answer is
+     * kept under {@code keepAs}.
+     */
     private static Obs fetch(String what, short version, String symbol, int epoch, List<P> parts, List<P> forgotten,
             String keepAs) {
         return both(what, s -> {

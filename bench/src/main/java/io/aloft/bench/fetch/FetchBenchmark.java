@@ -129,7 +129,8 @@ public final class FetchBenchmark {
         List<Mode> modes = new ArrayList<>();
         for (String system : withKafka ? List.of("Aloft", "Kafka 4.3.1") : List.of("Aloft")) {
             for (int slots : slotSettings) {
-                modes.add(new Mode(system, (slots == 0 ? "sessionless" : "sessions") + " (slots=" + slots + ")", slots));
+                String name = (slots == 0 ? "sessionless" : "sessions") + " (slots=" + slots + ")";
+                modes.add(new Mode(system, name, slots));
             }
         }
         for (int round = 1; round <= rounds; round++) {
@@ -187,7 +188,8 @@ public final class FetchBenchmark {
     private ChildBroker server(Mode mode) throws IOException {
         Map<String, String> slots = Map.of(SLOTS_KEY, Integer.toString(mode.slots()));
         if (mode.system().startsWith("Kafka")) {
-            return new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "2g", false, work, slots, Duration.ofSeconds(120));
+            return new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "2g", false, work, slots,
+                    Duration.ofSeconds(120));
         }
         // Compaction (every minute by default) would land in some phases and not others: pushed
         // beyond the run. Uploads (every 10 s while data comes in) are let through before the idle phases.
@@ -216,7 +218,8 @@ public final class FetchBenchmark {
         md.append("Measured ").append(Instant.now()).append(" with `scripts/bench-fetch.sh`")
                 .append(quick ? " --quick" : "").append(" (git ").append(rev).append("). ")
                 .append(Runtime.getRuntime().availableProcessors()).append(" CPUs, ")
-                .append(System.getProperty("java.vm.name")).append(' ').append(System.getProperty("java.runtime.version"))
+                .append(System.getProperty("java.vm.name")).append(' ')
+                .append(System.getProperty("java.runtime.version"))
                 .append(", load average at start ").append(loadAtStart).append(", at end ").append(loadAverage())
                 .append(". One broker per row, a child process with -Xmx2g: Aloft (objects on file://, compaction "
                         + "pushed beyond the run)")
@@ -229,13 +232,14 @@ public final class FetchBenchmark {
                 .append(" s. Idle: ").append(idle.toSeconds()).append(" s with nothing written (then as long with "
                         + "no fetch, and as long with a consumer whose fetches wait at most 10 ms). CPU: broker "
                         + "process user + system from /proc/<pid>/stat; MB: 10^6 bytes of record values read.\n\n");
-        md.append("| broker | setting | round | catch-up MB | catch-up CPU s | **catch-up CPU s/MB** | tail MB | tail CPU s | "
-                + "**tail CPU s/MB** | idle: broker CPU % of a core (without fetches) | idle fetches/s at 10 ms max wait "
-                + "| **CPU ms per idle fetch** | fetches (catch-up / tail / idle) | consumer bytes sent per fetch (tail) |\n");
+        md.append("| broker | setting | round | catch-up MB | catch-up CPU s | **catch-up CPU s/MB** | tail MB | "
+                + "tail CPU s | **tail CPU s/MB** | idle: broker CPU % of a core (without fetches) | idle fetches/s "
+                + "at 10 ms max wait | **CPU ms per idle fetch** | fetches (catch-up / tail / idle) | consumer "
+                + "bytes sent per fetch (tail) |\n");
         md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Run r : runs) {
-            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %.2f | %.4f | %.1f | %.2f | %.4f | %.1f (%.1f) | "
-                    + "%.0f | %.3f | %d / %d / %d | %.0f |%n",
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %.2f | %.4f | %.1f | %.2f | %.4f "
+                    + "| %.1f (%.1f) | %.0f | %.3f | %d / %d / %d | %.0f |%n",
                     r.mode().system(), r.mode().name(), r.round(), r.catchUp().mb(), r.catchUp().cpuSeconds(),
                     r.catchUp().cpuPerMb(), r.tail().mb(), r.tail().cpuSeconds(), r.tail().cpuPerMb(),
                     100 * r.idle().cpuSeconds() / r.idle().wallSeconds(),
@@ -252,7 +256,8 @@ public final class FetchBenchmark {
         StringBuilder json = new StringBuilder("{\n  \"runs\": [\n");
         for (int i = 0; i < runs.size(); i++) {
             Run r = runs.get(i);
-            json.append(String.format(Locale.ROOT, "    {\"broker\": \"%s\", \"setting\": \"%s\", \"slots\": %d, \"round\": %d, "
+            json.append(String.format(Locale.ROOT, "    {\"broker\": \"%s\", \"setting\": \"%s\", "
+                    + "\"slots\": %d, \"round\": %d, "
                     + "\"catchUp\": %s, \"tail\": %s, \"idle\": %s, \"noFetches\": %s, \"idle10msWait\": %s}%s%n",
                     r.mode().system(), r.mode().name(), r.mode().slots(), r.round(), json(r.catchUp()), json(r.tail()),
                     json(r.idle()), json(r.baseline()), json(r.fastIdle()), i + 1 < runs.size() ? "," : ""));
@@ -262,7 +267,8 @@ public final class FetchBenchmark {
 
     private static String json(Phase p) {
         FetchLoad.Consumed c = p.consumed();
-        return String.format(Locale.ROOT, "{\"cpuSeconds\": %.3f, \"wallSeconds\": %.3f, \"records\": %d, \"bytes\": %d, "
+        return String.format(Locale.ROOT, "{\"cpuSeconds\": %.3f, \"wallSeconds\": %.3f, \"records\": %d, "
+                + "\"bytes\": %d, "
                 + "\"fetches\": %d, \"consumerBytesSent\": %d, \"consumerBytesReceived\": %d}", p.cpuSeconds(),
                 p.wallSeconds(), c.records(), c.bytes(), c.fetches(), c.bytesSent(), c.bytesReceived());
     }

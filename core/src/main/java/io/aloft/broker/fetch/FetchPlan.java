@@ -53,7 +53,8 @@ public interface FetchPlan {
      * The response data: {@code error} at the top level, {@code sessionId}, and the partitions
      * grouped by topic in first-seen order.
      */
-    static FetchResponseData response(Errors error, int sessionId, Iterable<Map.Entry<FetchTarget, PartitionData>> parts) {
+    static FetchResponseData response(Errors error, int sessionId,
+            Iterable<Map.Entry<FetchTarget, PartitionData>> parts) {
         Map<TopicKey, FetchableTopicResponse> topics = new LinkedHashMap<>();
         for (Map.Entry<FetchTarget, PartitionData> e : parts) {
             FetchTarget t = e.getKey();

@@ -28,7 +28,8 @@ final class FetchSession {
     int indexedSize;
     boolean evictable;
 
-    FetchSession(int id, boolean usesTopicIds, long creationMs, LinkedHashMap<PartitionKey, CachedPartition> partitions) {
+    FetchSession(int id, boolean usesTopicIds, long creationMs,
+            LinkedHashMap<PartitionKey, CachedPartition> partitions) {
         this.id = id;
         this.usesTopicIds = usesTopicIds;
         this.creationMs = creationMs;

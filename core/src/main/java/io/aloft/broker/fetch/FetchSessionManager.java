@@ -25,11 +25,13 @@ import org.apache.kafka.common.requests.FetchRequest;
  * <table>
  *   <caption>Session id and epoch of a request</caption>
  *   <tr><th>id</th><th>epoch</th><th>meaning</th></tr>
- *   <tr><td>0</td><td>-1</td><td>full fetch, no session (also every request below v7, which has no session fields)</td></tr>
+ *   <tr><td>0</td><td>-1</td><td>full fetch, no session (also every request below v7, which has no
+ *       session fields)</td></tr>
  *   <tr><td>0</td><td>0</td><td>full fetch; create a session if a slot is free or can be freed</td></tr>
  *   <tr><td>id</td><td>0</td><td>close session id, then as (0, 0)</td></tr>
  *   <tr><td>id</td><td>-1</td><td>close session id; full fetch, no session</td></tr>
- *   <tr><td>id</td><td>n &ge; 1</td><td>incremental fetch: only the partitions added or changed, and those to forget</td></tr>
+ *   <tr><td>id</td><td>n &ge; 1</td><td>incremental fetch: only the partitions added or changed, and
+ *       those to forget</td></tr>
  * </table>
  *
  * An incremental fetch with an unknown id gets FETCH_SESSION_ID_NOT_FOUND, with another epoch than
@@ -126,7 +128,8 @@ public final class FetchSessionManager {
                     if (byIds && names == null) {
                         names = new HashMap<>();
                     }
-                    target = byIds ? targetById(p, view, names) : p.target(p.key.topicName(), Uuid.ZERO_UUID, Errors.NONE);
+                    target = byIds ? targetById(p, view, names)
+                            : p.target(p.key.topicName(), Uuid.ZERO_UUID, Errors.NONE);
                     p.resolvedIn(view);
                 }
                 targets.add(target);
@@ -189,7 +192,8 @@ public final class FetchSessionManager {
         }
         for (ForgottenTopic f : data.forgottenTopicsData()) {
             for (int partition : f.partitions()) {
-                next.remove(byIds ? PartitionKey.byId(f.topicId(), partition) : PartitionKey.byName(f.topic(), partition));
+                next.remove(byIds ? PartitionKey.byId(f.topicId(), partition)
+                        : PartitionKey.byName(f.topic(), partition));
             }
         }
         return next;

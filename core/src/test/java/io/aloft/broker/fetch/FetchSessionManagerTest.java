@@ -117,7 +117,8 @@ class FetchSessionManagerTest {
         assertEquals(Errors.NONE.code(), r.errorCode());
         assertEquals(0, r.sessionId());
         assertEquals(0, kit.cache.size());
-        assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(), kit.fetch(LATEST, id, 2, List.of(), List.of()).errorCode());
+        assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(),
+                kit.fetch(LATEST, id, 2, List.of(), List.of()).errorCode());
     }
 
     @Test
@@ -128,7 +129,8 @@ class FetchSessionManagerTest {
         assertEquals(Set.of("a-0", "a-1", "a-2"), partitions(r));
         assertEquals(0, kit.cache.size());
         assertEquals(1, kit.stats.sessionsClosed());
-        assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(), kit.fetch(LATEST, id, 1, List.of(), List.of()).errorCode());
+        assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(),
+                kit.fetch(LATEST, id, 1, List.of(), List.of()).errorCode());
     }
 
     @Test
@@ -147,7 +149,8 @@ class FetchSessionManagerTest {
         assertNotEquals(id, r.sessionId());
         assertEquals(Set.of("b-1"), partitions(r));
         assertEquals(1, kit.cache.size());
-        assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(), kit.fetch(LATEST, id, 1, List.of(), List.of()).errorCode());
+        assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(),
+                kit.fetch(LATEST, id, 1, List.of(), List.of()).errorCode());
         assertEquals(Errors.NONE.code(), kit.fetch(LATEST, r.sessionId(), 1, List.of(), List.of()).errorCode());
     }
 
@@ -156,7 +159,8 @@ class FetchSessionManagerTest {
         int id = openSession(LATEST);
         kit.append("a", 0, 1);
         for (int epoch : new int[] {2, 0x7fff_ffff, -2}) {
-            FetchResponseData r = kit.fetch(LATEST, id, epoch, List.of(kit.part("b", 0, 0)), List.of(kit.part("a", 1, 0)));
+            FetchResponseData r = kit.fetch(LATEST, id, epoch, List.of(kit.part("b", 0, 0)),
+                    List.of(kit.part("a", 1, 0)));
             assertEquals(Errors.INVALID_FETCH_SESSION_EPOCH.code(), r.errorCode(), "epoch " + epoch);
             assertEquals(0, r.sessionId());
             assertTrue(r.responses().isEmpty());
@@ -176,7 +180,8 @@ class FetchSessionManagerTest {
         assertTrue(r.responses().isEmpty());
         assertTrue(kit.lastTargets.isEmpty(), "nothing is read");
         // An incremental epoch with session id 0 names no session either.
-        assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(), kit.fetch(LATEST, 0, 3, List.of(), List.of()).errorCode());
+        assertEquals(Errors.FETCH_SESSION_ID_NOT_FOUND.code(),
+                kit.fetch(LATEST, 0, 3, List.of(), List.of()).errorCode());
         assertEquals(2, kit.stats.sessionIdNotFound());
     }
 
