@@ -1,5 +1,6 @@
 package io.aloft.broker;
 
+import io.aloft.broker.fetch.FetchSessionConfig;
 import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.config.ConfigDefinition;
@@ -30,7 +31,8 @@ public final class ServerConfig {
 
     /** The keys a broker's properties may set, one definition per module, in README order. */
     public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
-            ControllerConfig.DEFINITION, WalConfig.DEFINITION, StreamStoreConfig.DEFINITION,
+            FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
+            StreamStoreConfig.DEFINITION,
             GroupCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
@@ -52,6 +54,7 @@ public final class ServerConfig {
     private final StreamStoreConfig store;
     private final GroupCoordinatorConfig groups;
     private final LogConfig logDefaults;
+    private final FetchSessionConfig fetchSessions;
 
     private ServerConfig(Map<String, String> given) {
         broker = BrokerConfig.fromProperties(given);
@@ -65,6 +68,7 @@ public final class ServerConfig {
         store = StreamStoreConfig.fromProperties(controller.nodeId(), props);
         groups = GroupCoordinatorConfig.fromProperties(props);
         logDefaults = LogConfig.fromBrokerProperties(props);
+        fetchSessions = FetchSessionConfig.fromProperties(props);
         if (store.logCacheSizeBytes() >= wal.capacityBytes()) {
             throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, store.logCacheSizeBytes()
                     + " is not below " + WalConfig.CAPACITY_CONFIG + "=" + wal.capacityBytes()
@@ -135,6 +139,10 @@ public final class ServerConfig {
 
     public GroupCoordinatorConfig groups() {
         return groups;
+    }
+
+    public FetchSessionConfig fetchSessions() {
+        return fetchSessions;
     }
 
     /** The broker-wide topic defaults the properties set (dynamic values come on top at run time). */
