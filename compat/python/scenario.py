@@ -8,6 +8,9 @@ describe the group and the topic. Every step prints one line; the last line is "
 status 0, or the failure on stderr with status 1. A step still waiting when --timeout passes exits
 with status 2 and names the step, so a hang is reported as what it was waiting for.
 
+With --group-protocol consumer the consumer uses the KIP-848 protocol (group.protocol=consumer,
+librdkafka 2.4+; GA since 2.10): the broker assigns partitions through ConsumerGroupHeartbeat.
+
 Admin calls newer than the oldest pinned version (describe_topics: 2.2, list_offsets: 2.3) are used
 where the installed version has them; the Metadata and ListOffsets requests behind the older calls
 are exercised either way.
@@ -60,6 +63,7 @@ def main():
     parser.add_argument("--partitions", type=int, default=3)
     parser.add_argument("--records", type=int, default=300)
     parser.add_argument("--timeout", type=float, default=25.0)
+    parser.add_argument("--group-protocol", choices=("classic", "consumer"), default="classic")
     o = parser.parse_args()
     timer = threading.Timer(o.timeout, on_deadline, [o.timeout])
     timer.daemon = True
@@ -72,8 +76,9 @@ def main():
     except (ScenarioError, KafkaException) as e:
         sys.stderr.write("FAILED: at step %r: %s\n" % (_step, e))
         sys.exit(1)
-    print("OK librdkafka %s: %d records in %d partitions produced, consumed in order by group %s, offsets "
-          "committed" % (confluent_kafka.libversion()[0], o.records, o.partitions, o.group), flush=True)
+    print("OK librdkafka %s: %d records in %d partitions produced, consumed in order by group %s (%s protocol), "
+          "offsets committed" % (confluent_kafka.libversion()[0], o.records, o.partitions, o.group,
+                                 o.group_protocol), flush=True)
 
 
 def run(o):
@@ -94,9 +99,11 @@ def run(o):
     step("list start and end offsets (ListOffsets)")
     check_listed_offsets(admin, base, o, ends)
 
-    step("consume from the beginning with group %s" % o.group)
-    consumer = Consumer(dict(base, **{"group.id": o.group, "auto.offset.reset": "earliest",
-                                      "enable.auto.commit": False}))
+    step("consume from the beginning with group %s (%s protocol)" % (o.group, o.group_protocol))
+    settings = {"group.id": o.group, "auto.offset.reset": "earliest", "enable.auto.commit": False}
+    if o.group_protocol == "consumer":
+        settings["group.protocol"] = "consumer"
+    consumer = Consumer(dict(base, **settings))
     consumer.subscribe([o.topic])
     consume(consumer, acked, o)
 

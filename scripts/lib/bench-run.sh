@@ -2,6 +2,8 @@
 # module unless --no-build, and runs one benchmark main class.
 #
 #   bench_run HELP_LAST_LINE HEAP MAIN_CLASS DIRTY_PATHS... -- "$@"
+#
+# A script with options of its own takes them out of "$@" and passes them in BENCH_EXTRA_ARGS.
 bench_run() {
   local help_last=$1 heap=$2 main=$3
   shift 3
@@ -33,5 +35,5 @@ bench_run() {
   # shellcheck disable=SC2086
   ALOFT_GIT_REV=$rev exec java "-Xmx$heap" -XX:+UseG1GC ${BENCH_JAVA_OPTS:-} \
     -cp "$root/bench/target/aloft-bench.jar" "$main" \
-    --dir "$dir" --json-dir "$root/bench/target" "${args[@]}"
+    --dir "$dir" --json-dir "$root/bench/target" "${args[@]}" ${BENCH_EXTRA_ARGS:-}
 }

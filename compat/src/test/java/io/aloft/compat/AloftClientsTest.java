@@ -31,13 +31,4 @@ class AloftClientsTest extends ClientCompatibilityTests {
     String brokerName() {
         return "aloft";
     }
-
-    @Test
-    @Disabled("not implemented (not an issue 11 bug): the KIP-848 consumer group protocol. ApiVersions does not "
-            + "advertise ConsumerGroupHeartbeat, so the 4.3.1 consumer with group.protocol=consumer fails with "
-            + "UnsupportedVersionException 'The cluster does not support the new CONSUMER group protocol'")
-    @Override
-    void kafkaClients_4_3_1_consumerGroupProtocol_passesScenario() throws Exception {
-        super.kafkaClients_4_3_1_consumerGroupProtocol_passesScenario();
-    }
 }

@@ -4,14 +4,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.aloft.servers.ChildBroker;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -99,6 +94,13 @@ abstract class ClientCompatibilityTests {
     @Test
     void librdkafka_2_16_confluentKafkaPython_passesScenario() throws Exception {
         python("2.16.1");
+    }
+
+    /** The KIP-848 consumer group protocol through librdkafka ({@code group.protocol=consumer}). */
+    @Test
+    void librdkafka_2_16_confluentKafkaPython_consumerGroupProtocol_passesScenario() throws Exception {
+        Scenario s = scenario("librdkafka-confluent-kafka-2.16.1-kip848", NATIVE_LIMIT);
+        check(s, new PythonClients(layout).command("2.16.1", s, "consumer"), NATIVE_LIMIT);
     }
 
     /** librdkafka 2.0.x: the generation of the kcat that found the ListOffsets bug (issue 11). */
@@ -190,8 +192,7 @@ abstract class ClientCompatibilityTests {
     }
 
     private void check(Scenario s, ClientSteps client) throws Exception {
-        Optional<Path> brokerLog = brokerLog();
-        long logStart = brokerLog.map(BrokerLogs::size).orElse(0L);
+        BrokerLog brokerLog = BrokerLog.mark(broker, brokerName());
         Outcome outcome = client.run();
         String failure = outcome.passed() ? null : outcome.report();
         if (failure == null) {
@@ -203,48 +204,7 @@ abstract class ClientCompatibilityTests {
         }
         if (failure != null) {
             fail("against " + broker.description() + ":\n" + failure + "\n\nbroker log during the run (last "
-                    + BROKER_LOG_LINES + " lines):\n" + brokerLog.map(l -> BrokerLogs.since(l, logStart,
-                    BROKER_LOG_LINES)).orElse("(no broker log found)"));
-        }
-    }
-
-    private Optional<Path> brokerLog() throws IOException {
-        Path dir = broker.directory();
-        if (dir == null || !Files.isDirectory(dir)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> files = Files.walk(dir, 2)) {
-            return files.filter(f -> f.getFileName().toString().equals(brokerName() + ".log")).sorted().reduce(
-                    (first, second) -> second); // the last start attempt's
-        }
-    }
-
-    /** Reading the part of a broker's log written during one client run. Stateless. */
-    static final class BrokerLogs {
-        private BrokerLogs() {
-        }
-
-        static long size(Path log) {
-            try {
-                return Files.size(log);
-            } catch (IOException e) {
-                return 0;
-            }
-        }
-
-        /** The last {@code maxLines} lines written to {@code log} after byte {@code start}. */
-        static String since(Path log, long start, int maxLines) {
-            try (RandomAccessFile file = new RandomAccessFile(log.toFile(), "r")) {
-                long length = file.length();
-                byte[] bytes = new byte[(int) Math.min(Math.max(0, length - start), 4 << 20)];
-                file.seek(length - bytes.length);
-                file.readFully(bytes);
-                List<String> lines = new String(bytes, StandardCharsets.UTF_8).lines().toList();
-                return lines.isEmpty() ? "(nothing)"
-                        : String.join("\n", lines.subList(Math.max(0, lines.size() - maxLines), lines.size()));
-            } catch (IOException e) {
-                return "(cannot read " + log + ": " + e + ")";
-            }
+                    + BROKER_LOG_LINES + " lines):\n" + brokerLog.since(BROKER_LOG_LINES));
         }
     }
 }

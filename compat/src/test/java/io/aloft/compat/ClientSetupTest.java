@@ -23,7 +23,8 @@ class ClientSetupTest {
 
     private CompatLayout layoutWithEmptyCache() {
         CompatLayout real = CompatLayout.fromSystemProperties();
-        return new CompatLayout(real.moduleDir(), real.clientsDir(), real.workDir(), emptyCache);
+        return new CompatLayout(real.moduleDir(), real.clientsDir(), real.connectPluginsDir(), real.streamsDir(),
+                real.workDir(), emptyCache);
     }
 
     @Test

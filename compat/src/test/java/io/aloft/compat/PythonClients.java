@@ -24,6 +24,14 @@ final class PythonClients {
 
     /** @throws IllegalStateException naming the setup script when that version is not installed */
     ClientCommand command(String confluentKafkaVersion, Scenario s) {
+        return command(confluentKafkaVersion, s, "classic");
+    }
+
+    /**
+     * @param groupProtocol the consumer's group.protocol: classic, or consumer (KIP-848)
+     * @throws IllegalStateException naming the setup script when that version is not installed
+     */
+    ClientCommand command(String confluentKafkaVersion, Scenario s, String groupProtocol) {
         Path venv = layout.cacheDir().resolve("python-clients").resolve("confluent-kafka-" + confluentKafkaVersion);
         Path python = venv.resolve("bin/python");
         if (!Files.exists(venv.resolve(".installed")) || !Files.isExecutable(python)) {
@@ -34,7 +42,7 @@ final class PythonClients {
         return new ClientCommand(List.of(python.toString(), "-u", layout.moduleDir().resolve("python/scenario.py")
                         .toString(), "--bootstrap", s.bootstrap(), "--topic", s.topic(), "--group", s.group(),
                         "--partitions", Integer.toString(s.partitions()), "--records", Integer.toString(s.records()),
-                        "--timeout", Long.toString(s.clientTimeout().toSeconds())),
+                        "--timeout", Long.toString(s.clientTimeout().toSeconds()), "--group-protocol", groupProtocol),
                 Map.of("PYTHONDONTWRITEBYTECODE", "1"));
     }
 }

@@ -6,6 +6,10 @@ import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTopic;
 import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.DynamicBrokerConfigs;
+import io.aloft.broker.fetch.FetchSessionCache;
+import io.aloft.broker.fetch.FetchSessionConfig;
+import io.aloft.broker.fetch.FetchSessionManager;
+import io.aloft.broker.fetch.FetchSessionStats;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.group.MetadataTopicIds;
@@ -65,6 +69,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -92,15 +97,19 @@ public final class Broker implements AutoCloseable {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final int nodeId;
     private final FatalFailureHandler failures;
+    /** {@link FetchSessionConfig#MIN_EVICTION_MS}, shorter in tests that make sessions evict each other. */
+    private final long fetchSessionEvictionMs;
+    private FetchSessionCache fetchSessions;
     private KafkaServer server;
     private ObjectStorage storage;
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
     private String clusterId;
 
-    private Broker(int nodeId, ProcessExit exit) {
+    private Broker(int nodeId, ProcessExit exit, long fetchSessionEvictionMs) {
         this.nodeId = nodeId;
         this.failures = new FatalFailureHandler(nodeId, exit);
+        this.fetchSessionEvictionMs = fetchSessionEvictionMs;
     }
 
     /**
@@ -123,11 +132,20 @@ public final class Broker implements AutoCloseable {
     /** As {@link #start(Map, ProcessExit)}, opening the WAL's device through {@code walChannels} (a seam for tests). */
     static Broker start(Map<String, String> properties, ProcessExit exit, WalDevice.ChannelOpener walChannels)
             throws Exception {
+        return start(properties, exit, walChannels, FetchSessionConfig.MIN_EVICTION_MS);
+    }
+
+    /**
+     * As {@link #start(Map, ProcessExit, WalDevice.ChannelOpener)}, with fetch sessions evictable
+     * after {@code fetchSessionEvictionMs} rather than Kafka's 2 minutes (a seam for tests).
+     */
+    static Broker start(Map<String, String> properties, ProcessExit exit, WalDevice.ChannelOpener walChannels,
+            long fetchSessionEvictionMs) throws Exception {
         ServerConfig.unknownKeyWarnings(properties).forEach(log::warn);
         ServerConfig settings = ServerConfig.fromProperties(properties);
         settings.checkPaths();
 
-        Broker broker = new Broker(settings.controller().nodeId(), exit);
+        Broker broker = new Broker(settings.controller().nodeId(), exit, fetchSessionEvictionMs);
         try {
             broker.startComponents(settings, walChannels);
             return broker;
@@ -204,10 +222,13 @@ public final class Broker implements AutoCloseable {
                 new NamedThreadFactory("aloft-group-coordinator", true, failures));
         resources.add(groupThreads);
         failures.closeOnFailure("group coordinator threads", groupThreads);
+        MetadataTopicIds topicIds = new MetadataTopicIds(cache);
         GroupCoordinator groups = new GroupCoordinator(groupConfig,
-                new PartitionGroupLog(partitions, System::currentTimeMillis), coordinatorTimer,
-                new MetadataTopicIds(cache), groupThreads);
+                new PartitionGroupLog(partitions, System::currentTimeMillis), coordinatorTimer, topicIds, topicIds,
+                groupThreads);
         resources.add(groups);
+        fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
+                System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(() -> dispatcher.get().apiVersions()),
@@ -217,7 +238,7 @@ public final class Broker implements AutoCloseable {
                 new CreatePartitionsHandler(cache, topics),
                 new DescribeClusterHandler(cache, clusterId, () -> nodeId),
                 new ProduceHandler(cache, partitions),
-                new FetchHandler(cache, partitions, scheduler),
+                new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions)),
                 new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)),
                 new ListOffsetsHandler(partitions),
                 new OffsetForLeaderEpochHandler(partitions),
@@ -230,7 +251,7 @@ public final class Broker implements AutoCloseable {
         dispatcher.set(new RequestDispatcher(Stream.concat(handlers.stream(),
                 GroupHandlers.create(groups, cache).stream()).toList()));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
-                .toList(), config.maxRequestBytes(), config.networkThreads(), dispatcher.get(), failures);
+                .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures);
         resources.add(server); // closed again, first, by the controlled shutdown below (closing twice is harmless)
         failures.closeListenersWith(server);
 
@@ -300,6 +321,16 @@ public final class Broker implements AutoCloseable {
     /** Requests and bytes this broker sent to object storage, by operation (tests, metrics). */
     public io.aloft.stream.storage.ObjectStorageStats objectStorageStats() {
         return storage.stats();
+    }
+
+    /** The request memory pool of the client listeners now (tests, metrics). */
+    public io.aloft.broker.network.KafkaServer.RequestMemoryStats requestMemoryStats() {
+        return server.requestMemoryStats();
+    }
+
+    /** This broker's incremental fetch sessions (tests, metrics). */
+    public FetchSessionCache fetchSessions() {
+        return fetchSessions;
     }
 
     /** The port a listener is bound to. */

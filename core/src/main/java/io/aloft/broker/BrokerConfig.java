@@ -8,9 +8,13 @@ import io.aloft.config.ConfigType;
 import io.aloft.config.ConfigValues;
 import io.aloft.config.Validator;
 import io.aloft.stream.storage.ObjectStorages;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,7 +72,72 @@ public final class BrokerConfig {
     public static final String MAX_REQUEST_BYTES_CONFIG = "socket.request.max.bytes";
     public static final ConfigKey<Integer> MAX_REQUEST_BYTES = ConfigKey.intKey(MAX_REQUEST_BYTES_CONFIG)
             .defaultValue(104_857_600).validator(Validator.atLeast(1024))
-            .doc("Largest request frame; a larger one closes its connection with a log line.")
+            .doc("Largest request, compared with the frame's 4-byte size field (which does not count itself), as "
+                    + "in Kafka: a frame whose size field equals this is read, a larger one closes its connection "
+                    + "on its size prefix, before its body is buffered, with a (rate-limited) log line.")
+            .build();
+
+    private static final Validator<Long> UNLIMITED_OR_POSITIVE = Validator.check("-1 (no limit) or at least 1",
+            v -> v == -1 || v >= 1, v -> v + " is neither -1 (no limit) nor positive");
+
+    public static final String QUEUED_MAX_REQUEST_BYTES_CONFIG = "queued.max.request.bytes";
+    public static final ConfigKey<Long> QUEUED_MAX_REQUEST_BYTES = ConfigKey.longKey(QUEUED_MAX_REQUEST_BYTES_CONFIG)
+            .defaultText("a quarter of the JVM's maximum heap (768 MiB with the default `-Xmx3g`)")
+            .validator(UNLIMITED_OR_POSITIVE)
+            .doc("Request bytes the broker holds in memory at once, over all connections: each request frame's "
+                    + "size is reserved once its size prefix is read, before its body is, and freed when its "
+                    + "handler completes. When none is left, connections that need more stop reading until some is "
+                    + "freed (first come, first served), so a flood of large requests slows clients down instead "
+                    + "of exhausting memory. A frame larger than the whole budget is admitted alone, once nothing "
+                    + "else is held. Frames are read into heap memory, hence the default; Kafka's default, -1, "
+                    + "means no limit.")
+            .build();
+
+    public static final String CONNECTION_QUEUED_MAX_REQUEST_BYTES_CONFIG =
+            "aloft.connection.queued.max.request.bytes";
+    public static final ConfigKey<Long> CONNECTION_QUEUED_MAX_REQUEST_BYTES = ConfigKey.longKey(
+            CONNECTION_QUEUED_MAX_REQUEST_BYTES_CONFIG)
+            .defaultText("a quarter of `queued.max.request.bytes` (no limit when that is -1)")
+            .validator(UNLIMITED_OR_POSITIVE)
+            .doc("One connection's share of queued.max.request.bytes: request bytes of one connection being read "
+                    + "or waiting for their handlers. Past it the connection stops reading until its own requests "
+                    + "complete, so one client cannot take the whole budget. A request larger than the share is "
+                    + "still read when the connection holds nothing else. -1: no limit.")
+            .build();
+
+    public static final String CONNECTIONS_MAX_IDLE_MS_CONFIG = "connections.max.idle.ms";
+    public static final ConfigKey<Long> CONNECTIONS_MAX_IDLE_MS = ConfigKey.longKey(CONNECTIONS_MAX_IDLE_MS_CONFIG)
+            .defaultValue(600_000L).validator(Validator.check("-1 (never) or at least 1", v -> v == -1 || v >= 1,
+                    v -> v + " is neither -1 (never) nor positive"))
+            .doc("Close a connection that has had no request activity for this long: no whole request read and "
+                    + "no response written, with no request in flight. A connection stalled in the middle of a "
+                    + "request, or sending one byte by byte, counts as idle. -1: never.")
+            .build();
+
+    public static final String MAX_CONNECTIONS_CONFIG = "max.connections";
+    public static final ConfigKey<Integer> MAX_CONNECTIONS = ConfigKey.intKey(MAX_CONNECTIONS_CONFIG)
+            .defaultValue(Integer.MAX_VALUE).validator(Validator.atLeast(0))
+            .doc("Most client connections the broker has open at once, over all listeners. At the limit it stops "
+                    + "accepting (clients wait in the listen backlog) until a connection closes, as Kafka blocks "
+                    + "new connections. Read at start only (dynamic in Kafka).")
+            .build();
+
+    public static final String MAX_CONNECTIONS_PER_IP_CONFIG = "max.connections.per.ip";
+    public static final ConfigKey<Integer> MAX_CONNECTIONS_PER_IP = ConfigKey.intKey(MAX_CONNECTIONS_PER_IP_CONFIG)
+            .defaultValue(Integer.MAX_VALUE).validator(Validator.atLeast(0))
+            .doc("Most connections from one IP address. A new connection from an address at its limit is accepted "
+                    + "and closed at once, with a (rate-limited) log line. 0 is allowed only with "
+                    + "max.connections.per.ip.overrides. Read at start only (dynamic in Kafka).")
+            .build();
+
+    public static final String MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG = "max.connections.per.ip.overrides";
+    public static final ConfigKey<Map<String, Integer>> MAX_CONNECTIONS_PER_IP_OVERRIDES = ConfigKey.customKey(
+            MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG, ConfigType.LIST, BrokerConfig::parseOverrides,
+            BrokerConfig::formatOverrides)
+            .defaultValue(Map.of())
+            .doc("Per-address exceptions to max.connections.per.ip: comma-separated host:count, an IP address or a "
+                    + "host name (resolved at start), for example 127.0.0.1:200,broker-admin.example.com:10. Read "
+                    + "at start only (dynamic in Kafka).")
             .build();
 
     public static final String NETWORK_THREADS_CONFIG = "num.network.threads";
@@ -96,13 +165,16 @@ public final class BrokerConfig {
 
     /** Every key the broker itself reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("broker", LISTENERS, ADVERTISED_LISTENERS,
-            NUM_PARTITIONS, AUTO_CREATE, MAX_REQUEST_BYTES, NETWORK_THREADS, DATA_DIR, OBJECT_STORAGE_URL);
+            NUM_PARTITIONS, AUTO_CREATE, MAX_REQUEST_BYTES, QUEUED_MAX_REQUEST_BYTES,
+            CONNECTION_QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP,
+            MAX_CONNECTIONS_PER_IP_OVERRIDES, NETWORK_THREADS, DATA_DIR, OBJECT_STORAGE_URL);
 
     private final List<ListenerAddress> listeners;
     private final List<ListenerAddress> advertisedListeners;
     private final int numPartitions;
     private final boolean autoCreateTopics;
     private final int maxRequestBytes;
+    private final KafkaServer.Settings networkSettings;
     private final int networkThreads;
     private final Path dataDir;
     private final String objectStorageUrl;
@@ -118,6 +190,7 @@ public final class BrokerConfig {
         numPartitions = v.get(NUM_PARTITIONS);
         autoCreateTopics = v.get(AUTO_CREATE);
         maxRequestBytes = v.get(MAX_REQUEST_BYTES);
+        networkSettings = networkSettings(v, maxRequestBytes);
         networkThreads = v.get(NETWORK_THREADS);
         dataDir = v.get(DATA_DIR);
         String url = v.get(OBJECT_STORAGE_URL);
@@ -131,6 +204,63 @@ public final class BrokerConfig {
      */
     public static BrokerConfig fromProperties(Map<?, ?> props) {
         return new BrokerConfig(DEFINITION.parse(props));
+    }
+
+    private static KafkaServer.Settings networkSettings(ConfigValues v, int maxRequestBytes) {
+        Long queued = v.get(QUEUED_MAX_REQUEST_BYTES);
+        long pool = queued != null ? queued : Math.max(1, Runtime.getRuntime().maxMemory() / 4);
+        Long perConnection = v.get(CONNECTION_QUEUED_MAX_REQUEST_BYTES);
+        long share = perConnection != null ? perConnection : pool == -1 ? -1 : Math.max(1, pool / 4);
+        int perIp = v.get(MAX_CONNECTIONS_PER_IP);
+        Map<String, Integer> overrides = v.get(MAX_CONNECTIONS_PER_IP_OVERRIDES);
+        require(perIp > 0 || !overrides.isEmpty(), MAX_CONNECTIONS_PER_IP_CONFIG,
+                "0 is allowed only with " + MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG);
+        Map<InetAddress, Integer> resolved = new LinkedHashMap<>();
+        overrides.forEach((host, count) -> {
+            try {
+                resolved.put(InetAddress.getByName(host), count);
+            } catch (UnknownHostException e) {
+                throw new ConfigException(MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG, "host '" + host
+                        + "' does not resolve");
+            }
+        });
+        return new KafkaServer.Settings(maxRequestBytes, pool, share == -1 ? Long.MAX_VALUE : share,
+                v.get(CONNECTIONS_MAX_IDLE_MS), v.get(MAX_CONNECTIONS), perIp, resolved, Duration.ofMinutes(1));
+    }
+
+    /** {@code host:count,...} in order; a host twice, a bad count or an empty host is refused. */
+    static Map<String, Integer> parseOverrides(String text) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        if (text.isBlank()) {
+            return Map.of();
+        }
+        for (String part : text.split(",")) {
+            String entry = part.trim();
+            int colon = entry.lastIndexOf(':');
+            require(colon > 0, MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG, "'" + entry + "' is not host:count");
+            String host = entry.substring(0, colon).trim();
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int count;
+            try {
+                count = Integer.parseInt(entry.substring(colon + 1).trim());
+            } catch (NumberFormatException e) {
+                throw new ConfigException(MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG, "'" + entry
+                        + "' has no valid count");
+            }
+            require(count >= 0, MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG, "count " + count + " of '" + entry
+                    + "' is negative");
+            require(out.put(host, count) == null, MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG, "host " + host
+                    + " appears twice");
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    static String formatOverrides(Map<String, Integer> overrides) {
+        List<String> parts = new ArrayList<>();
+        overrides.forEach((host, count) -> parts.add((host.contains(":") ? "[" + host + "]" : host) + ":" + count));
+        return String.join(",", parts);
     }
 
     private static String objectStorageUrlProblem(String url) {
@@ -193,6 +323,11 @@ public final class BrokerConfig {
 
     public int maxRequestBytes() {
         return maxRequestBytes;
+    }
+
+    /** What the network layer enforces: frame size, request memory, idle time, connection limits. */
+    public KafkaServer.Settings networkSettings() {
+        return networkSettings;
     }
 
     public int networkThreads() {

@@ -1,5 +1,6 @@
 package io.aloft.broker;
 
+import io.aloft.broker.fetch.FetchSessionConfig;
 import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.cleaner.CleanerConfig;
@@ -31,8 +32,9 @@ public final class ServerConfig {
 
     /** The keys a broker's properties may set, one definition per module, in README order. */
     public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
-            ControllerConfig.DEFINITION, WalConfig.DEFINITION, StreamStoreConfig.DEFINITION,
-            GroupCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION, CleanerConfig.DEFINITION);
+            FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
+            StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
+            CleanerConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
     public static final ConfigDefinition ALL = ConfigDefinition.combine("server", DEFINITIONS);
@@ -54,6 +56,7 @@ public final class ServerConfig {
     private final GroupCoordinatorConfig groups;
     private final LogConfig logDefaults;
     private final CleanerConfig cleaner;
+    private final FetchSessionConfig fetchSessions;
 
     private ServerConfig(Map<String, String> given) {
         broker = BrokerConfig.fromProperties(given);
@@ -68,6 +71,7 @@ public final class ServerConfig {
         groups = GroupCoordinatorConfig.fromProperties(props);
         logDefaults = LogConfig.fromBrokerProperties(props);
         cleaner = CleanerConfig.fromProperties(props);
+        fetchSessions = FetchSessionConfig.fromProperties(props);
         if (store.logCacheSizeBytes() >= wal.capacityBytes()) {
             throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, store.logCacheSizeBytes()
                     + " is not below " + WalConfig.CAPACITY_CONFIG + "=" + wal.capacityBytes()
@@ -142,6 +146,10 @@ public final class ServerConfig {
 
     public CleanerConfig cleaner() {
         return cleaner;
+    }
+
+    public FetchSessionConfig fetchSessions() {
+        return fetchSessions;
     }
 
     /** The broker-wide topic defaults the properties set (dynamic values come on top at run time). */

@@ -1,6 +1,9 @@
 package io.aloft.broker;
 
+import io.aloft.broker.fetch.FetchSessionConfig;
+import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.controller.TestQuorum;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -10,11 +13,23 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 /** A single-node broker (embedded controller voter) on free loopback ports under a temp dir, sized for tests. */
 public final class TestBroker implements AutoCloseable {
     private final Map<String, String> props;
+    private final long fetchSessionEvictionMs;
     private final Broker broker;
 
-    private TestBroker(Map<String, String> props) throws Exception {
+    private TestBroker(Map<String, String> props, long fetchSessionEvictionMs) throws Exception {
         this.props = Map.copyOf(props);
-        broker = Broker.start(props);
+        this.fetchSessionEvictionMs = fetchSessionEvictionMs;
+        broker = Broker.start(props, ProcessExit.keepRunning(), FileChannel::open, fetchSessionEvictionMs);
+    }
+
+    private TestBroker(Map<String, String> props) throws Exception {
+        this(props, FetchSessionConfig.MIN_EVICTION_MS);
+    }
+
+    /** A broker whose fetch sessions may be evicted after {@code fetchSessionEvictionMs} instead of 2 minutes. */
+    public static TestBroker withFetchSessionEvictionMs(Path dir, Map<String, String> overrides,
+            long fetchSessionEvictionMs) throws Exception {
+        return new TestBroker(defaults(dir, overrides), fetchSessionEvictionMs);
     }
 
     public TestBroker(Path dir, Map<String, String> overrides) throws Exception {
@@ -44,7 +59,7 @@ public final class TestBroker implements AutoCloseable {
      * listener gets a new port, so clients must be created anew from {@link #bootstrap}.
      */
     public TestBroker restart() throws Exception {
-        return new TestBroker(props);
+        return new TestBroker(props, fetchSessionEvictionMs);
     }
 
     public TestBroker(Path dir) throws Exception {

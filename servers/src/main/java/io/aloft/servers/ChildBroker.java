@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What Apache Kafka and Aloft share as benchmark children: a fresh temp directory per instance, the
  * same JVM flags, a log file, readiness by Admin {@code describeCluster}, a retry when another
- * process takes a probed port first, and a stop that always deletes the directory.
+ * process takes a probed port first, a {@link #restart()} on the same data, and a stop that always
+ * deletes the directory.
  *
  * <p>Not thread-safe (see {@link BenchServer}); {@link #stop()} is idempotent.
  */
@@ -35,6 +36,9 @@ public abstract class ChildBroker implements BenchServer {
     private Path dir;
     private ChildProcess child;
     private String bootstrap;
+    /** What the running child was started with, so that {@link #restart()} can run it again. */
+    private Launch launch;
+    private Path logFile;
 
     /**
      * @param heap {@code -Xms} and {@code -Xmx} of the child, e.g. {@code 3g}
@@ -95,8 +99,8 @@ public abstract class ChildBroker implements BenchServer {
             for (int attempt = 1; ; attempt++) {
                 // A fresh directory per attempt: a half-started child may have formatted the last one.
                 Path attemptDir = Files.createDirectories(dir.resolve("attempt-" + attempt));
-                Launch launch = prepare(attemptDir);
-                Path logFile = attemptDir.resolve(shortName() + ".log");
+                launch = prepare(attemptDir);
+                logFile = attemptDir.resolve(shortName() + ".log");
                 child = ChildProcess.start(shortName(), launch.command(), logFile, Map.of());
                 try {
                     child.awaitKafkaApi(launch.bootstrap(), startTimeout);
@@ -117,6 +121,37 @@ public abstract class ChildBroker implements BenchServer {
             stop();
             throw e;
         }
+    }
+
+    /**
+     * Stops the broker as {@link #stop()} does (SIGTERM, so it shuts down cleanly) but keeps its
+     * directory, then starts the same command again: same data, configuration, ports and log file
+     * (appended to), so clients reconnect to the same {@link #bootstrap()}. Whatever else the run
+     * started (Aloft's versitygw) keeps running, as an object store outlives a broker. Returns once
+     * Admin {@code describeCluster} succeeds again.
+     *
+     * @throws IllegalStateException if the broker is not running
+     * @throws IOException if the new process exits or does not answer in time (for example because
+     *     another process took its port meanwhile); the message ends with the tail of its log. The
+     *     broker is then not running, and {@link #stop()} still deletes the directory.
+     */
+    public final void restart() throws IOException, InterruptedException {
+        if (bootstrap == null) {
+            throw new IllegalStateException(shortName() + " is not running");
+        }
+        String address = bootstrap;
+        bootstrap = null;
+        child.stop();
+        log.info("{} stopped for a restart on the same data", description());
+        child = ChildProcess.start(shortName(), launch.command(), logFile, Map.of());
+        try {
+            child.awaitKafkaApi(address, startTimeout);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            child.stop();
+            throw e;
+        }
+        bootstrap = address;
+        log.info("{} restarted at {}", description(), bootstrap);
     }
 
     @Override

@@ -21,6 +21,19 @@ class ApacheKafkaServerTest {
     }
 
     @Test
+    void restart_keepsDataAndAddress() throws Exception {
+        RoundTrip.startWriteRestartAndRead(new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "512m", false,
+                RoundTrip.scratch(), Map.of(), Duration.ofSeconds(60)));
+    }
+
+    @Test
+    void restart_notStarted_refused() throws Exception {
+        ApacheKafkaServer kafka = new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "512m", false,
+                RoundTrip.scratch(), Map.of(), Duration.ofSeconds(60));
+        assertThrows(IllegalStateException.class, kafka::restart);
+    }
+
+    @Test
     void description_namesVersionAndDurability() throws Exception {
         ApacheKafkaServer kafka = new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "3g", false,
                 RoundTrip.scratch(), Map.of(), Duration.ofSeconds(60));

@@ -30,6 +30,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /** What both server tests check: records go in and come back, and stop leaves nothing behind. */
 public final class RoundTrip {
+    private static final String TOPIC = "round-trip";
+
     private RoundTrip() {
     }
 
@@ -57,13 +59,40 @@ public final class RoundTrip {
         return props;
     }
 
+    /**
+     * Starts {@code broker}, writes records, restarts it, and checks that the new process serves the
+     * same address with every record still there; then stops it and checks it left nothing behind.
+     */
+    public static void startWriteRestartAndRead(ChildBroker broker) throws Exception {
+        Process first;
+        Process second;
+        Path dir;
+        String bootstrap;
+        try {
+            broker.start();
+            first = broker.process();
+            dir = broker.directory();
+            bootstrap = broker.bootstrap();
+            produceAndConsume(bootstrap, 100);
+            broker.restart();
+            second = broker.process();
+            assertFalse(first.isAlive(), "the first process " + first.pid() + " outlived the restart");
+            assertTrue(second.isAlive() && second.pid() != first.pid(), "no new process after the restart");
+            assertEquals(bootstrap, broker.bootstrap(), "address after the restart");
+            assertEquals(dir, broker.directory(), "directory after the restart");
+            assertReadsBack(bootstrap, 100);
+        } finally {
+            broker.stop();
+        }
+        assertStoppedClean(second, dir, bootstrap);
+    }
+
     /** Creates a topic, produces {@code count} records with acks=all, and reads them back in order. */
     public static void produceAndConsume(String bootstrap, int count) throws Exception {
-        String topic = "round-trip";
         Properties admin = new Properties();
         admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin a = Admin.create(admin)) {
-            a.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            a.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -71,21 +100,31 @@ public final class RoundTrip {
         try (KafkaProducer<String, String> producer =
                      new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < count; i++) {
-                producer.send(new ProducerRecord<>(topic, "k" + i, "value-" + i));
+                producer.send(new ProducerRecord<>(TOPIC, "k" + i, "value-" + i));
             }
             producer.flush();
         }
+        assertReadsBack(bootstrap, count);
+    }
+
+    /**
+     * Reads the topic {@link #produceAndConsume} wrote from its beginning and checks it holds exactly
+     * those {@code count} records, in order (after a restart, for example).
+     */
+    public static void assertReadsBack(String bootstrap, int count) {
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<String> values = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer =
                      new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
-            TopicPartition tp = new TopicPartition(topic, 0);
+            TopicPartition tp = new TopicPartition(TOPIC, 0);
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+            assertEquals(count, end, "end offset of " + TOPIC);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (values.size() < count && System.nanoTime() < deadline) {
+            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
                     values.add(r.value());
                 }

@@ -1,6 +1,6 @@
 /**
- * The coordinator runtime: the one way Aloft runs a coordinator (classic consumer groups today;
- * KIP-848 groups, transactions and share groups next), after Kafka's newer coordinator model.
+ * The coordinator runtime: the one way Aloft runs a coordinator (classic and KIP-848 consumer groups
+ * today; transactions and share groups next), after Kafka's newer coordinator model.
  *
  * <p>A coordinator keeps its state in an internal topic. Each partition of that topic this broker
  * leads is a <em>shard</em> ({@link io.aloft.broker.coordinator.CoordinatorShard}) owned by one

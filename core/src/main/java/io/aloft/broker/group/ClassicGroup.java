@@ -13,13 +13,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.ConsumerProtocolSubscription;
 import org.apache.kafka.common.message.JoinGroupResponseData.JoinGroupResponseMember;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 
 /**
- * The state of one classic group: membership, generation, chosen protocol and committed offsets.
+ * The state of one classic group: membership, generation and chosen protocol, and the committed
+ * offsets of its id ({@link GroupOffsets}, kept by the shard).
  *
  * <p>Confined to the thread of the shard that holds it ({@link GroupCoordinatorShard}): every
  * request and timer of the group runs there, one at a time, so no field needs a lock. Futures of
@@ -62,16 +62,15 @@ final class ClassicGroup {
     boolean newMemberAdded;
     long initialDelayRemainingMs;
 
-    /** Committed offsets, as last durably written. */
-    final Map<TopicPartition, GroupRecord.OffsetCommit> offsets = new HashMap<>();
-    /** For each partition, the sequence of the latest offset write issued (commit or tombstone). */
-    final Map<TopicPartition, Long> lastOffsetWrite = new HashMap<>();
+    /** The offsets of this group's id. */
+    final GroupOffsets offsets;
     private long nextSequence;
 
-    ClassicGroup(String groupId, int partition, long nowMs) {
+    ClassicGroup(String groupId, int partition, long nowMs, GroupOffsets offsets) {
         this.groupId = groupId;
         this.partition = partition;
         this.stateTimestampMs = nowMs;
+        this.offsets = offsets;
     }
 
     /** Completes a waiting request's future (on the shard's thread, like everything here). */

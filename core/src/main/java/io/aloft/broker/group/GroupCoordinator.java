@@ -6,6 +6,8 @@ import io.aloft.broker.coordinator.CoordinatorRuntime;
 import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTimer;
 import io.aloft.broker.coordinator.CoordinatorTopic;
+import io.aloft.broker.group.consumer.ClusterTopics;
+import io.aloft.broker.group.consumer.ConsumerGroupDescriber;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +15,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData.DeletableGroupResult;
@@ -40,10 +46,11 @@ import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The classic (pre-KIP-848) consumer group coordinator, for the request handlers of JoinGroup,
- * SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups,
- * DeleteGroups and OffsetDelete. Each method takes the request's generated message and API
- * version and returns the response message (throttle time left for the handler to set).
+ * The group coordinator, for the request handlers of the classic protocol (JoinGroup, SyncGroup,
+ * Heartbeat, LeaveGroup), the consumer protocol of KIP-848 (ConsumerGroupHeartbeat,
+ * ConsumerGroupDescribe), and of both (OffsetCommit, OffsetFetch, ListGroups, DescribeGroups,
+ * DeleteGroups, OffsetDelete). Each method takes the request's generated message and API version
+ * and returns the response message (throttle time left for the handler to set).
  *
  * <p>A service in front of a {@link CoordinatorRuntime}: a group lives in the shard of its
  * {@code __consumer_offsets} partition ({@link #partitionFor}), every request for it runs there
@@ -76,7 +83,15 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
      */
     public GroupCoordinator(GroupCoordinatorConfig config, CoordinatorLog<GroupRecord> log, CoordinatorTimer timer,
             TopicIdResolver topicIds, CoordinatorThreads threads) {
-        this(config, log, timer, topicIds, threads, null);
+        this(config, log, timer, topicIds, ClusterTopics.NONE, threads, null);
+    }
+
+    /**
+     * @param cluster the topics consumer groups (KIP-848) subscribe to
+     */
+    public GroupCoordinator(GroupCoordinatorConfig config, CoordinatorLog<GroupRecord> log, CoordinatorTimer timer,
+            TopicIdResolver topicIds, ClusterTopics cluster, CoordinatorThreads threads) {
+        this(config, log, timer, topicIds, cluster, threads, null);
     }
 
     /**
@@ -84,16 +99,28 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
      * for tests driving it from one thread over an in-memory log, which get their answers on return.
      */
     public GroupCoordinator(GroupCoordinatorConfig config, CoordinatorLog<GroupRecord> log, CoordinatorTimer timer) {
-        this(config, log, timer, TopicIdResolver.NONE, null, CoordinatorThreads.callerRuns());
+        this(config, log, timer, TopicIdResolver.NONE, ClusterTopics.NONE, null, CoordinatorThreads.callerRuns());
+    }
+
+    /** As {@link #GroupCoordinator(GroupCoordinatorConfig, CoordinatorLog, CoordinatorTimer)}, with topics. */
+    public GroupCoordinator(GroupCoordinatorConfig config, CoordinatorLog<GroupRecord> log, CoordinatorTimer timer,
+            TopicIdResolver topicIds, ClusterTopics cluster) {
+        this(config, log, timer, topicIds, cluster, null, CoordinatorThreads.callerRuns());
     }
 
     private GroupCoordinator(GroupCoordinatorConfig config, CoordinatorLog<GroupRecord> log, CoordinatorTimer timer,
-            TopicIdResolver topicIds, CoordinatorThreads threads, CoordinatorThreads ownThreads) {
+            TopicIdResolver topicIds, ClusterTopics cluster, CoordinatorThreads threads,
+            CoordinatorThreads ownThreads) {
         this.config = config;
         this.ownThreads = ownThreads;
         this.runtime = new CoordinatorRuntime<>("group", log, timer, threads != null ? threads : ownThreads,
-                ctx -> new GroupCoordinatorShard(config, ctx, topicIds));
+                ctx -> new GroupCoordinatorShard(config, ctx, topicIds, cluster));
         this.fetchShapes = new OffsetFetchShapes(topicIds);
+    }
+
+    /** Whether the KIP-848 consumer protocol is served (group.coordinator.rebalance.protocols). */
+    public boolean consumerProtocolEnabled() {
+        return config.consumerProtocolEnabled();
     }
 
     /** The __consumer_offsets partition of {@code groupId}: Kafka's abs(hashCode) % partitions. */
@@ -175,6 +202,38 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
                 error -> new LeaveGroupResponseData().setErrorCode(error.code()));
     }
 
+    // ---- consumer groups (KIP-848) -------------------------------------------------------
+
+    /** ConsumerGroupHeartbeat: join, heartbeat or leave; completes once the group's records are durable. */
+    public CompletableFuture<ConsumerGroupHeartbeatResponseData> consumerGroupHeartbeat(
+            ConsumerGroupHeartbeatRequestData req, short version, String clientId, String clientHost) {
+        if (invalidGroupId(req.groupId())) {
+            return CompletableFuture.completedFuture(new ConsumerGroupHeartbeatResponseData()
+                    .setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("GroupId can't be empty."));
+        }
+        return runtime.write("consumer-group-heartbeat", partitionFor(req.groupId()),
+                        s -> s.consumerGroupHeartbeat(req, version, clientId, clientHost))
+                .exceptionally(e -> new ConsumerGroupHeartbeatResponseData().setErrorCode(errorFor(e).code()));
+    }
+
+    /** ConsumerGroupDescribe: each group from its shard; a group that is not a consumer group is not found. */
+    public CompletableFuture<ConsumerGroupDescribeResponseData> consumerGroupDescribe(
+            ConsumerGroupDescribeRequestData req, short version) {
+        List<CompletableFuture<ConsumerGroupDescribeResponseData.DescribedGroup>> described = new ArrayList<>();
+        for (String groupId : req.groupIds()) {
+            if (invalidGroupId(groupId)) {
+                described.add(CompletableFuture.completedFuture(new ConsumerGroupDescribeResponseData.DescribedGroup()
+                        .setGroupId(groupId == null ? "" : groupId).setErrorCode(Errors.INVALID_GROUP_ID.code())));
+                continue;
+            }
+            described.add(runtime.read("consumer-group-describe", partitionFor(groupId),
+                            s -> s.consumerGroupDescribe(groupId))
+                    .exceptionally(e -> new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
+                            .setErrorCode(errorFor(e).code())));
+        }
+        return allInOrder(described).thenApply(list -> new ConsumerGroupDescribeResponseData().setGroups(list));
+    }
+
     // ---- offsets -------------------------------------------------------------------------
 
     /** OffsetCommit; completes once the offsets are durable in the group log. */
@@ -208,8 +267,11 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
                 continue;
             }
             List<OffsetManager.TopicQuery> queries = fetchShapes.queries(rg, byId);
-            groups.add(runtime.read("offset-fetch", partitionFor(groupId), s -> s.fetchOffsets(groupId, queries, byId))
-                    .thenApply(result -> fetchShapes.group(groupId, result, byId))
+            // v9+ names the member asking, which a consumer group (KIP-848) checks.
+            groups.add(runtime.read("offset-fetch", partitionFor(groupId),
+                            s -> s.fetchOffsets(groupId, rg.memberId(), rg.memberEpoch(), queries, byId))
+                    .thenApply(result -> result.error() != Errors.NONE ? fetchShapes.groupError(groupId, result.error())
+                            : fetchShapes.group(groupId, result.topics(), byId))
                     .exceptionally(e -> fetchShapes.groupError(groupId, errorFor(e))));
         }
         return allInOrder(groups).thenApply(list -> new OffsetFetchResponseData().setGroups(list));
@@ -235,9 +297,6 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
         if (runtime.anyLoading()) {
             response.setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code());
         }
-        if (!types.isEmpty() && !types.contains(CLASSIC_GROUP_TYPE)) {
-            return CompletableFuture.completedFuture(response);
-        }
         List<CompletableFuture<List<ListedGroup>>> shards = new ArrayList<>();
         for (CompletableFuture<List<ListedGroup>> f : runtime.readAll("list-groups", GroupCoordinatorShard::listGroups)) {
             // A shard unloaded meanwhile has nothing to list here any more.
@@ -246,7 +305,8 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
         return allInOrder(shards).thenApply(lists -> {
             for (List<ListedGroup> list : lists) {
                 for (ListedGroup g : list) {
-                    if (states.isEmpty() || states.contains(g.groupState().toLowerCase(Locale.ROOT))) {
+                    if ((states.isEmpty() || states.contains(g.groupState().toLowerCase(Locale.ROOT)))
+                            && (types.isEmpty() || types.contains(g.groupType().toLowerCase(Locale.ROOT)))) {
                         response.groups().add(g);
                     }
                 }

@@ -1,11 +1,21 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.group.consumer.ConsumerGroupConfig;
+import io.aloft.broker.group.consumer.assignor.PartitionAssignor;
+import io.aloft.broker.group.consumer.assignor.RangeAssignor;
+import io.aloft.broker.group.consumer.assignor.UniformAssignor;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
 import io.aloft.config.ConfigKey;
+import io.aloft.config.ConfigType;
 import io.aloft.config.ConfigValues;
 import io.aloft.config.Validator;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Settings of the group coordinator, under Kafka's key names and with Kafka's defaults, declared
@@ -78,11 +88,109 @@ public final class GroupCoordinatorConfig {
                     + "served by the same thread).")
             .build();
 
+    /** The group protocols a coordinator may serve. */
+    public static final String CLASSIC_PROTOCOL = "classic";
+    public static final String CONSUMER_PROTOCOL = "consumer";
+
+    public static final String REBALANCE_PROTOCOLS_CONFIG = "group.coordinator.rebalance.protocols";
+    public static final ConfigKey<List<String>> REBALANCE_PROTOCOLS = ConfigKey.customKey(REBALANCE_PROTOCOLS_CONFIG,
+            ConfigType.LIST, text -> names(REBALANCE_PROTOCOLS_CONFIG, text, Set.of(CLASSIC_PROTOCOL,
+                    CONSUMER_PROTOCOL)), ConfigKey::formatList)
+            .defaultValue(List.of(CLASSIC_PROTOCOL, CONSUMER_PROTOCOL))
+            .validator(Validator.of("classic, and optionally consumer", v -> null)) // checked while parsing
+            .doc("The group protocols served: classic (JoinGroup/SyncGroup/Heartbeat) is always on; consumer is "
+                    + "the KIP-848 protocol (ConsumerGroupHeartbeat, ConsumerGroupDescribe). Without consumer those "
+                    + "APIs answer UNSUPPORTED_VERSION (ApiVersions still lists them, as Kafka 4.3 does).")
+            .build();
+
+    public static final String CONSUMER_SESSION_TIMEOUT_MS_CONFIG = "group.consumer.session.timeout.ms";
+    public static final ConfigKey<Integer> CONSUMER_SESSION_TIMEOUT_MS = ConfigKey
+            .intKey(CONSUMER_SESSION_TIMEOUT_MS_CONFIG).defaultValue(45_000).validator(Validator.atLeast(1))
+            .doc("A member of a consumer group (KIP-848) that sends no heartbeat for this long is removed from the "
+                    + "group and its partitions are reassigned; a static member that left with epoch -2 keeps its "
+                    + "partitions this long. Between group.consumer.min.session.timeout.ms and "
+                    + "group.consumer.max.session.timeout.ms.")
+            .build();
+
+    public static final String CONSUMER_MIN_SESSION_TIMEOUT_MS_CONFIG = "group.consumer.min.session.timeout.ms";
+    public static final ConfigKey<Integer> CONSUMER_MIN_SESSION_TIMEOUT_MS = ConfigKey
+            .intKey(CONSUMER_MIN_SESSION_TIMEOUT_MS_CONFIG).defaultValue(45_000).validator(Validator.atLeast(1))
+            .doc("The smallest group.consumer.session.timeout.ms allowed.")
+            .build();
+
+    public static final String CONSUMER_MAX_SESSION_TIMEOUT_MS_CONFIG = "group.consumer.max.session.timeout.ms";
+    public static final ConfigKey<Integer> CONSUMER_MAX_SESSION_TIMEOUT_MS = ConfigKey
+            .intKey(CONSUMER_MAX_SESSION_TIMEOUT_MS_CONFIG).defaultValue(60_000).validator(Validator.atLeast(1))
+            .doc("The largest group.consumer.session.timeout.ms allowed.")
+            .build();
+
+    public static final String CONSUMER_HEARTBEAT_INTERVAL_MS_CONFIG = "group.consumer.heartbeat.interval.ms";
+    public static final ConfigKey<Integer> CONSUMER_HEARTBEAT_INTERVAL_MS = ConfigKey
+            .intKey(CONSUMER_HEARTBEAT_INTERVAL_MS_CONFIG).defaultValue(5_000).validator(Validator.atLeast(1))
+            .doc("How often members of consumer groups are told to heartbeat (every ConsumerGroupHeartbeat response "
+                    + "says so); less than group.consumer.session.timeout.ms, between "
+                    + "group.consumer.min.heartbeat.interval.ms and group.consumer.max.heartbeat.interval.ms.")
+            .build();
+
+    public static final String CONSUMER_MIN_HEARTBEAT_INTERVAL_MS_CONFIG = "group.consumer.min.heartbeat.interval.ms";
+    public static final ConfigKey<Integer> CONSUMER_MIN_HEARTBEAT_INTERVAL_MS = ConfigKey
+            .intKey(CONSUMER_MIN_HEARTBEAT_INTERVAL_MS_CONFIG).defaultValue(5_000).validator(Validator.atLeast(1))
+            .doc("The smallest group.consumer.heartbeat.interval.ms allowed.")
+            .build();
+
+    public static final String CONSUMER_MAX_HEARTBEAT_INTERVAL_MS_CONFIG = "group.consumer.max.heartbeat.interval.ms";
+    public static final ConfigKey<Integer> CONSUMER_MAX_HEARTBEAT_INTERVAL_MS = ConfigKey
+            .intKey(CONSUMER_MAX_HEARTBEAT_INTERVAL_MS_CONFIG).defaultValue(15_000).validator(Validator.atLeast(1))
+            .doc("The largest group.consumer.heartbeat.interval.ms allowed.")
+            .build();
+
+    public static final String CONSUMER_MAX_SIZE_CONFIG = "group.consumer.max.size";
+    public static final ConfigKey<Integer> CONSUMER_MAX_SIZE = ConfigKey.intKey(CONSUMER_MAX_SIZE_CONFIG)
+            .defaultValue(Integer.MAX_VALUE).validator(Validator.atLeast(1))
+            .doc("The most members one consumer group may have; a further member's join fails with "
+                    + "GROUP_MAX_SIZE_REACHED.")
+            .build();
+
+    /** The server-side assignors by the names clients choose them with (group.remote.assignor). */
+    private static final Map<String, PartitionAssignor> ASSIGNORS = Map.of(
+            UniformAssignor.NAME, new UniformAssignor(), RangeAssignor.NAME, new RangeAssignor());
+
+    public static final String CONSUMER_ASSIGNORS_CONFIG = "group.consumer.assignors";
+    public static final ConfigKey<List<String>> CONSUMER_ASSIGNORS = ConfigKey.customKey(CONSUMER_ASSIGNORS_CONFIG,
+            ConfigType.LIST, text -> names(CONSUMER_ASSIGNORS_CONFIG, text, ASSIGNORS.keySet()), ConfigKey::formatList)
+            .defaultValue(List.of(UniformAssignor.NAME, RangeAssignor.NAME))
+            .validator(Validator.of("uniform and/or range", v -> null)) // checked while parsing
+            .doc("The server-side assignors consumer groups may use, by name (uniform, range; Kafka takes class "
+                    + "names here). The first is the default for members that choose none; a member asking for "
+                    + "another gets UNSUPPORTED_ASSIGNOR.")
+            .build();
+
     /** Every key the group coordinator reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("groups", INITIAL_REBALANCE_DELAY_MS,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, MAX_SIZE, OFFSETS_TOPIC_PARTITIONS,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
-            COORDINATOR_THREADS);
+            COORDINATOR_THREADS, REBALANCE_PROTOCOLS, CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_MIN_SESSION_TIMEOUT_MS,
+            CONSUMER_MAX_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_MIN_HEARTBEAT_INTERVAL_MS,
+            CONSUMER_MAX_HEARTBEAT_INTERVAL_MS, CONSUMER_MAX_SIZE, CONSUMER_ASSIGNORS);
+
+    /** A comma-separated list of distinct names out of {@code known}, case-insensitive, in order. */
+    private static List<String> names(String key, String text, Set<String> known) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String part : text.split(",")) {
+            String name = part.trim().toLowerCase(Locale.ROOT);
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!known.contains(name)) {
+                throw new ConfigException(key, "'" + part.trim() + "' is not one of " + new java.util.TreeSet<>(known));
+            }
+            out.add(name);
+        }
+        if (out.isEmpty()) {
+            throw new ConfigException(key, "must name at least one of " + new java.util.TreeSet<>(known));
+        }
+        return new ArrayList<>(out);
+    }
 
     private final int initialRebalanceDelayMs;
     private final int minSessionTimeoutMs;
@@ -93,6 +201,8 @@ public final class GroupCoordinatorConfig {
     private final long offsetsRetentionCheckIntervalMs;
     private final int offsetMetadataMaxBytes;
     private final int coordinatorThreads;
+    private final boolean consumerProtocol;
+    private final ConsumerGroupConfig consumerGroupConfig;
 
     private GroupCoordinatorConfig(ConfigValues v) {
         initialRebalanceDelayMs = v.get(INITIAL_REBALANCE_DELAY_MS);
@@ -107,6 +217,35 @@ public final class GroupCoordinatorConfig {
         if (minSessionTimeoutMs > maxSessionTimeoutMs) {
             throw new ConfigException(MIN_SESSION_TIMEOUT_MS_CONFIG, minSessionTimeoutMs + " exceeds "
                     + MAX_SESSION_TIMEOUT_MS_CONFIG + "=" + maxSessionTimeoutMs);
+        }
+        List<String> protocols = v.get(REBALANCE_PROTOCOLS);
+        if (!protocols.contains(CLASSIC_PROTOCOL)) {
+            throw new ConfigException(REBALANCE_PROTOCOLS_CONFIG, "must include " + CLASSIC_PROTOCOL);
+        }
+        consumerProtocol = protocols.contains(CONSUMER_PROTOCOL);
+        int session = v.get(CONSUMER_SESSION_TIMEOUT_MS);
+        int heartbeat = v.get(CONSUMER_HEARTBEAT_INTERVAL_MS);
+        within(CONSUMER_SESSION_TIMEOUT_MS_CONFIG, session, v.get(CONSUMER_MIN_SESSION_TIMEOUT_MS),
+                CONSUMER_MIN_SESSION_TIMEOUT_MS_CONFIG, v.get(CONSUMER_MAX_SESSION_TIMEOUT_MS),
+                CONSUMER_MAX_SESSION_TIMEOUT_MS_CONFIG);
+        within(CONSUMER_HEARTBEAT_INTERVAL_MS_CONFIG, heartbeat, v.get(CONSUMER_MIN_HEARTBEAT_INTERVAL_MS),
+                CONSUMER_MIN_HEARTBEAT_INTERVAL_MS_CONFIG, v.get(CONSUMER_MAX_HEARTBEAT_INTERVAL_MS),
+                CONSUMER_MAX_HEARTBEAT_INTERVAL_MS_CONFIG);
+        if (heartbeat >= session) {
+            throw new ConfigException(CONSUMER_HEARTBEAT_INTERVAL_MS_CONFIG, heartbeat + " must be less than "
+                    + CONSUMER_SESSION_TIMEOUT_MS_CONFIG + "=" + session);
+        }
+        consumerGroupConfig = new ConsumerGroupConfig(session, heartbeat, v.get(CONSUMER_MAX_SIZE),
+                v.get(CONSUMER_ASSIGNORS).stream().map(ASSIGNORS::get).toList());
+    }
+
+    private static void within(String key, int value, int min, String minKey, int max, String maxKey) {
+        if (min > max) {
+            throw new ConfigException(minKey, min + " exceeds " + maxKey + "=" + max);
+        }
+        if (value < min || value > max) {
+            throw new ConfigException(key, value + " is outside [" + minKey + "=" + min + ", " + maxKey + "=" + max
+                    + "]");
         }
     }
 
@@ -154,6 +293,16 @@ public final class GroupCoordinatorConfig {
 
     public int offsetMetadataMaxBytes() {
         return offsetMetadataMaxBytes;
+    }
+
+    /** Whether the KIP-848 consumer protocol is served (group.coordinator.rebalance.protocols). */
+    public boolean consumerProtocolEnabled() {
+        return consumerProtocol;
+    }
+
+    /** The settings of consumer groups (group.consumer.*). */
+    public ConsumerGroupConfig consumerGroupConfig() {
+        return consumerGroupConfig;
     }
 
     /** Threads running the coordinator's shards; a shard always runs on the same one. */

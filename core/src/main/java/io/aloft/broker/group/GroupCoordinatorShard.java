@@ -2,12 +2,23 @@ package io.aloft.broker.group;
 
 import io.aloft.broker.coordinator.CoordinatorResult;
 import io.aloft.broker.coordinator.CoordinatorShard;
+import io.aloft.broker.coordinator.CoordinatorTimer;
 import io.aloft.broker.coordinator.ShardContext;
+import io.aloft.broker.group.consumer.ClusterTopics;
+import io.aloft.broker.group.consumer.ConsumerGroup;
+import io.aloft.broker.group.consumer.ConsumerGroupConfig;
+import io.aloft.broker.group.consumer.ConsumerGroupDescriber;
+import io.aloft.broker.group.consumer.ConsumerGroupRecord;
+import io.aloft.broker.group.consumer.ConsumerGroups;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
 import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroupMember;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -28,15 +39,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The groups of one {@code __consumer_offsets} partition and the classic-protocol operations on
- * them: a {@link CoordinatorShard} of the group coordinator's runtime, so it runs on one thread and
- * holds plain maps. {@link GroupCoordinator} routes each request here by the group's partition.
+ * The groups of one {@code __consumer_offsets} partition and the operations on them: a
+ * {@link CoordinatorShard} of the group coordinator's runtime, so it runs on one thread and holds
+ * plain maps. {@link GroupCoordinator} routes each request here by the group's partition. Classic
+ * groups, consumer groups (KIP-848, {@link ConsumerGroups}) and the offsets of every group id
+ * ({@link GroupOffsets}) live side by side; one id is either a classic or a consumer group.
  *
  * <p>Classic groups change their state in the operation itself (a group holds waiting requests and
  * timers that no record describes) and write records to persist it, as Kafka's classic groups do:
  * results are built with {@link CoordinatorResult#builder()}, their records are not replayed when
  * written, and responses that wait for durability are completed by the steps that follow the
- * append. {@link #replay} is used when the partition loads.
+ * append. {@link #replay} is used when the partition loads. Consumer groups are the other way round:
+ * their operations only compute records, which {@link #replay} applies when written and when loaded
+ * ({@link ConsumerGroupOperations}).
  *
  * <p>Confined to the shard's thread (and the loading thread before {@link #onLoaded}).
  */
@@ -50,20 +65,52 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     private final SyncAndLeave syncAndLeave;
     private final OffsetManager offsets;
     private final Map<String, ClassicGroup> groups = new HashMap<>();
+    private final Map<String, GroupOffsets> groupOffsets = new HashMap<>();
+    private final ConsumerGroups consumerGroups;
+    private final ConsumerGroupOperations consumerOps;
+    private final GroupReplay replay;
 
-    GroupCoordinatorShard(GroupCoordinatorConfig config, ShardContext<GroupRecord> ctx, TopicIdResolver topicIds) {
+    GroupCoordinatorShard(GroupCoordinatorConfig config, ShardContext<GroupRecord> ctx, TopicIdResolver topicIds,
+                          ClusterTopics cluster) {
         this.config = config;
         this.ctx = ctx;
         this.membership = new MembershipManager(config, ctx);
         this.syncAndLeave = new SyncAndLeave(membership, ctx);
         this.offsets = new OffsetManager(config, ctx, membership, topicIds);
+        this.consumerGroups = new ConsumerGroups(config.consumerGroupConfig(), consumerContext(ctx), cluster);
+        this.consumerOps = new ConsumerGroupOperations(consumerGroups, groups, groupOffsets, offsets, membership);
+        this.replay = new GroupReplay(groups, groupOffsets, consumerGroups, ctx.partition());
+    }
+
+    /** The shard's context as consumer groups use it: their timers' records become group records. */
+    private static ShardContext<ConsumerGroupRecord> consumerContext(ShardContext<GroupRecord> ctx) {
+        return new ShardContext<>() {
+            @Override
+            public int partition() {
+                return ctx.partition();
+            }
+
+            @Override
+            public long nowMs() {
+                return ctx.nowMs();
+            }
+
+            @Override
+            public CoordinatorTimer.Scheduled schedule(long delayMs, String name,
+                    Supplier<CoordinatorResult<Void, ConsumerGroupRecord>> operation) {
+                return ctx.schedule(delayMs, name, () -> {
+                    CoordinatorResult<Void, ConsumerGroupRecord> r = operation.get();
+                    return CoordinatorResult.of(ConsumerGroupOperations.wrap(r.records()), null);
+                });
+            }
+        };
     }
 
     // ---- loading -------------------------------------------------------------------------
 
     @Override
     public void replay(GroupRecord record) {
-        GroupReplay.apply(groups, ctx.partition(), record, ctx.nowMs());
+        replay.apply(record, ctx.nowMs());
     }
 
     /** Restored members get a fresh session timeout to heartbeat in; retention starts. */
@@ -72,8 +119,10 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         for (ClassicGroup g : groups.values()) {
             membership.restore(g);
         }
+        consumerGroups.onLoaded();
         scheduleRetention();
-        LOG.debug("__consumer_offsets-{}: loaded {} groups", ctx.partition(), groups.size());
+        LOG.debug("__consumer_offsets-{}: loaded {} classic and {} consumer groups", ctx.partition(), groups.size(),
+                consumerGroups.all().size());
     }
 
     /** Waiting members are told NOT_COORDINATOR, so they find the partition's new leader. */
@@ -83,10 +132,23 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
             membership.shutDown(g, Errors.NOT_COORDINATOR);
         }
         groups.clear();
+        consumerGroups.onUnloaded();
     }
 
     private ClassicGroup getOrCreate(String groupId) {
-        return groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, ctx.partition(), ctx.nowMs()));
+        return groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, ctx.partition(), ctx.nowMs(),
+                replay.offsetsOf(id)));
+    }
+
+    // ---- consumer groups (KIP-848) -------------------------------------------------------
+
+    CoordinatorResult<ConsumerGroupHeartbeatResponseData, GroupRecord> consumerGroupHeartbeat(
+            ConsumerGroupHeartbeatRequestData req, short version, String clientId, String clientHost) {
+        return consumerOps.heartbeat(req, version, clientId, clientHost);
+    }
+
+    ConsumerGroupDescribeResponseData.DescribedGroup consumerGroupDescribe(String groupId) {
+        return consumerOps.describe(groupId);
     }
 
     private static CoordinatorResult.Builder<GroupRecord> writes() {
@@ -98,6 +160,11 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     CoordinatorResult<Void, GroupRecord> join(String groupId, MembershipManager.JoinRequest req,
             CompletableFuture<JoinGroupResponseData> response) {
         CoordinatorResult.Builder<GroupRecord> out = writes();
+        Errors mixed = consumerOps.convertForClassicJoin(groupId, out);
+        if (mixed != Errors.NONE) {
+            response.complete(Responses.joinError(mixed, req.memberId(), req.version()));
+            return out.build(null);
+        }
         ClassicGroup g = req.memberId().isEmpty() ? getOrCreate(groupId) : groups.get(groupId);
         if (g == null) {
             response.complete(Responses.joinError(Errors.UNKNOWN_MEMBER_ID, req.memberId(), req.version()));
@@ -130,6 +197,11 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     CoordinatorResult<Void, GroupRecord> leave(LeaveGroupRequestData req, short version,
             CompletableFuture<LeaveGroupResponseData> response) {
         CoordinatorResult.Builder<GroupRecord> out = writes();
+        ConsumerGroup cg = consumerGroups.group(req.groupId());
+        if (cg != null) {
+            consumerOps.leave(cg, req, version, response, out);
+            return out.build(null);
+        }
         ClassicGroup g = groups.get(req.groupId());
         if (g == null) {
             List<MemberResponse> unknown = new ArrayList<>();
@@ -149,6 +221,11 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     CoordinatorResult<Void, GroupRecord> commitOffsets(OffsetCommitRequestData req, short version,
             CompletableFuture<OffsetCommitResponseData> response) {
         CoordinatorResult.Builder<GroupRecord> out = writes();
+        ConsumerGroup cg = consumerGroups.group(req.groupId());
+        if (cg != null) {
+            consumerOps.commit(cg, req, version, response, out);
+            return out.build(null);
+        }
         ClassicGroup g = groups.get(req.groupId());
         if (g == null) {
             if (req.generationIdOrMemberEpoch() >= 0) {
@@ -165,12 +242,29 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
 
     /** Committed offsets of {@code groupId} (an unknown group has none). */
     List<OffsetManager.TopicResult> fetchOffsets(String groupId, List<OffsetManager.TopicQuery> topics, boolean byId) {
-        return offsets.fetch(groups.get(groupId), topics, byId);
+        return offsets.fetch(groupOffsets.get(groupId), topics, byId);
+    }
+
+    /**
+     * OffsetFetch v9+, which names the member asking: a member of a consumer group must have its
+     * current epoch (KIP-848); classic groups answer as before.
+     */
+    OffsetManager.FetchResult fetchOffsets(String groupId, String memberId, int memberEpoch,
+                                           List<OffsetManager.TopicQuery> topics, boolean byId) {
+        ConsumerGroup cg = consumerGroups.group(groupId);
+        Errors error = cg == null ? Errors.NONE : consumerOps.validateFetch(cg, memberId, memberEpoch);
+        return new OffsetManager.FetchResult(error,
+                error == Errors.NONE ? fetchOffsets(groupId, topics, byId) : List.of());
     }
 
     CoordinatorResult<Void, GroupRecord> deleteOffsets(OffsetDeleteRequestData req,
             CompletableFuture<OffsetDeleteResponseData> response) {
         CoordinatorResult.Builder<GroupRecord> out = writes();
+        ConsumerGroup cg = consumerGroups.group(req.groupId());
+        if (cg != null) {
+            consumerOps.deleteOffsets(cg, req, response, out);
+            return out.build(null);
+        }
         ClassicGroup g = groups.get(req.groupId());
         if (g == null) {
             response.complete(new OffsetDeleteResponseData().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
@@ -193,6 +287,9 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
                         .setGroupType(GroupCoordinator.CLASSIC_GROUP_TYPE));
             }
         }
+        for (ConsumerGroup g : consumerGroups.all()) {
+            out.add(ConsumerGroupDescriber.listed(g));
+        }
         return out;
     }
 
@@ -201,6 +298,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
      * group, as in Kafka. An unknown group is reported Dead (v0-5) or GROUP_ID_NOT_FOUND (v6+, KIP-1043).
      */
     DescribedGroup describe(String groupId, short version) {
+        // A consumer group is not one DescribeGroups describes: Kafka answers as for an unknown group.
         DescribedGroup out = new DescribedGroup().setGroupId(groupId);
         ClassicGroup g = groups.get(groupId);
         if (g != null && !g.is(GroupState.DEAD)) {
@@ -218,7 +316,8 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         }
         out.setGroupState(GroupState.DEAD.protocolName()).setProtocolType("").setProtocolData("");
         if (version >= 6) {
-            out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + groupId + " not found.");
+            out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(consumerGroups.group(groupId) != null
+                    ? "Group " + groupId + " is not a classic group." : "Group " + groupId + " not found.");
         }
         return out;
     }
@@ -226,6 +325,11 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     /** DeleteGroups of one group: an empty group and its offsets go; {@code response} once durable. */
     CoordinatorResult<Void, GroupRecord> deleteGroup(String groupId, CompletableFuture<Errors> response) {
         CoordinatorResult.Builder<GroupRecord> out = writes();
+        ConsumerGroup cg = consumerGroups.group(groupId);
+        if (cg != null) {
+            consumerOps.delete(cg, response, out);
+            return out.build(null);
+        }
         ClassicGroup g = groups.get(groupId);
         if (g == null || g.is(GroupState.DEAD)) {
             response.complete(Errors.GROUP_ID_NOT_FOUND);
@@ -235,10 +339,12 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
             response.complete(Errors.NON_EMPTY_GROUP);
             return out.build(null);
         }
-        List<GroupRecord> records = new ArrayList<>(OffsetManager.allOffsetTombstones(g));
+        List<GroupRecord> records = new ArrayList<>(OffsetManager.allOffsetTombstones(g.groupId, g.offsets));
         records.add(new GroupRecord.GroupTombstone(g.groupId));
         membership.shutDown(g, Errors.COORDINATOR_NOT_AVAILABLE);
         groups.remove(g.groupId, g);
+        g.offsets.removed = true;
+        groupOffsets.remove(g.groupId, g.offsets);
         LOG.debug("group {}: deleted", g.groupId);
         out.append(records, (failure, next) -> {
             if (failure != null) {
@@ -257,6 +363,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         boolean persisted = g.generationId > 0;
         membership.shutDown(g, Errors.COORDINATOR_NOT_AVAILABLE);
         groups.remove(g.groupId, g);
+        groupOffsets.remove(g.groupId, g.offsets);
         if (persisted) {
             out.append(List.of(new GroupRecord.GroupTombstone(g.groupId)), (failure, next) -> {
                 if (failure != null) {
@@ -282,6 +389,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
                 }
             });
         }
+        consumerOps.expireOffsets(out);
         scheduleRetention();
         return out.build(null);
     }

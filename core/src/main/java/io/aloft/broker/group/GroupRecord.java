@@ -1,5 +1,6 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.group.consumer.ConsumerGroupRecord;
 import java.util.List;
 
 /**
@@ -40,5 +41,16 @@ public sealed interface GroupRecord {
 
     /** The group was deleted; its offsets were tombstoned before this record. */
     record GroupTombstone(String groupId) implements GroupRecord {
+    }
+
+    /**
+     * A change of a consumer group (KIP-848). Unlike the classic records above, these are replayed
+     * into the shard when written, as well as on load.
+     */
+    record ConsumerGroupChange(ConsumerGroupRecord change) implements GroupRecord {
+        @Override
+        public String groupId() {
+            return change.groupId();
+        }
     }
 }

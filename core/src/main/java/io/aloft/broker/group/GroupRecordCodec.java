@@ -22,7 +22,11 @@ import java.util.List;
  * bytes  := int32 length (-1 = null), bytes
  *
  * key    := int16 type, string groupId, [type OFFSET: string topic, int32 partition]
- *           type OFFSET = 0, GROUP = 1
+ *           [types CONSUMER_MEMBER, CONSUMER_TARGET_MEMBER, CONSUMER_CURRENT_MEMBER: string memberId]
+ *           type OFFSET = 0, GROUP = 1 (classic groups);
+ *           consumer groups (KIP-848): CONSUMER_GROUP_EPOCH = 2, CONSUMER_SUBSCRIBED_TOPICS = 3,
+ *           CONSUMER_MEMBER = 4, CONSUMER_TARGET_EPOCH = 5, CONSUMER_TARGET_MEMBER = 6,
+ *           CONSUMER_CURRENT_MEMBER = 7; their values are laid out in {@link ConsumerGroupRecordCodec}
  *
  * value (OFFSET, version 0) := int16 version, int64 offset, int32 leaderEpoch, string metadata,
  *                              int64 commitTimestampMs, int64 expireTimestampMs (-1 = none)
@@ -70,6 +74,8 @@ public final class GroupRecordCodec {
                 offsetKey(out, r.groupId(), r.topic(), r.partition());
             } else if (record instanceof GroupRecord.OffsetTombstone r) {
                 offsetKey(out, r.groupId(), r.topic(), r.partition());
+            } else if (record instanceof GroupRecord.ConsumerGroupChange r) {
+                ConsumerGroupRecordCodec.key(out, r.change());
             } else {
                 groupKey(out, record.groupId());
             }
@@ -109,6 +115,10 @@ public final class GroupRecordCodec {
                 }
             });
         }
+        if (record instanceof GroupRecord.ConsumerGroupChange r) {
+            return ConsumerGroupRecordCodec.hasValue(r.change()) ? write(out -> ConsumerGroupRecordCodec.value(out,
+                    r.change())) : null;
+        }
         return null; // tombstones
     }
 
@@ -144,6 +154,10 @@ public final class GroupRecordCodec {
                 }
                 return decodeGroup(groupId, ByteBuffer.wrap(value));
             }
+            if (ConsumerGroupRecordCodec.isConsumerType(type)) {
+                return new GroupRecord.ConsumerGroupChange(ConsumerGroupRecordCodec.decode(type, groupId, k,
+                        value == null ? null : ByteBuffer.wrap(value)));
+            }
             throw new CorruptGroupRecordException("unknown group record key type " + type);
         } catch (BufferUnderflowException | IllegalArgumentException e) {
             throw new CorruptGroupRecordException("truncated or malformed group record", e);
@@ -170,7 +184,7 @@ public final class GroupRecordCodec {
                 stateTimestamp, members);
     }
 
-    private static void checkVersion(short version, short known, String what) {
+    static void checkVersion(short version, short known, String what) {
         if (version < 0 || version > known) {
             throw new CorruptGroupRecordException(what + " value version " + version
                     + " is not one this broker reads (up to " + known + ")");
@@ -190,7 +204,7 @@ public final class GroupRecordCodec {
         writeString(out, group);
     }
 
-    private interface Writer {
+    interface Writer {
         void write(DataOutputStream out) throws IOException;
     }
 
@@ -204,7 +218,7 @@ public final class GroupRecordCodec {
         return bytes.toByteArray();
     }
 
-    private static void writeString(DataOutputStream out, String s) throws IOException {
+    static void writeString(DataOutputStream out, String s) throws IOException {
         if (s == null) {
             out.writeShort(-1);
             return;
@@ -217,7 +231,7 @@ public final class GroupRecordCodec {
         out.write(b);
     }
 
-    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+    static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
         if (b == null) {
             out.writeInt(-1);
             return;
@@ -226,7 +240,7 @@ public final class GroupRecordCodec {
         out.write(b);
     }
 
-    private static String readString(ByteBuffer in) {
+    static String readString(ByteBuffer in) {
         short len = in.getShort();
         if (len < 0) {
             return null;
@@ -236,7 +250,7 @@ public final class GroupRecordCodec {
         return new String(b, StandardCharsets.UTF_8);
     }
 
-    private static byte[] readBytes(ByteBuffer in) {
+    static byte[] readBytes(ByteBuffer in) {
         int len = in.getInt();
         if (len < 0) {
             return null;

@@ -1,31 +1,59 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.group.consumer.ConsumerGroups;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Applies replayed {@link GroupRecord}s to the groups of one partition being loaded. Each record
- * replaces what an earlier record with the same key said, so a compacted log replays to the same
- * state. Confined to the loading thread: the groups are not yet visible to requests.
+ * Applies replayed {@link GroupRecord}s to the groups of one partition. Each record replaces what an
+ * earlier record with the same key said, so a compacted log replays to the same state. Offsets go
+ * to the {@link GroupOffsets} of their group id, classic records to the classic groups, consumer
+ * group records to {@link ConsumerGroups}. An offset of an id that has no group makes a simple
+ * (classic, unmanaged) group, as a commit without a group does. Confined to the shard's thread
+ * (the loading thread while loading).
  */
 final class GroupReplay {
 
-    private GroupReplay() {
+    private final Map<String, ClassicGroup> groups;
+    private final Map<String, GroupOffsets> offsets;
+    private final ConsumerGroups consumerGroups;
+    private final int partition;
+
+    GroupReplay(Map<String, ClassicGroup> groups, Map<String, GroupOffsets> offsets, ConsumerGroups consumerGroups,
+                int partition) {
+        this.groups = groups;
+        this.offsets = offsets;
+        this.consumerGroups = consumerGroups;
+        this.partition = partition;
     }
 
-    static void apply(Map<String, ClassicGroup> groups, int partition, GroupRecord record, long nowMs) {
+    void apply(GroupRecord record, long nowMs) {
         if (record instanceof GroupRecord.OffsetCommit c) {
-            OffsetManager.replay(groups.computeIfAbsent(c.groupId(), id -> new ClassicGroup(id, partition, nowMs)), c);
+            OffsetManager.replay(offsetsOf(c.groupId()), c);
+            if (!groups.containsKey(c.groupId()) && consumerGroups.group(c.groupId()) == null) {
+                groups.put(c.groupId(), new ClassicGroup(c.groupId(), partition, nowMs, offsetsOf(c.groupId())));
+            }
         } else if (record instanceof GroupRecord.OffsetTombstone t) {
-            ClassicGroup g = groups.get(t.groupId());
-            if (g != null) {
-                OffsetManager.replay(g, t);
+            GroupOffsets o = offsets.get(t.groupId());
+            if (o != null) {
+                OffsetManager.replay(o, t);
+                if (o.isEmpty() && !groups.containsKey(t.groupId())) {
+                    offsets.remove(t.groupId()); // nothing refers to it; a later commit makes a new one
+                }
             }
         } else if (record instanceof GroupRecord.GroupMetadata m) {
-            restore(groups.computeIfAbsent(m.groupId(), id -> new ClassicGroup(id, partition, nowMs)), m);
+            restore(groups.computeIfAbsent(m.groupId(),
+                    id -> new ClassicGroup(id, partition, nowMs, offsetsOf(id))), m);
         } else if (record instanceof GroupRecord.GroupTombstone t) {
             groups.remove(t.groupId());
+        } else if (record instanceof GroupRecord.ConsumerGroupChange c) {
+            consumerGroups.replay(c.change());
         }
+    }
+
+    /** The offsets of {@code groupId}, made on first use. */
+    GroupOffsets offsetsOf(String groupId) {
+        return offsets.computeIfAbsent(groupId, id -> new GroupOffsets());
     }
 
     /** Members come back as of their last persisted generation: Stable if any, else Empty. */

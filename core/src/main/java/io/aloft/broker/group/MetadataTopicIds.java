@@ -1,15 +1,19 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.group.consumer.ClusterTopics;
+import io.aloft.broker.group.consumer.TopicMetadata;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.controller.model.TopicInfo;
+import java.util.Collection;
 import java.util.UUID;
 import org.apache.kafka.common.Uuid;
 
 /**
- * Topic ids from the broker's metadata cache, for OffsetCommit/OffsetFetch v10+. Thread-safe:
- * each call reads one published view of the cache.
+ * Topics from the broker's metadata cache: ids for OffsetCommit/OffsetFetch v10+, and names, ids and
+ * partition counts for consumer-group subscriptions. Thread-safe: each call reads one published
+ * view of the cache.
  */
-public final class MetadataTopicIds implements TopicIdResolver {
+public final class MetadataTopicIds implements TopicIdResolver, ClusterTopics {
     private final MetadataCache cache;
 
     public MetadataTopicIds(MetadataCache cache) {
@@ -29,5 +33,26 @@ public final class MetadataTopicIds implements TopicIdResolver {
     public Uuid id(String name) {
         TopicInfo t = name == null ? null : cache.view().topic(name);
         return t == null ? null : new Uuid(t.topicId().getMostSignificantBits(), t.topicId().getLeastSignificantBits());
+    }
+
+    @Override
+    public TopicMetadata topic(String name) {
+        return metadata(name == null ? null : cache.view().topic(name));
+    }
+
+    @Override
+    public TopicMetadata topic(Uuid id) {
+        return metadata(id == null ? null
+                : cache.view().topic(new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits())));
+    }
+
+    @Override
+    public Collection<String> names() {
+        return cache.view().topicsByName().keySet();
+    }
+
+    private static TopicMetadata metadata(TopicInfo t) {
+        return t == null ? null : new TopicMetadata(new Uuid(t.topicId().getMostSignificantBits(),
+                t.topicId().getLeastSignificantBits()), t.name(), t.partitions().size());
     }
 }

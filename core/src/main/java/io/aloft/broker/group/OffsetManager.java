@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>An offset becomes visible when its record is durable, not when it is requested: the write
  * is issued on the shard's thread (so the log holds writes in the order they were issued) and
  * applied when the append completes, unless a later write of the same partition was issued
- * meanwhile (its sequence in {@link ClassicGroup#lastOffsetWrite} wins, as it does in the log).
+ * meanwhile (its sequence in {@link GroupOffsets#pending} wins, as it does in the log). Classic and
+ * consumer groups validate requests their own way and share the writing.
  * One per shard, confined to the shard's thread. Holds no per-group state.
  */
 final class OffsetManager {
@@ -67,13 +68,22 @@ final class OffsetManager {
                 CompletableFuture<OffsetCommitResponseData> future, CoordinatorResult.Builder<GroupRecord> out) {
         Errors error = validateCommit(g, req);
         if (error != Errors.NONE) {
-            g.complete(future, commitResponse(req, version, (t, p) -> error));
+            future.complete(commitResponse(req, version, (t, p) -> error));
             return;
         }
         GroupMember m = req.memberId() == null ? null : g.member(req.memberId());
         if (m != null) {
             membership.scheduleSession(g, m); // a commit proves the member alive, as a heartbeat does
         }
+        write(g.groupId, g.offsets, req, version, future, out);
+    }
+
+    /**
+     * Writes the offsets of a validated OffsetCommit for {@code groupId} (any kind of group);
+     * {@code future} completes once they are durable.
+     */
+    void write(String groupId, GroupOffsets o, OffsetCommitRequestData req, short version,
+               CompletableFuture<OffsetCommitResponseData> future, CoordinatorResult.Builder<GroupRecord> out) {
         long now = ctx.nowMs();
         // retentionTimeMs exists in v2-4 only; -1 there and later means the broker's retention.
         long expire = version <= 4 && req.retentionTimeMs() >= 0 ? now + req.retentionTimeMs() : -1L;
@@ -90,31 +100,31 @@ final class OffsetManager {
                 } else if (metadata.getBytes(StandardCharsets.UTF_8).length > config.offsetMetadataMaxBytes()) {
                     errors.put(key(t, p), Errors.OFFSET_METADATA_TOO_LARGE);
                 } else {
-                    records.add(new GroupRecord.OffsetCommit(g.groupId, name, p.partitionIndex(),
+                    records.add(new GroupRecord.OffsetCommit(groupId, name, p.partitionIndex(),
                             p.committedOffset(), p.committedLeaderEpoch(), metadata, now, expire));
-                    long seq = g.nextSequence();
-                    g.lastOffsetWrite.put(tp, seq);
+                    long seq = o.nextSequence();
+                    o.pending.put(tp, seq);
                     sequences.put(tp, seq);
                 }
             }
         }
         if (records.isEmpty()) {
-            g.complete(future, commitResponse(req, version, (t, p) -> errors.getOrDefault(key(t, p), Errors.NONE)));
+            future.complete(commitResponse(req, version, (t, p) -> errors.getOrDefault(key(t, p), Errors.NONE)));
             return;
         }
         out.append(records, (failure, next) -> {
             Errors writeError = failure == null ? Errors.NONE : Responses.forLogFailure(failure);
             if (failure != null) {
-                LOG.warn("group {}: offset commit could not be persisted", g.groupId, failure);
-                sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
+                LOG.warn("group {}: offset commit could not be persisted", groupId, failure);
+                sequences.forEach((tp, seq) -> o.pending.remove(tp, seq));
             } else {
                 for (GroupRecord r : records) {
                     GroupRecord.OffsetCommit c = (GroupRecord.OffsetCommit) r;
                     TopicPartition tp = new TopicPartition(c.topic(), c.partition());
-                    applyIfLatest(g, tp, sequences.get(tp), c);
+                    applyIfLatest(o, tp, sequences.get(tp), c);
                 }
             }
-            g.complete(future, commitResponse(req, version,
+            future.complete(commitResponse(req, version,
                     (t, p) -> errors.getOrDefault(key(t, p), writeError)));
         });
     }
@@ -174,15 +184,15 @@ final class OffsetManager {
         return new OffsetCommitResponseData().setTopics(topics);
     }
 
-    private static void applyIfLatest(ClassicGroup g, TopicPartition tp, Long seq, GroupRecord.OffsetCommit value) {
-        if (g.is(GroupState.DEAD) || seq == null || !seq.equals(g.lastOffsetWrite.get(tp))) {
+    private static void applyIfLatest(GroupOffsets o, TopicPartition tp, Long seq, GroupRecord.OffsetCommit value) {
+        if (o.removed || seq == null || !seq.equals(o.pending.get(tp))) {
             return; // the group was deleted, or a later write of this partition was issued after this one
         }
-        g.lastOffsetWrite.remove(tp);
+        o.pending.remove(tp);
         if (value == null) {
-            g.offsets.remove(tp);
+            o.committed.remove(tp);
         } else {
-            g.offsets.put(tp, value);
+            o.committed.put(tp, value);
         }
     }
 
@@ -198,18 +208,22 @@ final class OffsetManager {
     record TopicResult(String name, Uuid id, List<PartitionResult> partitions) {
     }
 
+    /** A fetch's answer for one group: a group-level error (and no topics), or the topics. */
+    record FetchResult(Errors error, List<TopicResult> topics) {
+    }
+
     /**
-     * Offsets of {@code g} (null: an unknown group, which has none) for {@code topics}, or for
-     * every topic with a commit when {@code topics} is null.
+     * Offsets {@code o} (null: an unknown group, which has none) for {@code topics}, or for every
+     * topic with a commit when {@code topics} is null.
      */
-    List<TopicResult> fetch(ClassicGroup g, List<TopicQuery> topics, boolean byId) {
+    List<TopicResult> fetch(GroupOffsets o, List<TopicQuery> topics, boolean byId) {
         List<TopicResult> out = new ArrayList<>();
         if (topics == null) {
-            if (g == null) {
+            if (o == null) {
                 return out;
             }
             Map<String, List<GroupRecord.OffsetCommit>> byTopic = new TreeMap<>();
-            for (GroupRecord.OffsetCommit c : g.offsets.values()) {
+            for (GroupRecord.OffsetCommit c : o.committed.values()) {
                 byTopic.computeIfAbsent(c.topic(), k -> new ArrayList<>()).add(c);
             }
             byTopic.forEach((topic, commits) -> {
@@ -230,7 +244,7 @@ final class OffsetManager {
                     parts.add(new PartitionResult(p, NO_OFFSET, -1, "", Errors.UNKNOWN_TOPIC_ID));
                     continue;
                 }
-                GroupRecord.OffsetCommit c = g == null ? null : g.offsets.get(new TopicPartition(name, p));
+                GroupRecord.OffsetCommit c = o == null ? null : o.committed.get(new TopicPartition(name, p));
                 parts.add(c == null ? new PartitionResult(p, NO_OFFSET, -1, "", Errors.NONE) : found(c));
             }
             out.add(new TopicResult(name, q.id(), parts));
@@ -252,16 +266,25 @@ final class OffsetManager {
                        CoordinatorResult.Builder<GroupRecord> out) {
         Optional<Set<String>> subscribed;
         if (g.is(GroupState.DEAD)) {
-            g.complete(future, new OffsetDeleteResponseData().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
+            future.complete(new OffsetDeleteResponseData().setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
             return;
         } else if (g.is(GroupState.EMPTY)) {
             subscribed = Optional.of(Set.of());
         } else if (ClassicGroup.CONSUMER_PROTOCOL_TYPE.equals(g.protocolType)) {
             subscribed = g.subscribedTopics();
         } else {
-            g.complete(future, new OffsetDeleteResponseData().setErrorCode(Errors.NON_EMPTY_GROUP.code()));
+            future.complete(new OffsetDeleteResponseData().setErrorCode(Errors.NON_EMPTY_GROUP.code()));
             return;
         }
+        deleteOffsets(g.groupId, g.offsets, subscribed, req, future, out);
+    }
+
+    /**
+     * Deletes the offsets of topics not in {@code subscribed} (empty Optional: the subscriptions are
+     * unknown, so every topic counts as subscribed); subscribed ones get GROUP_SUBSCRIBED_TO_TOPIC.
+     */
+    void deleteOffsets(String groupId, GroupOffsets o, Optional<Set<String>> subscribed, OffsetDeleteRequestData req,
+                       CompletableFuture<OffsetDeleteResponseData> future, CoordinatorResult.Builder<GroupRecord> out) {
         OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection topics =
                 new OffsetDeleteResponseData.OffsetDeleteResponseTopicCollection();
         List<GroupRecord> tombstones = new ArrayList<>();
@@ -276,10 +299,10 @@ final class OffsetManager {
                 parts.add(new OffsetDeleteResponsePartition().setPartitionIndex(p.partitionIndex())
                         .setErrorCode(e.code()));
                 TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
-                if (!isSubscribed && (g.offsets.containsKey(tp) || g.lastOffsetWrite.containsKey(tp))) {
-                    tombstones.add(new GroupRecord.OffsetTombstone(g.groupId, tp.topic(), tp.partition()));
-                    long seq = g.nextSequence();
-                    g.lastOffsetWrite.put(tp, seq);
+                if (!isSubscribed && (o.committed.containsKey(tp) || o.pending.containsKey(tp))) {
+                    tombstones.add(new GroupRecord.OffsetTombstone(groupId, tp.topic(), tp.partition()));
+                    long seq = o.nextSequence();
+                    o.pending.put(tp, seq);
                     sequences.put(tp, seq);
                 }
             }
@@ -287,29 +310,29 @@ final class OffsetManager {
         }
         OffsetDeleteResponseData response = new OffsetDeleteResponseData().setTopics(topics);
         if (tombstones.isEmpty()) {
-            g.complete(future, response);
+            future.complete(response);
             return;
         }
         out.append(tombstones, (failure, next) -> {
             if (failure != null) {
-                LOG.warn("group {}: offset deletion could not be persisted", g.groupId, failure);
-                sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
-                g.complete(future, new OffsetDeleteResponseData()
+                LOG.warn("group {}: offset deletion could not be persisted", groupId, failure);
+                sequences.forEach((tp, seq) -> o.pending.remove(tp, seq));
+                future.complete(new OffsetDeleteResponseData()
                         .setErrorCode(Responses.forLogFailure(failure).code()));
                 return;
             }
-            sequences.forEach((tp, seq) -> applyIfLatest(g, tp, seq, null));
-            g.complete(future, response);
+            sequences.forEach((tp, seq) -> applyIfLatest(o, tp, seq, null));
+            future.complete(response);
         });
     }
 
-    /** Tombstones for every offset of {@code g}, including commits still being written. */
-    static List<GroupRecord> allOffsetTombstones(ClassicGroup g) {
-        Set<TopicPartition> all = new HashSet<>(g.offsets.keySet());
-        all.addAll(g.lastOffsetWrite.keySet());
+    /** Tombstones for every offset of {@code groupId}, including commits still being written. */
+    static List<GroupRecord> allOffsetTombstones(String groupId, GroupOffsets o) {
+        Set<TopicPartition> all = new HashSet<>(o.committed.keySet());
+        all.addAll(o.pending.keySet());
         List<GroupRecord> out = new ArrayList<>();
         for (TopicPartition tp : all) {
-            out.add(new GroupRecord.OffsetTombstone(g.groupId, tp.topic(), tp.partition()));
+            out.add(new GroupRecord.OffsetTombstone(groupId, tp.topic(), tp.partition()));
         }
         return out;
     }
@@ -334,56 +357,76 @@ final class OffsetManager {
             then.accept(false, out); // an active non-consumer group's topics are unknown: keep everything
             return;
         }
-        List<GroupRecord> tombstones = new ArrayList<>();
-        Map<TopicPartition, Long> sequences = new HashMap<>();
-        for (GroupRecord.OffsetCommit c : g.offsets.values()) {
-            TopicPartition tp = new TopicPartition(c.topic(), c.partition());
-            boolean expired;
+        expire(g.groupId, g.offsets, c -> {
             if (c.expireTimestampMs() >= 0) {
-                expired = now >= c.expireTimestampMs();
+                return now >= c.expireTimestampMs();
             } else if (g.is(GroupState.EMPTY)) {
                 long base = g.protocolType != null ? g.stateTimestampMs : c.commitTimestampMs();
-                expired = now - base >= retention;
-            } else {
-                expired = !subscribed.map(s -> s.contains(c.topic())).orElse(true)
-                        && now - c.commitTimestampMs() >= retention;
+                return now - base >= retention;
             }
-            if (expired && !g.lastOffsetWrite.containsKey(tp)) {
-                tombstones.add(new GroupRecord.OffsetTombstone(g.groupId, c.topic(), c.partition()));
-                long seq = g.nextSequence();
-                g.lastOffsetWrite.put(tp, seq);
+            return !subscribed.map(s -> s.contains(c.topic())).orElse(true)
+                    && now - c.commitTimestampMs() >= retention;
+        }, out, () -> then.accept(isDisposable(g), out), next -> then.accept(isDisposable(g), next));
+    }
+
+    /**
+     * Deletes the expired offsets of a consumer group (KIP-848): an explicit expiry time wins;
+     * otherwise an offset expires {@code offsets.retention.minutes} after its commit once the group
+     * is empty or no longer subscribes to its topic, as Kafka does for consumer groups. Then calls
+     * {@code then} with a builder for what follows (after the tombstones are durable, if any).
+     */
+    void expireConsumerOffsets(String groupId, GroupOffsets o, boolean empty, Set<String> subscribed,
+                               CoordinatorResult.Builder<GroupRecord> out,
+                               java.util.function.Consumer<CoordinatorResult.Builder<GroupRecord>> then) {
+        long now = ctx.nowMs();
+        long retention = config.offsetsRetentionMs();
+        expire(groupId, o, c -> c.expireTimestampMs() >= 0 ? now >= c.expireTimestampMs()
+                : (empty || !subscribed.contains(c.topic())) && now - c.commitTimestampMs() >= retention,
+                out, () -> then.accept(out), then);
+    }
+
+    private void expire(String groupId, GroupOffsets o, java.util.function.Predicate<GroupRecord.OffsetCommit> expired,
+                        CoordinatorResult.Builder<GroupRecord> out, Runnable nothing,
+                        java.util.function.Consumer<CoordinatorResult.Builder<GroupRecord>> afterWrite) {
+        List<GroupRecord> tombstones = new ArrayList<>();
+        Map<TopicPartition, Long> sequences = new HashMap<>();
+        for (GroupRecord.OffsetCommit c : o.committed.values()) {
+            TopicPartition tp = new TopicPartition(c.topic(), c.partition());
+            if (expired.test(c) && !o.pending.containsKey(tp)) {
+                tombstones.add(new GroupRecord.OffsetTombstone(groupId, c.topic(), c.partition()));
+                long seq = o.nextSequence();
+                o.pending.put(tp, seq);
                 sequences.put(tp, seq);
             }
         }
         if (tombstones.isEmpty()) {
-            then.accept(isDisposable(g), out);
+            nothing.run();
             return;
         }
-        LOG.debug("group {}: expiring {} offsets", g.groupId, tombstones.size());
+        LOG.debug("group {}: expiring {} offsets", groupId, tombstones.size());
         out.append(tombstones, (failure, next) -> {
             if (failure == null) {
-                sequences.forEach((tp, seq) -> applyIfLatest(g, tp, seq, null));
+                sequences.forEach((tp, seq) -> applyIfLatest(o, tp, seq, null));
             } else {
-                sequences.forEach((tp, seq) -> g.lastOffsetWrite.remove(tp, seq));
-                LOG.warn("group {}: expired offsets could not be deleted", g.groupId, failure);
+                sequences.forEach((tp, seq) -> o.pending.remove(tp, seq));
+                LOG.warn("group {}: expired offsets could not be deleted", groupId, failure);
             }
-            then.accept(isDisposable(g), next);
+            afterWrite.accept(next);
         });
     }
 
     /** Whether nothing is left of the group: no members, offsets or writes in flight. */
     static boolean isDisposable(ClassicGroup g) {
-        return g.is(GroupState.EMPTY) && g.members.isEmpty() && g.pendingMembers.isEmpty()
-                && g.offsets.isEmpty() && g.lastOffsetWrite.isEmpty();
+        return g.is(GroupState.EMPTY) && g.members.isEmpty() && g.pendingMembers.isEmpty() && g.offsets.isEmpty();
     }
 
     // ---- replay --------------------------------------------------------------------------
 
-    static void replay(ClassicGroup g, GroupRecord.OffsetCommit c) {
-        g.offsets.put(new TopicPartition(c.topic(), c.partition()), c);
+    static void replay(GroupOffsets o, GroupRecord.OffsetCommit c) {
+        o.committed.put(new TopicPartition(c.topic(), c.partition()), c);
     }
 
-    static void replay(ClassicGroup g, GroupRecord.OffsetTombstone t) {
-        g.offsets.remove(new TopicPartition(t.topic(), t.partition()));
+    static void replay(GroupOffsets o, GroupRecord.OffsetTombstone t) {
+        o.committed.remove(new TopicPartition(t.topic(), t.partition()));
     }
 }

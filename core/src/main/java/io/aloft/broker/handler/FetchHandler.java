@@ -2,26 +2,23 @@ package io.aloft.broker.handler;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.fetch.FetchPlan;
+import io.aloft.broker.fetch.FetchSessionManager;
+import io.aloft.broker.fetch.FetchTarget;
 import io.aloft.broker.log.LogReadResult;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
-import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
-import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
-import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -31,22 +28,26 @@ import org.apache.kafka.common.requests.FetchResponse;
 
 /**
  * Fetch for consumers (read_uncommitted and read_committed read the same: there are no
- * transactions yet). Sessionless: the response's session id is 0, so clients send full fetch
- * requests, as KIP-227 allows a broker to choose. When less than {@code min_bytes} is available
- * the request waits up to {@code max_wait_ms}, and is woken by the first append to any of its
- * partitions rather than by polling.
+ * transactions yet). Which partitions a fetch reads and which it answers follow its incremental
+ * fetch session (KIP-227, see {@link FetchSessionManager}): all of a full fetch's, or all of the
+ * session's for an incremental one, which answers only partitions with news. When less than
+ * {@code min_bytes} is available the request waits up to {@code max_wait_ms}, and is woken by the
+ * first append to any of the partitions it reads rather than by polling.
  *
- * <p>Stateless; runs on the network thread, completes on the stream store's or the timer's.
+ * <p>Thread-safe: runs on any network thread; the sessions guard their own state.
  */
 public final class FetchHandler implements ApiHandler<FetchRequest> {
     private final MetadataCache cache;
     private final PartitionManager partitions;
     private final ScheduledExecutorService timer;
+    private final FetchSessionManager sessions;
 
-    public FetchHandler(MetadataCache cache, PartitionManager partitions, ScheduledExecutorService timer) {
+    public FetchHandler(MetadataCache cache, PartitionManager partitions, ScheduledExecutorService timer,
+            FetchSessionManager sessions) {
         this.cache = cache;
         this.partitions = partitions;
         this.timer = timer;
+        this.sessions = sessions;
     }
 
     @Override
@@ -59,115 +60,122 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
         return 4; // the oldest Kafka 4.x brokers serve
     }
 
-    /** One requested partition, resolved. */
-    private record Wanted(String topicName, Uuid topicId, FetchPartition request, TopicPartition tp, Errors error) {
-    }
-
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, FetchRequest request) {
         if (request.data().replicaId() >= 0 || (request.data().replicaState() != null
                 && request.data().replicaState().replicaId() >= 0)) {
             // Follower fetches: data is shared, there are no followers to replicate to. Each partition
             // is refused, as Kafka refuses a fetch from a broker that is not its follower.
-            Pass refused = new Pass();
-            for (Wanted w : resolve(request)) {
-                refused.data.put(w, emptyData(w.request()).setErrorCode((w.error() != Errors.NONE ? w.error()
-                        : Errors.NOT_LEADER_OR_FOLLOWER).code()));
-            }
-            return CompletableFuture.completedFuture(FetchResponse.of(refused.toData()));
+            FetchPlan refused = FetchSessionManager.refuseAll(request, cache.view(), Errors.NOT_LEADER_OR_FOLLOWER);
+            return readAll(refused.targets(), request)
+                    .thenApply(pass -> (AbstractResponse) FetchResponse.of(refused.respond(pass.answers)));
         }
-        List<Wanted> wanted = resolve(request);
+        FetchPlan plan = sessions.plan(request, cache.view());
+        List<FetchTarget> wanted = plan.targets();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.data().maxWaitMs()));
         return readAll(wanted, request).thenCompose(first -> {
+            // Nothing to read (a session error, say) cannot get better by waiting: answer at once, as Kafka does.
             if (first.bytes >= Math.max(1, request.data().minBytes()) || request.data().maxWaitMs() <= 0
-                    || first.hasError) {
+                    || first.hasError || wanted.isEmpty()) {
                 return CompletableFuture.completedFuture(first);
             }
-            return waitForData(wanted, deadline).thenCompose(v -> readAll(wanted, request));
-        }).thenApply(result -> (AbstractResponse) FetchResponse.of(result.toData()));
+            // Woken by its deadline alone, no partition changed since the first pass: it is the answer.
+            return waitForData(wanted, deadline).thenCompose(changed -> changed ? readAll(wanted, request)
+                    : CompletableFuture.completedFuture(first));
+        }).thenApply(result -> (AbstractResponse) FetchResponse.of(plan.respond(result.answers)));
     }
 
-    private List<Wanted> resolve(FetchRequest request) {
-        List<Wanted> out = new ArrayList<>();
-        MetadataCache.View view = cache.view();
-        for (FetchTopic t : request.data().topics()) {
-            String name = t.topic();
-            Errors topicError = Errors.NONE;
-            if ((name == null || name.isEmpty()) && t.topicId() != null && !Uuid.ZERO_UUID.equals(t.topicId())) {
-                TopicInfo topic = view.topic(new UUID(t.topicId().getMostSignificantBits(),
-                        t.topicId().getLeastSignificantBits()));
-                name = topic == null ? null : topic.name();
-                if (topic == null) {
-                    topicError = Errors.UNKNOWN_TOPIC_ID;
-                }
-            }
-            for (FetchPartition p : t.partitions()) {
-                out.add(new Wanted(name, t.topicId(), p, name == null ? null : new TopicPartition(name, p.partition()),
-                        topicError));
-            }
-        }
-        return out;
-    }
-
-    /** What one pass over the partitions found. */
+    /** What one pass over the partitions found: an answer per partition, in the order read. */
     private static final class Pass {
-        final Map<Wanted, PartitionData> data = new LinkedHashMap<>();
+        final List<PartitionData> answers;
         int bytes;
         boolean hasError;
 
-        FetchResponseData toData() {
-            Map<String, FetchableTopicResponse> topics = new LinkedHashMap<>();
-            data.forEach((w, pd) -> topics.computeIfAbsent(w.topicName() + "/" + w.topicId(), k ->
-                    new FetchableTopicResponse().setTopic(w.topicName() == null ? "" : w.topicName())
-                            .setTopicId(w.topicId() == null ? Uuid.ZERO_UUID : w.topicId())
-                            .setPartitions(new ArrayList<>())).partitions().add(pd));
-            return new FetchResponseData().setThrottleTimeMs(0).setErrorCode(Errors.NONE.code()).setSessionId(0)
-                    .setResponses(new ArrayList<>(topics.values()));
+        Pass(int partitions) {
+            answers = new ArrayList<>(partitions);
+        }
+
+        void add(PartitionData pd) {
+            answers.add(pd);
+            if (pd.records() instanceof MemoryRecords r) {
+                bytes += r.sizeInBytes();
+            }
+            if (pd.errorCode() != Errors.NONE.code()) {
+                hasError = true;
+            }
         }
     }
 
-    /** Reads partitions one after the other, within the request's byte budgets. */
-    private CompletableFuture<Pass> readAll(List<Wanted> wanted, FetchRequest request) {
-        Pass pass = new Pass();
-        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-        for (Wanted w : wanted) {
-            chain = chain.thenCompose(v -> readOne(w, request.data().maxBytes() - pass.bytes, pass.bytes == 0)
-                    .thenAccept(pd -> {
-                        pass.data.put(w, pd);
-                        if (pd.records() instanceof MemoryRecords r) {
-                            pass.bytes += r.sizeInBytes();
-                        }
-                        if (pd.errorCode() != Errors.NONE.code()) {
-                            pass.hasError = true;
-                        }
-                    }));
-        }
-        return chain.thenApply(v -> pass);
+    /**
+     * Reads partitions one after the other, within the request's byte budgets. A plain loop runs
+     * through the partitions whose answer is ready at once (an open log, most often with nothing
+     * new: the bulk of a fetch of many partitions) and stops only at a read still in progress, to
+     * go on when it completes; so a partition costs no future of its own here.
+     */
+    private CompletableFuture<Pass> readAll(List<FetchTarget> wanted, FetchRequest request) {
+        CompletableFuture<Pass> done = new CompletableFuture<>();
+        readFrom(0, wanted, request, new Pass(wanted.size()), done);
+        return done;
     }
 
-    private CompletableFuture<PartitionData> readOne(Wanted w, int bytesLeft, boolean firstWithData) {
+    private void readFrom(int from, List<FetchTarget> wanted, FetchRequest request, Pass pass,
+            CompletableFuture<Pass> done) {
+        for (int i = from; i < wanted.size(); i++) {
+            CompletableFuture<PartitionData> answer = readOne(wanted.get(i), request.data().maxBytes() - pass.bytes,
+                    pass.bytes == 0);
+            if (!answer.isDone()) {
+                int next = i + 1;
+                answer.whenComplete((pd, e) -> {
+                    try {
+                        pass.add(pd); // readOne answers errors in the partition data, never by failing
+                        readFrom(next, wanted, request, pass, done);
+                    } catch (RuntimeException t) {
+                        done.completeExceptionally(t); // the dispatcher answers with the request's error response
+                    }
+                });
+                return;
+            }
+            pass.add(answer.join());
+        }
+        done.complete(pass);
+    }
+
+    private CompletableFuture<PartitionData> readOne(FetchTarget w, int bytesLeft, boolean firstWithData) {
         FetchPartition p = w.request();
         PartitionData pd = emptyData(p);
         if (w.error() != Errors.NONE || w.tp() == null) {
             return CompletableFuture.completedFuture(pd.setErrorCode(
                     (w.error() != Errors.NONE ? w.error() : Errors.UNKNOWN_TOPIC_OR_PARTITION).code()));
         }
-        return partitions.leaderLog(w.tp()).thenCompose(log -> {
+        CompletableFuture<PartitionLog> opened = partitions.leaderLog(w.tp());
+        if (opened.isDone() && !opened.isCompletedExceptionally()) {
+            // An open log with nothing past the fetch offset (most partitions of a fetch of many):
+            // answered here, without a read and its futures.
+            PartitionLog log = opened.join();
+            LogReadResult nothingNew = checkEpoch(p.currentLeaderEpoch(), log.leaderEpoch()) == Errors.NONE
+                    ? log.nothingNewAt(p.fetchOffset()) : null;
+            if (nothingNew != null) {
+                return CompletableFuture.completedFuture(answer(pd, nothingNew));
+            }
+        }
+        return opened.thenCompose(log -> {
             Errors epochError = checkEpoch(p.currentLeaderEpoch(), log.leaderEpoch());
             if (epochError != Errors.NONE) {
                 return CompletableFuture.completedFuture(pd.setErrorCode(epochError.code()));
             }
             int budget = Math.max(0, Math.min(p.partitionMaxBytes(), bytesLeft));
-            return log.read(p.fetchOffset(), budget, firstWithData).thenApply((LogReadResult r) -> pd
-                    .setErrorCode(Errors.NONE.code()).setHighWatermark(r.highWatermark())
-                    .setLastStableOffset(r.highWatermark()).setLogStartOffset(r.logStartOffset())
-                    .setRecords(r.records()));
+            return log.read(p.fetchOffset(), budget, firstWithData).thenApply((LogReadResult r) -> answer(pd, r));
         }).exceptionally(e -> pd.setErrorCode(PartitionErrors.toKafka(e).code()));
     }
 
     private static PartitionData emptyData(FetchPartition p) {
         return new PartitionData().setPartitionIndex(p.partition()).setHighWatermark(-1).setLastStableOffset(-1)
                 .setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY);
+    }
+
+    private static PartitionData answer(PartitionData pd, LogReadResult r) {
+        return pd.setErrorCode(Errors.NONE.code()).setHighWatermark(r.highWatermark())
+                .setLastStableOffset(r.highWatermark()).setLogStartOffset(r.logStartOffset()).setRecords(r.records());
     }
 
     /** Kafka's leader-epoch check: -1 skips it; older is fenced, newer is not known here yet. */
@@ -178,18 +186,39 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
         return requested < current ? Errors.FENCED_LEADER_EPOCH : Errors.UNKNOWN_LEADER_EPOCH;
     }
 
-    /** Completes when any wanted partition gets data past its fetch offset, or at the deadline. */
-    private CompletableFuture<Void> waitForData(List<Wanted> wanted, long deadlineNanos) {
-        CompletableFuture<Void> woken = new CompletableFuture<>();
-        for (Wanted w : wanted) {
+    /**
+     * Completes with true when any wanted partition gets data past its fetch offset (or its log
+     * closes, fails or cannot be found), with false at the deadline. One wake-up is registered with
+     * every partition's log and, once the fetch is woken, cancelled with all of them, so idle
+     * partitions do not collect the waits of every fetch that watched them.
+     */
+    private CompletableFuture<Boolean> waitForData(List<FetchTarget> wanted, long deadlineNanos) {
+        CompletableFuture<Boolean> woken = new CompletableFuture<>();
+        Runnable wake = () -> woken.complete(true);
+        Queue<PartitionLog> watched = new ConcurrentLinkedQueue<>();
+        for (FetchTarget w : wanted) {
             if (w.tp() == null) {
                 continue;
             }
-            partitions.leaderLog(w.tp()).thenCompose((PartitionLog log) -> log.awaitData(w.request().fetchOffset()))
-                    .whenComplete((v, e) -> woken.complete(null));
+            partitions.leaderLog(w.tp()).whenComplete((log, error) -> {
+                if (error != null || !log.wakeOnData(w.request().fetchOffset(), wake)) {
+                    wake.run(); // read again: new data, or the partition's error, is the answer
+                    return;
+                }
+                watched.add(log);
+                if (woken.isDone()) {
+                    log.cancelWake(wake); // this log opened after the fetch stopped waiting
+                }
+            });
         }
         long delay = Math.max(0, deadlineNanos - System.nanoTime());
-        timer.schedule(() -> woken.complete(null), delay, TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> deadline = timer.schedule(() -> woken.complete(false), delay, TimeUnit.NANOSECONDS);
+        woken.whenComplete((changed, e) -> {
+            deadline.cancel(false);
+            for (PartitionLog log; (log = watched.poll()) != null; ) {
+                log.cancelWake(wake);
+            }
+        });
         return woken;
     }
 }

@@ -5,7 +5,10 @@ import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.metadata.MetadataCache;
 import java.util.List;
 
-/** The handlers of the classic group APIs, all served by one {@link GroupCoordinator}. */
+/**
+ * The handlers of the group APIs, all served by one {@link GroupCoordinator}: the classic ones and
+ * the KIP-848 consumer protocol's.
+ */
 public final class GroupHandlers {
     private GroupHandlers() {
     }
@@ -22,6 +25,8 @@ public final class GroupHandlers {
                 new ListGroupsHandler(coordinator),
                 new DescribeGroupsHandler(coordinator),
                 new DeleteGroupsHandler(coordinator),
-                new OffsetDeleteHandler(coordinator));
+                new OffsetDeleteHandler(coordinator),
+                new ConsumerGroupHeartbeatHandler(coordinator),
+                new ConsumerGroupDescribeHandler(coordinator));
     }
 }

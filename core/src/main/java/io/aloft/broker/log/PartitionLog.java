@@ -5,9 +5,11 @@ import io.aloft.stream.StreamFencedException;
 import io.aloft.stream.store.StreamStore;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,7 +49,10 @@ import org.slf4j.LoggerFactory;
  * OffsetForLeaderEpoch. Opening with a new epoch starts it at the log end.
  *
  * <h2>Waiting readers</h2>
- * Fetches waiting for data wait on the {@link HighWatermark}.
+ * A waiting fetch registers a wake-up with each of its partitions ({@link #wakeOnData}, kept by {@link HighWatermark}); the next
+ * move of the high watermark (or the log's close or failure) runs and forgets them all. A fetch
+ * woken elsewhere, or by its deadline, cancels its registrations, so the waiters a log holds are
+ * those of fetches waiting now: one entry each, however long the log stays idle.
  *
  * <p>Thread-safe. Futures complete on the stream store's threads; callers should continue on
  * their own executor. Failed futures carry a {@link PartitionLogException}, possibly wrapped in a
@@ -332,11 +337,54 @@ public final class PartitionLog {
     }
 
     /**
+     * What {@link #read} answers at {@code fetchOffset} when there is nothing to read there (it is
+     * the high watermark), at once and without a future; null when there may be records, or the
+     * log cannot be read (then {@link #read} says why). A fetch over many partitions finds most of
+     * them so.
+     */
+    public LogReadResult nothingNewAt(long fetchOffset) {
+        long hw = highWatermark.get();
+        if (fetchOffset != hw || failure.get() != null || closed) {
+            return null;
+        }
+        return new LogReadResult(MemoryRecords.EMPTY, hw, logStartOffset);
+    }
+
+    /**
      * Completes once the high watermark is above {@code offset} (at once if it already is), or when
-     * the log closes or fails, so a waiting fetch should read again after it completes.
+     * the log closes or fails, so a waiting fetch should read again after it completes. A caller
+     * that stops waiting for other reasons completes or cancels the future itself, which removes it
+     * from this log at once.
      */
     public CompletableFuture<Void> awaitData(long offset) {
-        return highWatermark.await(offset, () -> closed || failure.get() != null);
+        return highWatermark.await(offset, this::stopped);
+    }
+
+    /**
+     * Registers {@code wake} to run once, on the appending thread, when the high watermark moves
+     * above {@code offset}, or when the log closes or fails. A fetch waiting on many partitions
+     * registers one {@code wake} with each and, once woken by any (or by its deadline), cancels it
+     * with {@link #cancelWake} everywhere: so a log that gets no data for a long time does not
+     * collect the waits of every fetch that ever watched it.
+     *
+     * @return false, registering nothing, if that is already so (the caller reads again at once)
+     */
+    public boolean wakeOnData(long offset, Runnable wake) {
+        return highWatermark.wakeOn(offset, this::stopped, wake);
+    }
+
+    /** Removes a {@link #wakeOnData} registration that has not run; nothing if it has. */
+    public void cancelWake(Runnable wake) {
+        highWatermark.cancel(wake);
+    }
+
+    /** How many {@link #wakeOnData} registrations are waiting (tests). */
+    int waiting() {
+        return highWatermark.waiting();
+    }
+
+    private boolean stopped() {
+        return closed || failure.get() != null;
     }
 
     /**

@@ -1,15 +1,20 @@
 package io.aloft.broker.network;
 
 import io.aloft.broker.api.RequestContext;
-import io.netty.buffer.ByteBuf;
+import io.aloft.broker.network.ReadPauses.Reason;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -30,9 +35,23 @@ import org.slf4j.LoggerFactory;
  * waits for those before it.
  *
  * <p>A frame that cannot be parsed, or an API/version that is not served, closes this connection
- * with a log line; other connections are unaffected. (ApiVersions at an unknown version is the
+ * (other connections are unaffected) and nothing more it sent is read. Its first bad frame is
+ * logged as one WARN line, through the broker-wide {@link RateLimitedWarnings} for bad requests;
+ * frames already read behind it are dropped and counted, and if there were any, one summary line
+ * (count and kinds) follows when the connection closes. (ApiVersions at an unknown version is the
  * exception Kafka defines: it is answered at v0 with UNSUPPORTED_VERSION and the served ranges, so
  * the client can pick a version.)
+ *
+ * <p><b>Memory.</b> Each {@link RequestFrame} is released (its bytes given back to the request
+ * memory pool) when the request's handler completes: until then the request may still read its
+ * bytes. {@link RequestFrameDecoder} does the reserving.
+ *
+ * <p><b>Idle connections.</b> A connection with no request activity for
+ * {@code connections.max.idle.ms} is closed: activity is a whole request frame read or a response
+ * written, and a connection with a request in flight (a long-polling fetch) is never idle. Bytes
+ * trickling in without completing a frame are not activity, so a connection stalled mid-frame (or
+ * one that sends a frame byte by byte) is closed like an idle one; Kafka, which counts any socket
+ * activity, would keep a trickling one open.
  *
  * <p><b>No request is left unanswered.</b> A response is encoded as soon as its handler completes,
  * and what the client gets instead when it cannot be is decided by {@link ResponseFrames}: the
@@ -51,23 +70,36 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final RequestDispatcher dispatcher;
     private final String listenerName;
     private final String connectionId;
+    private final ReadPauses pauses;
+    private final RateLimitedWarnings badRequests;
+    /** Nanoseconds, or -1: never close for idleness. */
+    private final long maxIdleNanos;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     /** Set once a request's turn closes the connection: nothing after it is read or answered. */
     private boolean closing;
+    /** When a request was last read or a response written (System.nanoTime). */
+    private long lastActivity = System.nanoTime();
+    private ScheduledFuture<?> idleCheck;
+    /** Bad frames of this connection (the first closes it; more may have been read already), by kind. */
+    private final Map<String, Integer> badFrames = new TreeMap<>();
+    private String firstBadFrame;
 
     /** A request waiting for its turn to be answered. */
     private static final class InFlight {
         final RequestHeader header;
-        /** Null for the ApiVersions answer this handler makes itself. */
-        final AbstractRequest request;
+        /** Null for the ApiVersions answer this handler makes itself, and once the request is done. */
+        AbstractRequest request;
+        /** The request's bytes, released once it is done; null for the answer this handler makes itself. */
+        final RequestFrame frame;
         final boolean sendsResponse;
         /** What its turn does, once done. */
         ResponseFrames.Outcome outcome;
         boolean done;
 
-        InFlight(RequestHeader header, AbstractRequest request, boolean sendsResponse) {
+        InFlight(RequestHeader header, AbstractRequest request, RequestFrame frame, boolean sendsResponse) {
             this.header = header;
             this.request = request;
+            this.frame = frame;
             this.sendsResponse = sendsResponse;
         }
 
@@ -76,56 +108,71 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    ConnectionHandler(RequestDispatcher dispatcher, String listenerName, String connectionId) {
+    /**
+     * @param maxIdleMs {@code connections.max.idle.ms}; -1: never close for idleness
+     */
+    ConnectionHandler(RequestDispatcher dispatcher, String listenerName, String connectionId, ReadPauses pauses,
+            RateLimitedWarnings badRequests, long maxIdleMs) {
         this.dispatcher = dispatcher;
         this.listenerName = listenerName;
         this.connectionId = connectionId;
+        this.pauses = pauses;
+        this.badRequests = badRequests;
+        this.maxIdleNanos = maxIdleMs < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(maxIdleMs);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        lastActivity = System.nanoTime();
+        scheduleIdleCheck(ctx, maxIdleNanos);
+        ctx.fireChannelActive();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ByteBuf frame = (ByteBuf) msg;
+        RequestFrame frame = (RequestFrame) msg;
         if (closing) {
             frame.release();
+            if (firstBadFrame != null) {
+                badFrames.merge("read before the close", 1, Integer::sum);
+            }
             return;
         }
-        ByteBuffer buffer;
-        try {
-            // Request objects may keep slices of the buffer (record batches), so give them their own copy.
-            buffer = ByteBuffer.allocate(frame.readableBytes());
-            frame.readBytes(buffer);
-            buffer.flip();
-        } finally {
-            frame.release();
-        }
+        lastActivity = System.nanoTime();
+        // No copy: the frame's buffer is the request's own (request objects may keep slices of it).
+        ByteBuffer buffer = frame.buffer();
         RequestHeader header;
         AbstractRequest request;
         try {
             header = RequestHeader.parse(buffer);
         } catch (RuntimeException e) {
-            closeForBadInput(ctx, "unparsable request header: " + e);
+            frame.release();
+            closeForBadInput(ctx, "unparsable header", "unparsable request header: " + e);
             return;
         }
         ApiKeys key = header.apiKey();
         if (!dispatcher.supports(key, header.apiVersion())) {
+            frame.release();
             if (key == ApiKeys.API_VERSIONS) {
                 answerUnsupportedApiVersions(ctx, header);
             } else {
-                closeForBadInput(ctx, key + " v" + header.apiVersion() + " is not served");
+                closeForBadInput(ctx, "API or version not served", key + " v" + header.apiVersion()
+                        + " is not served");
             }
             return;
         }
         try {
             request = AbstractRequest.parseRequest(key, header.apiVersion(), new ByteBufferAccessor(buffer)).request;
         } catch (RuntimeException e) {
-            closeForBadInput(ctx, "unparsable " + key + " v" + header.apiVersion() + " body: " + e);
+            frame.release();
+            closeForBadInput(ctx, "unparsable body", "unparsable " + key + " v" + header.apiVersion() + " body: " + e);
             return;
         }
         boolean sendsResponse = !(request instanceof ProduceRequest produce && produce.acks() == 0);
-        InFlight entry = new InFlight(header, request, sendsResponse);
+        InFlight entry = new InFlight(header, request, frame, sendsResponse);
         inFlight.add(entry);
         if (inFlight.size() >= MAX_IN_FLIGHT) {
-            ctx.channel().config().setAutoRead(false);
+            pauses.pause(Reason.IN_FLIGHT);
         }
         RequestContext context = new RequestContext(header, listenerName,
                 (InetSocketAddress) ctx.channel().remoteAddress(), connectionId);
@@ -139,6 +186,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         entry.outcome = ResponseFrames.of(entry.header, entry.request, entry.sendsResponse, response, error,
                 connectionId);
         entry.done = true;
+        // The response is encoded: the request and its bytes are no longer needed here.
+        entry.request = null;
+        if (entry.frame != null) {
+            entry.frame.release();
+        }
     }
 
     private void writeReady(ChannelHandlerContext ctx) {
@@ -161,7 +213,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 }
                 closing = true;
                 inFlight.clear();
-                ctx.channel().config().setAutoRead(false);
+                pauses.pause(Reason.CLOSING);
                 // The responses written before are flushed first, then the connection closes.
                 ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
                 return;
@@ -173,9 +225,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         if (wrote) {
             ctx.flush();
+            lastActivity = System.nanoTime();
         }
-        if (inFlight.size() < MAX_IN_FLIGHT / 2 && !ctx.channel().config().isAutoRead()) {
-            ctx.channel().config().setAutoRead(true);
+        if (inFlight.size() < MAX_IN_FLIGHT / 2) {
+            pauses.resume(Reason.IN_FLIGHT);
         }
     }
 
@@ -184,23 +237,79 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 .setErrorCode(Errors.UNSUPPORTED_VERSION.code())
                 .setApiKeys(dispatcher.apiVersions());
         InFlight entry = new InFlight(new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, header.clientId(),
-                header.correlationId()), null, true);
+                header.correlationId()), null, null, true);
         inFlight.add(entry);
         complete(entry, new ApiVersionsResponse(body), null);
         writeReady(ctx);
     }
 
-    private void closeForBadInput(ChannelHandlerContext ctx, String why) {
-        log.warn("Closing connection {} from {}: {}", connectionId, ctx.channel().remoteAddress(), why);
+    /**
+     * Closes the connection for a bad frame of {@code kind}: the first one is logged (rate-limited
+     * broker-wide), later ones are only counted for the summary at close.
+     */
+    private void closeForBadInput(ChannelHandlerContext ctx, String kind, String why) {
+        badFrames.merge(kind, 1, Integer::sum);
+        if (firstBadFrame == null) {
+            firstBadFrame = kind;
+            badRequests.warn(kind, "Closing connection {} from {}: {}", connectionId, ctx.channel().remoteAddress(),
+                    why);
+        }
+        if (!closing) {
+            closing = true;
+            inFlight.clear();
+            pauses.pause(Reason.CLOSING);
+            ctx.close();
+        }
+    }
+
+    private void scheduleIdleCheck(ChannelHandlerContext ctx, long delayNanos) {
+        if (maxIdleNanos >= 0) {
+            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void checkIdle(ChannelHandlerContext ctx) {
+        if (closing || !ctx.channel().isActive()) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (!inFlight.isEmpty()) {
+            lastActivity = now; // a request being served is activity
+        }
+        long idle = now - lastActivity;
+        if (idle < maxIdleNanos) {
+            scheduleIdleCheck(ctx, maxIdleNanos - idle);
+            return;
+        }
+        // Kafka closes idle connections silently too; clients reconnect when they need to.
+        log.debug("Closing connection {} from {}: no request for {} ms (connections.max.idle.ms)", connectionId,
+                ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(idle));
+        closing = true;
+        pauses.pause(Reason.CLOSING);
         ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (idleCheck != null) {
+            idleCheck.cancel(false);
+        }
+        int total = badFrames.values().stream().mapToInt(Integer::intValue).sum();
+        if (total > 1) {
+            badRequests.warn(firstBadFrame, "Connection {} from {} closed after {} bad frames (by kind: {})",
+                    connectionId, ctx.channel().remoteAddress(), total, badFrames);
+        }
+        ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof TooLongFrameException) {
-            closeForBadInput(ctx, "request larger than socket.request.max.bytes (" + cause.getMessage() + ")");
+            closeForBadInput(ctx, "oversized", cause.getMessage());
+        } else if (cause instanceof CorruptedFrameException) {
+            closeForBadInput(ctx, "corrupt size", cause.getMessage());
         } else if (cause instanceof DecoderException || cause instanceof UnsupportedVersionException) {
-            closeForBadInput(ctx, cause.toString());
+            closeForBadInput(ctx, "undecodable", cause.toString());
         } else if (cause instanceof java.io.IOException) {
             log.debug("Connection {} failed: {}", connectionId, cause.toString());
             ctx.close();

@@ -8,9 +8,10 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +22,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Kafka protocol server: one Netty server socket per listener, size-prefixed frames of at
- * most {@code socket.request.max.bytes}, each connection served by a {@link ConnectionHandler}.
+ * The Kafka protocol server: one Netty server socket per listener. Each accepted connection first
+ * passes the {@link ConnectionLimits} (on the accept thread), then gets a pipeline of two handlers
+ * of its own: {@link RequestFrameDecoder} (size-prefixed frames of at most
+ * {@code socket.request.max.bytes}, their memory reserved from the broker-wide
+ * {@link RequestMemoryPool} before they are read) and {@link ConnectionHandler} (requests and
+ * responses, idle timeout). Their {@link ReadPauses} decides when the connection reads.
+ *
+ * <p>Warnings about bad requests and refused connections go through one {@link RateLimitedWarnings}
+ * each, whose suppressed counts are logged every {@link Settings#suppressedWarningsInterval()}.
  *
  * <p>Threads: {@code kafka-accept-*} and {@code kafka-network-*} event loops, given the
  * uncaught-exception handler passed to {@link #start} (Netty logs what a task throws and keeps
@@ -35,14 +43,67 @@ public final class KafkaServer implements AutoCloseable {
     public record Listener(String name, String host, int port) {
     }
 
+    /**
+     * The limits the server applies (the broker reads them from its configuration; see
+     * {@code BrokerConfig} for what each means).
+     *
+     * @param maxRequestBytes {@code socket.request.max.bytes}: the largest size field of a frame
+     * @param queuedMaxRequestBytes {@code queued.max.request.bytes}: request bytes held at once, -1 unlimited
+     * @param connectionQueuedMaxRequestBytes one connection's share of them, {@link Long#MAX_VALUE} unlimited
+     * @param connectionsMaxIdleMs {@code connections.max.idle.ms}, -1 never
+     * @param maxConnections {@code max.connections}
+     * @param maxConnectionsPerIp {@code max.connections.per.ip}
+     * @param maxConnectionsPerIpOverrides {@code max.connections.per.ip.overrides}, resolved
+     * @param suppressedWarningsInterval how often suppressed warnings are summarized
+     */
+    public record Settings(int maxRequestBytes, long queuedMaxRequestBytes, long connectionQueuedMaxRequestBytes,
+            long connectionsMaxIdleMs, int maxConnections, int maxConnectionsPerIp,
+            Map<InetAddress, Integer> maxConnectionsPerIpOverrides, Duration suppressedWarningsInterval) {
+        /** Kafka's defaults (no request memory limit, ten minutes idle, no connection limits). */
+        public static Settings defaults(int maxRequestBytes) {
+            return new Settings(maxRequestBytes, -1, Long.MAX_VALUE, 600_000, Integer.MAX_VALUE, Integer.MAX_VALUE,
+                    Map.of(), Duration.ofMinutes(1));
+        }
+
+        public Settings {
+            maxConnectionsPerIpOverrides = Map.copyOf(maxConnectionsPerIpOverrides);
+        }
+    }
+
+    /** Request memory now: the pool's capacity ({@link Long#MAX_VALUE}: unlimited), bytes reserved, the peak, waiters. */
+    public record RequestMemoryStats(long capacity, long used, long peak, int waiting) {
+    }
+
+    /** Bad requests: 10 lines at once, then one every 6 s (10 a minute). */
+    private static final int WARNING_BURST = 10;
+    private static final long WARNING_REFILL_NANOS = TimeUnit.SECONDS.toNanos(6);
+
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Map<String, Channel> bound = new LinkedHashMap<>();
     private final AtomicLong connections = new AtomicLong();
+    private final Settings settings;
+    private final RequestMemoryPool pool;
+    private final RateLimitedWarnings badRequests;
+    private final RateLimitedWarnings refusedConnections;
+    private final ConnectionLimits limits;
 
-    private KafkaServer(int networkThreads, Thread.UncaughtExceptionHandler handler) {
+    private KafkaServer(Settings settings, int networkThreads, Thread.UncaughtExceptionHandler handler) {
+        this.settings = settings;
         this.boss = new NioEventLoopGroup(1, threads("kafka-accept", handler));
         this.workers = new NioEventLoopGroup(networkThreads, threads("kafka-network", handler));
+        this.pool = new RequestMemoryPool(settings.queuedMaxRequestBytes());
+        this.badRequests = new RateLimitedWarnings(LoggerFactory.getLogger(ConnectionHandler.class), "bad requests",
+                WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
+        this.refusedConnections = new RateLimitedWarnings(LoggerFactory.getLogger(ConnectionLimits.class),
+                "refused connections", WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
+        this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerIp(),
+                settings.maxConnectionsPerIpOverrides(), refusedConnections, boss.next());
+        long every = settings.suppressedWarningsInterval().toNanos();
+        boss.scheduleAtFixedRate(() -> {
+            badRequests.flushSuppressed();
+            refusedConnections.flushSuppressed();
+        }, every, every, TimeUnit.NANOSECONDS);
     }
 
     /** Netty's own factory (its fast thread-locals), plus the handler. */
@@ -55,20 +116,23 @@ public final class KafkaServer implements AutoCloseable {
         };
     }
 
-    /** Binds every listener; fails (and releases what was bound) if one cannot be bound. */
+    /**
+     * Binds every listener with Kafka's default limits ({@link Settings#defaults}); fails (and
+     * releases what was bound) if one cannot be bound.
+     */
     public static KafkaServer start(List<Listener> listeners, int maxRequestBytes, int networkThreads,
             RequestDispatcher dispatcher) throws InterruptedException {
-        return start(listeners, maxRequestBytes, networkThreads, dispatcher, (thread, error) -> log.error(
-                "Uncaught exception on network thread {}", thread.getName(), error));
+        return start(listeners, Settings.defaults(maxRequestBytes), networkThreads, dispatcher,
+                (thread, error) -> log.error("Uncaught exception on network thread {}", thread.getName(), error));
     }
 
-    /** As above, the event loops' threads carrying {@code handler}. */
-    public static KafkaServer start(List<Listener> listeners, int maxRequestBytes, int networkThreads,
+    /** As above, with {@code settings}, the event loops' threads carrying {@code handler}. */
+    public static KafkaServer start(List<Listener> listeners, Settings settings, int networkThreads,
             RequestDispatcher dispatcher, Thread.UncaughtExceptionHandler handler) throws InterruptedException {
-        KafkaServer server = new KafkaServer(networkThreads, handler);
+        KafkaServer server = new KafkaServer(settings, networkThreads, handler);
         try {
             for (Listener l : listeners) {
-                server.bind(l, maxRequestBytes, dispatcher);
+                server.bind(l, dispatcher);
             }
             return server;
         } catch (RuntimeException | InterruptedException e) {
@@ -77,21 +141,23 @@ public final class KafkaServer implements AutoCloseable {
         }
     }
 
-    private void bind(Listener listener, int maxRequestBytes, RequestDispatcher dispatcher) throws InterruptedException {
+    private void bind(Listener listener, RequestDispatcher dispatcher) throws InterruptedException {
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
+                .handler(limits.acceptHandler(listener.name()))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         String id = listener.name() + "-" + connections.incrementAndGet();
-                        // failFast: an oversized frame is refused on its length prefix, before its bytes are buffered.
-                        ch.pipeline().addLast("frames", new LengthFieldBasedFrameDecoder(maxRequestBytes, 0, 4, 0, 4,
-                                true));
-                        ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, listener.name(), id));
+                        ReadPauses pauses = new ReadPauses(ch);
+                        ch.pipeline().addLast("frames", new RequestFrameDecoder(settings.maxRequestBytes(), pool,
+                                settings.connectionQueuedMaxRequestBytes(), pauses));
+                        ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, listener.name(), id, pauses,
+                                badRequests, settings.connectionsMaxIdleMs()));
                     }
                 });
         InetSocketAddress address = listener.host().isEmpty() ? new InetSocketAddress(listener.port())
@@ -108,6 +174,13 @@ public final class KafkaServer implements AutoCloseable {
             throw new IllegalArgumentException("no listener " + listenerName);
         }
         return ((InetSocketAddress) c.localAddress()).getPort();
+    }
+
+    /** The request memory pool's state now. */
+    public RequestMemoryStats requestMemoryStats() {
+        synchronized (pool) {
+            return new RequestMemoryStats(pool.capacity(), pool.used(), pool.peak(), pool.waiting());
+        }
     }
 
     @Override

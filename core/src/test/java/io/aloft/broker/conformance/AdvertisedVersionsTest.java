@@ -36,7 +36,7 @@ class AdvertisedVersionsTest {
     static final Map<ApiKeys, String> NOTES = Map.ofEntries(
             Map.entry(ApiKeys.PRODUCE, "v0-2 advertised and refused by closing the connection, as Kafka 4 does for "
                     + "librdkafka's sake (KAFKA-18659); transactional batches refused (no transactions yet)"),
-            Map.entry(ApiKeys.FETCH, "sessionless (KIP-227 lets a broker decline sessions); read_committed reads "
+            Map.entry(ApiKeys.FETCH, "incremental fetch sessions (KIP-227); read_committed reads "
                     + "like read_uncommitted; follower fetches refused (no followers)"),
             Map.entry(ApiKeys.METADATA, "an auto-created topic is answered once it exists (Kafka 4.3 answers "
                     + "UNKNOWN_TOPIC_OR_PARTITION while creating it)"),
@@ -48,7 +48,10 @@ class AdvertisedVersionsTest {
             Map.entry(ApiKeys.DESCRIBE_CONFIGS, "topics and brokers; broker loggers are not exposed "
                     + "(INVALID_REQUEST)"),
             Map.entry(ApiKeys.DESCRIBE_PRODUCERS, "idempotent producers (no transactions, so no coordinator epoch "
-                    + "or open transaction)"));
+                    + "or open transaction)"),
+            Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "
+                    + "and consumer protocols online: answered as Kafka does with group.consumer.migration.policy="
+                    + "disabled"));
 
     @TempDir
     static Path dir;

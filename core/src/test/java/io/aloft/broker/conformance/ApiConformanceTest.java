@@ -95,6 +95,7 @@ class ApiConformanceTest {
         all.addAll(TopicCases.shapes());
         all.addAll(ConfigCases.shapes());
         all.addAll(GroupCases.shapes());
+        all.addAll(ConsumerGroupCases.shapes());
         return all;
     }
 

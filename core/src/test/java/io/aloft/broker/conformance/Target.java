@@ -17,11 +17,14 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -111,7 +114,8 @@ final class Target implements AutoCloseable {
                 MetadataResponseData m = (MetadataResponseData) c.send(ApiKeys.METADATA, (short) 12, request).body();
                 MetadataResponseData.MetadataResponseTopic t = m.topics().find(topic);
                 if (t != null && t.errorCode() == Errors.NONE.code() && t.partitions().size() == partitions
-                        && t.partitions().stream().allMatch(pt -> pt.leaderId() >= 0)) {
+                        && t.partitions().stream().allMatch(pt -> pt.leaderId() >= 0)
+                        && leadsEveryPartition(c, topic, partitions)) {
                     topicIds.put(topic, t.topicId());
                     topicNames.put(t.topicId(), topic);
                     t.partitions().forEach(pt -> leaderEpochs.put(topic + "-" + pt.partitionIndex(), pt.leaderEpoch()));
@@ -123,6 +127,24 @@ final class Target implements AutoCloseable {
                 pause();
             }
         }
+    }
+
+    /**
+     * Whether the broker answers ListOffsets for every partition without an error. Kafka's broker
+     * publishes a new topic in its metadata cache a moment before its replica manager leads the
+     * partitions, and a produce in between gets NOT_LEADER_OR_FOLLOWER; ListOffsets asks the replica
+     * manager.
+     */
+    private static boolean leadsEveryPartition(RawConnection c, String topic, int partitions) throws Exception {
+        ListOffsetsRequestData.ListOffsetsTopic t = new ListOffsetsRequestData.ListOffsetsTopic().setName(topic);
+        for (int p = 0; p < partitions; p++) {
+            t.partitions().add(new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(p)
+                    .setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP));
+        }
+        ListOffsetsResponseData r = (ListOffsetsResponseData) c.send(ApiKeys.LIST_OFFSETS, (short) 7,
+                new ListOffsetsRequestData().setReplicaId(-1).setTopics(List.of(t))).body();
+        return r.topics().stream().flatMap(rt -> rt.partitions().stream())
+                .allMatch(rp -> rp.errorCode() == Errors.NONE.code());
     }
 
     /** Waits until a group's coordinator is found (Kafka creates its offsets topic on first use). */

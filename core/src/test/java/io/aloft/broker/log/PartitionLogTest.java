@@ -281,6 +281,41 @@ class PartitionLogTest {
     }
 
     @Test
+    void awaitData_waitEndedByItsCaller_leavesTheLog() throws Exception {
+        PartitionLog log = fx.open();
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            waits.add(log.awaitData(0));
+        }
+        assertEquals(100, log.waiting());
+        // Fetches that stopped waiting (their deadline passed) end their waits: none stays behind.
+        waits.forEach(w -> w.complete(null));
+        assertEquals(0, log.waiting());
+        CompletableFuture<Void> waiting = log.awaitData(0);
+        get(log.append(batch(1)));
+        get(waiting);
+        assertEquals(0, log.waiting());
+    }
+
+    @Test
+    void wakeOnData_runsOnceOnTheNextAppend_unlessCancelled() throws Exception {
+        PartitionLog log = fx.open();
+        java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger cancelled = new java.util.concurrent.atomic.AtomicInteger();
+        Runnable wake = woken::incrementAndGet;
+        Runnable other = cancelled::incrementAndGet;
+        assertTrue(log.wakeOnData(0, wake));
+        assertTrue(log.wakeOnData(0, other));
+        log.cancelWake(other);
+        get(log.append(batch(1)));
+        get(log.append(batch(1)));
+        assertEquals(1, woken.get(), "run once, then forgotten");
+        assertEquals(0, cancelled.get());
+        assertEquals(0, log.waiting());
+        assertFalse(log.wakeOnData(1, wake), "data past offset 1 exists: nothing to wait for");
+    }
+
+    @Test
     void awaitData_isWokenByClose() throws Exception {
         PartitionLog log = fx.open();
         CompletableFuture<Void> waiting = log.awaitData(0);

@@ -28,6 +28,13 @@ class AloftServerTest {
         assertFalse(props.contains("s3.url"), props);
     }
 
+    /** WAL, metadata and objects survive a clean stop: the records come back from the new process. */
+    @Test
+    void restart_fileObjectStore_keepsDataAndAddress() throws Exception {
+        RoundTrip.startWriteRestartAndRead(new AloftServer("512m", false, RoundTrip.scratch(), SMALL,
+                Duration.ofSeconds(60)));
+    }
+
     /** Skipped where versitygw is not built (scripts/s3-server.sh versitygw builds it, minutes). */
     @Test
     void start_onVersitygw_roundTripsRecordsAndStopsGatewayToo() throws Exception {
