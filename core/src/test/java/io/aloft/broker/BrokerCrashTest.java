@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.aloft.controller.TestQuorum;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,8 +69,7 @@ class BrokerCrashTest {
     Path dir;
 
     private Path config;
-    private Path logFile;
-    private Process broker;
+    private CrashableBroker broker;
     private String bootstrap;
 
     @Test
@@ -96,23 +94,21 @@ class BrokerCrashTest {
                 "auto.create.topics.enable=false", ""));
         Path evidence = Files.createDirectories(
                 Path.of(System.getProperty("aloft.test.logdir", "target"), "broker-crash"));
-        logFile = evidence.resolve("broker-" + SEED + ".log");
+        Path logFile = evidence.resolve("broker-" + SEED + ".log");
         Files.deleteIfExists(logFile);
+        broker = new CrashableBroker(config, logFile);
         try {
             run(random);
         } catch (AssertionError | Exception e) {
             throw new AssertionError("seed " + SEED + ", broker output in " + logFile.toAbsolutePath()
                     + ": " + e.getMessage(), e);
         } finally {
-            if (broker != null) {
-                broker.destroyForcibly(); // whatever happened, the broker does not outlive the test
-                broker.waitFor(30, TimeUnit.SECONDS);
-            }
+            broker.close();
         }
     }
 
     private void run(Random random) throws Exception {
-        start();
+        broker.start();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
@@ -123,16 +119,16 @@ class BrokerCrashTest {
                 // A random point in the stream of acknowledgements: sometimes the first one after the
                 // restart, sometimes thousands later, with batches in flight at the kill either way.
                 int acks = 1 + random.nextInt(random.nextBoolean() ? 50 : 3000);
-                load.awaitAcked(load.acked() + acks, broker, "round " + round + " (" + acks + " acks)");
-                kill();
-                start();
+                load.awaitAcked(load.acked() + acks, broker.process(), "round " + round + " (" + acks + " acks)");
+                broker.kill();
+                broker.start();
             }
-            load.awaitAcked(load.acked() + FINAL_ACKS, broker, "after the last restart");
+            load.awaitAcked(load.acked() + FINAL_ACKS, broker.process(), "after the last restart");
             outcome = load.stop();
         }
         // Nothing in flight now; everything acknowledged so far must survive one more SIGKILL.
-        kill();
-        start();
+        broker.kill();
+        broker.start();
         Map<TopicPartition, List<ConsumerRecord<String, String>>> log = readAll(bootstrap, TOPIC, PARTITIONS);
         System.out.println("BrokerCrashTest seed=" + SEED + ": " + outcome.summary() + "; " + present(log)
                 + " records in the log");
@@ -224,40 +220,5 @@ class BrokerCrashTest {
                 }
             }
         }
-    }
-
-    private void start() throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                // Small and quick to start (C1 only, one compiler thread): it runs seconds on 2 shared cores.
-                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
-                // The broker's own logging (INFO for io.aloft), not the test configuration on the class path.
-                "-Dlog4j2.configurationFile=" + childLogConfig(),
-                "-Dlog4j2.shutdownHookEnabled=false",
-                "-cp", System.getProperty("java.class.path"),
-                BrokerChild.class.getName(), config.toString());
-        // A file, not a pipe: nothing has to drain it, and what a killed broker wrote is kept.
-        // Standard input stays a pipe that this JVM never closes: BrokerChild halts at its EOF.
-        pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
-        Files.writeString(logFile, "=== start " + java.time.Instant.now() + "\n", StandardCharsets.UTF_8,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-        broker = pb.start();
-    }
-
-    private static Path childLogConfig() {
-        try {
-            return Path.of(BrokerCrashTest.class.getClassLoader().getResource("broker-child-log4j2.xml").toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private void kill() throws Exception {
-        Process p = broker;
-        broker = null;
-        p.destroyForcibly(); // SIGKILL on Unix
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "broker exits after SIGKILL");
-        assertEquals(137, p.exitValue(), "broker was killed by SIGKILL (and had not exited by itself)");
-        Files.writeString(logFile, "=== SIGKILL " + java.time.Instant.now() + "\n", StandardCharsets.UTF_8,
-                java.nio.file.StandardOpenOption.APPEND);
     }
 }

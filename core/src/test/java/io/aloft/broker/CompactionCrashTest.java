@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.controller.TestQuorum;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,8 +51,7 @@ class CompactionCrashTest {
     Path dir;
 
     private Path config;
-    private Path logFile;
-    private Process broker;
+    private CrashableBroker broker;
     private String bootstrap;
 
     @Test
@@ -81,23 +78,21 @@ class CompactionCrashTest {
                 "auto.create.topics.enable=false", ""));
         Path evidence = Files.createDirectories(Path.of(System.getProperty("aloft.test.logdir", "target"),
                 "compaction-crash"));
-        logFile = evidence.resolve("broker-" + SEED + ".log");
+        Path logFile = evidence.resolve("broker-" + SEED + ".log");
         Files.deleteIfExists(logFile);
+        broker = new CrashableBroker(config, logFile);
         try {
             run(random);
         } catch (AssertionError | Exception e) {
             throw new AssertionError("seed " + SEED + ", broker output in " + logFile.toAbsolutePath() + ": "
                     + e.getMessage(), e);
         } finally {
-            if (broker != null) {
-                broker.destroyForcibly();
-                broker.waitFor(30, TimeUnit.SECONDS);
-            }
+            broker.close();
         }
     }
 
     private void run(Random random) throws Exception {
-        start();
+        broker.start();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000))) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1).configs(Map.of(
@@ -106,21 +101,21 @@ class CompactionCrashTest {
         }
         CrashLoad.Outcome outcome;
         try (CrashLoad load = new CrashLoad(bootstrap, TOPIC, 8000, 300).start()) {
-            load.awaitAcked(1500, broker, "before the first kill");
+            load.awaitAcked(1500, broker.process(), "before the first kill");
             for (int round = 0; round < ROUNDS; round++) {
                 long waitMs = 1_000 + random.nextInt(3_000);
-                load.awaitAcked(load.acked() + 200, broker, "round " + round);
+                load.awaitAcked(load.acked() + 200, broker.process(), "round " + round);
                 // Let the cleaner get into a cleaning: it starts one every 100 ms while data keeps coming.
                 Thread.sleep(waitMs); // a random moment, not a wait for a condition
-                kill();
-                start();
+                broker.kill();
+                broker.start();
                 checkStructure(BrokerCrashTest.readAll(bootstrap, TOPIC, PARTITIONS), "after kill " + round);
             }
-            load.awaitAcked(load.acked() + 200, broker, "after the last restart");
+            load.awaitAcked(load.acked() + 200, broker.process(), "after the last restart");
             outcome = load.stop();
         }
-        kill();
-        start();
+        broker.kill();
+        broker.start();
         Map<TopicPartition, List<ConsumerRecord<String, String>>> log = BrokerCrashTest.readAll(bootstrap, TOPIC,
                 PARTITIONS);
         checkStructure(log, "after the last restart");
@@ -134,7 +129,8 @@ class CompactionCrashTest {
         }
         checkStructure(log, "after the final compaction");
         checkNothingLost(outcome, log);
-        long cleanings = Files.readAllLines(logFile).stream().filter(l -> l.contains("Compacted " + TOPIC)).count();
+        long cleanings = Files.readAllLines(broker.logFile()).stream()
+                .filter(l -> l.contains("Compacted " + TOPIC)).count();
         System.out.println("CompactionCrashTest seed=" + SEED + ": " + outcome.summary() + "; " + cleanings
                 + " cleanings completed over " + ROUNDS + " kills");
     }
@@ -191,36 +187,5 @@ class CompactionCrashTest {
                         + "no newer record of its key is there (newest " + newest + ")");
             }
         }
-    }
-
-    private void start() throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
-                "-Dlog4j2.configurationFile=" + childLogConfig(),
-                "-Dlog4j2.shutdownHookEnabled=false",
-                "-cp", System.getProperty("java.class.path"),
-                BrokerChild.class.getName(), config.toString());
-        pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
-        Files.writeString(logFile, "=== start " + java.time.Instant.now() + "\n", StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        broker = pb.start();
-    }
-
-    private static Path childLogConfig() {
-        try {
-            return Path.of(CompactionCrashTest.class.getClassLoader().getResource("broker-child-log4j2.xml").toURI());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private void kill() throws Exception {
-        Process p = broker;
-        broker = null;
-        p.destroyForcibly(); // SIGKILL on Unix
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "broker exits after SIGKILL");
-        assertEquals(137, p.exitValue(), "broker was killed by SIGKILL (and had not exited by itself)");
-        Files.writeString(logFile, "=== SIGKILL " + java.time.Instant.now() + "\n", StandardCharsets.UTF_8,
-                StandardOpenOption.APPEND);
     }
 }

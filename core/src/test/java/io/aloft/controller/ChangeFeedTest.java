@@ -11,7 +11,6 @@ import io.aloft.controller.command.CreateTopic;
 import io.aloft.controller.command.DeleteTopic;
 import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.UnregisterBroker;
-import io.aloft.controller.model.FeatureRange;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.Endpoint;
@@ -102,8 +101,8 @@ class ChangeFeedTest {
                 recorder.awaitCalls(1);
                 assertEquals(List.of("image"), recorder.calls, "an image comes first");
 
-                submit(client, new RegisterBroker(1, "b1", ENDPOINTS, null, FeatureRange.INITIAL_ONLY));
-                submit(client, new RegisterBroker(2, "b2", ENDPOINTS, null, FeatureRange.INITIAL_ONLY));
+                submit(client, new RegisterBroker(1, "b1", ENDPOINTS, null, client.supportedFeatures()));
+                submit(client, new RegisterBroker(2, "b2", ENDPOINTS, null, client.supportedFeatures()));
                 TopicInfo t1 = (TopicInfo) submit(client, new CreateTopic(UUID.randomUUID(), "t1", 2, 1, Map.of()));
                 TopicInfo t1Altered = (TopicInfo) submit(client, new AlterTopicConfigs("t1",
                         Map.of("retention.ms", "1000"), List.of()));
@@ -117,7 +116,7 @@ class ChangeFeedTest {
 
                 TopicInfo t2Altered = (TopicInfo) submit(client, new AlterTopicConfigs("t2",
                         Map.of("cleanup.policy", "compact"), List.of()));
-                submit(client, new RegisterBroker(3, "b3", ENDPOINTS, null, FeatureRange.INITIAL_ONLY));
+                submit(client, new RegisterBroker(3, "b3", ENDPOINTS, null, client.supportedFeatures()));
                 submit(client, new UnregisterBroker(2)); // its partition of t2 moves to broker 3
                 TopicInfo t3 = (TopicInfo) submit(client, new CreateTopic(UUID.randomUUID(), "t3", 2, 1, Map.of()));
                 recorder.awaitCalls(1 + 11);

@@ -11,7 +11,6 @@ import io.aloft.controller.command.BrokerHeartbeat;
 import io.aloft.controller.command.CreateTopic;
 import io.aloft.controller.command.FenceBroker;
 import io.aloft.controller.command.RegisterBroker;
-import io.aloft.controller.model.FeatureRange;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.ClusterImage;
@@ -171,7 +170,7 @@ class FencingTest {
     }
 
     private static long register(ControllerClient client, int brokerId, String incarnation) throws Exception {
-        return client.submit(new RegisterBroker(brokerId, incarnation, ENDPOINTS, null, FeatureRange.INITIAL_ONLY),
+        return client.submit(new RegisterBroker(brokerId, incarnation, ENDPOINTS, null, client.supportedFeatures()),
                 Long.class)
                 .get(60, TimeUnit.SECONDS);
     }

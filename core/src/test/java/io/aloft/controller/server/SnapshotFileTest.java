@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.aloft.controller.codec.ControllerSchemas;
 import io.aloft.controller.command.PutKv;
 import io.aloft.controller.command.Request;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.state.ControllerSnapshot;
 import io.aloft.controller.state.ControllerState;
 import java.io.IOException;
@@ -72,13 +73,13 @@ class SnapshotFileTest {
 
     @Test
     void aSnapshotOfAHigherFeatureLevelIsRefusedNamingTheLevel() throws IOException {
-        // As the next build writes it after an upgrade: its frame header declares level 2.
+        // As the next build writes it after an upgrade: its frame header declares a level above this build's.
         byte[] bytes = written();
-        bytes[SnapshotFile.FRAME_OFFSET + 3] = 2;
+        bytes[SnapshotFile.FRAME_OFFSET + 3] = (byte) (FeatureLevel.LATEST + 1);
         CRC32C crc = new CRC32C();
         crc.update(bytes, SnapshotFile.FRAME_OFFSET, bytes.length - SnapshotFile.FRAME_OFFSET);
         ByteBuffer.wrap(bytes, SnapshotFile.CRC_OFFSET, SnapshotFile.CRC_LENGTH).putInt((int) crc.getValue());
         IOException e = readFails(bytes);
-        assertTrue(e.getMessage().contains("feature level 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("feature level " + (FeatureLevel.LATEST + 1)), e.getMessage());
     }
 }

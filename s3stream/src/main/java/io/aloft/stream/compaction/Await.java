@@ -1,8 +1,8 @@
 package io.aloft.stream.compaction;
 
+import io.aloft.stream.BlockingWait;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /** Blocking waits for the compaction thread, which may block: it does nothing else. Stateless. */
 final class Await {
@@ -18,19 +18,10 @@ final class Await {
      */
     static <T> T of(CompletableFuture<T> future) {
         try {
-            return future.get();
+            return BlockingWait.get(future);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CancellationException("interrupted while waiting: the compaction manager is closing");
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(cause);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.aloft.stream.store;
 
+import io.aloft.stream.BlockingWait;
 import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.cache.LogCache;
 import io.aloft.stream.metadata.PrepareObjectsRequest;
@@ -16,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.function.LongSupplier;
 
 /**
@@ -212,19 +212,10 @@ public final class RangeRewrite {
 
     private static <T> T await(CompletableFuture<T> future) {
         try {
-            return future.get();
+            return BlockingWait.get(future);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CancellationException("interrupted while rewriting a stream range");
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(cause);
         }
     }
 

@@ -3,6 +3,7 @@ package io.aloft.broker.log.cleaner;
 import io.aloft.broker.log.CleaningPlan;
 import io.aloft.broker.log.CompactedIndex;
 import io.aloft.broker.log.LogCompaction;
+import io.aloft.stream.BlockingWait;
 import io.aloft.stream.FetchResult;
 import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.store.RangeRewrite;
@@ -10,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -256,16 +256,7 @@ final class RangeCleaner {
 
     private static <T> T await(CompletableFuture<T> future) throws InterruptedException {
         try {
-            return future.get();
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(cause);
+            return BlockingWait.get(future);
         } catch (CancellationException e) {
             throw new InterruptedException("cancelled");
         }
