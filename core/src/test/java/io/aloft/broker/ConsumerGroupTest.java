@@ -16,7 +16,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -64,88 +63,24 @@ class ConsumerGroupTest {
         }
     }
 
-    /** What the members have consumed, shared with the test thread; guarded by its monitor. */
-    static final class Progress {
-        final List<String> values = new ArrayList<>();
-        final Set<String> positions = new HashSet<>();
-        final Map<String, Set<TopicPartition>> assignments = new HashMap<>();
-        final Map<String, Integer> consumedBy = new HashMap<>();
-        int duplicatePositions;
-
-        synchronized void consumed(String member, ConsumerRecord<String, String> r) {
-            values.add(r.value());
-            if (!positions.add(r.partition() + "@" + r.offset())) {
-                duplicatePositions++;
-            }
-            consumedBy.merge(member, 1, Integer::sum);
-            notifyAll();
-        }
-
-        synchronized void assigned(String member, Collection<TopicPartition> partitions) {
-            assignments.put(member, Set.copyOf(partitions));
-            notifyAll();
-        }
-
-        synchronized int distinct() {
-            return positions.size();
-        }
-
-        /** Whether exactly these members hold assignments, together covering every partition once. */
-        synchronized boolean assignedExactlyTo(Set<String> members) {
-            Set<TopicPartition> covered = new HashSet<>();
-            int total = 0;
-            for (Map.Entry<String, Set<TopicPartition>> e : assignments.entrySet()) {
-                if (!e.getValue().isEmpty() && !members.contains(e.getKey())) {
-                    return false;
-                }
-                covered.addAll(e.getValue());
-                total += e.getValue().size();
-            }
-            for (String m : members) {
-                if (assignments.getOrDefault(m, Set.of()).isEmpty()) {
-                    return false;
-                }
-            }
-            return covered.size() == PARTITIONS && total == PARTITIONS;
-        }
-
-        /** Waits (on this monitor, woken by every change) until {@code condition} holds. */
-        synchronized void await(String what, BooleanSupplier condition) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-            while (!condition.getAsBoolean()) {
-                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0) {
-                    throw new AssertionError("gave up waiting for " + what + "; assignments " + assignments
-                            + ", consumed " + positions.size());
-                }
-                wait(left);
-            }
-        }
-    }
-
-    /**
-     * One member on its own thread: poll, process (record), commit. Commits also on revocation,
-     * so a record processed but not yet committed when a rebalance starts is not read again by
-     * the partition's next owner.
-     */
     static final class Member implements AutoCloseable {
         final String name;
         final Thread thread;
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         volatile boolean stopping;
 
-        Member(String name, Progress progress) {
+        Member(String name, GroupProgress progress) {
             this.name = name;
             this.thread = new Thread(() -> run(progress), "member-" + name);
             thread.start();
         }
 
-        private void run(Progress progress) {
+        private void run(GroupProgress progress) {
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps())) {
                 consumer.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
                     @Override
                     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                        progress.assigned(name, Set.of());
+                        progress.owns(name, Set.of());
                         if (!stopping) { // when leaving, the loop below has just committed
                             consumer.commitSync();
                         }
@@ -153,7 +88,7 @@ class ConsumerGroupTest {
 
                     @Override
                     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                        progress.assigned(name, partitions);
+                        progress.owns(name, partitions);
                     }
                 });
                 while (!stopping) {
@@ -167,7 +102,7 @@ class ConsumerGroupTest {
                     }
                 }
                 consumer.commitSync();
-                progress.assigned(name, Set.of());
+                progress.owns(name, Set.of());
             } catch (Throwable t) {
                 failure.set(t);
             }
@@ -223,7 +158,7 @@ class ConsumerGroupTest {
         Properties pp = broker.clientProps();
         pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        Progress progress = new Progress();
+        GroupProgress progress = new GroupProgress(PARTITIONS);
         List<String> produced = new ArrayList<>();
         int batch = 1000;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp);

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +18,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
@@ -84,94 +82,20 @@ class ConsumerProtocolGroupTest {
         }
     }
 
-    /** What the members have consumed and own, shared with the test thread; guarded by its monitor. */
-    static final class Progress {
-        final int partitions;
-        final List<String> values = new ArrayList<>();
-        final Set<String> positions = new HashSet<>();
-        final Map<String, Set<TopicPartition>> assignments = new HashMap<>();
-        final Map<String, Integer> consumedBy = new HashMap<>();
-        int duplicatePositions;
-
-        Progress(int partitions) {
-            this.partitions = partitions;
-        }
-
-        synchronized void consumed(String member, ConsumerRecord<String, String> r) {
-            values.add(r.value());
-            if (!positions.add(r.topic() + "-" + r.partition() + "@" + r.offset())) {
-                duplicatePositions++;
-            }
-            consumedBy.merge(member, 1, Integer::sum);
-            notifyAll();
-        }
-
-        synchronized void owns(String member, Set<TopicPartition> partitions) {
-            if (!partitions.equals(assignments.get(member))) {
-                assignments.put(member, Set.copyOf(partitions));
-                notifyAll();
-            }
-        }
-
-        synchronized int distinct() {
-            return positions.size();
-        }
-
-        synchronized Set<TopicPartition> of(String member) {
-            return assignments.getOrDefault(member, Set.of());
-        }
-
-        /** Whether exactly these members own partitions, together each of the topic's partitions once. */
-        synchronized boolean assignedExactlyTo(Set<String> members) {
-            Set<TopicPartition> covered = new HashSet<>();
-            int total = 0;
-            for (Map.Entry<String, Set<TopicPartition>> e : assignments.entrySet()) {
-                if (!e.getValue().isEmpty() && !members.contains(e.getKey())) {
-                    return false;
-                }
-                covered.addAll(e.getValue());
-                total += e.getValue().size();
-            }
-            for (String m : members) {
-                if (assignments.getOrDefault(m, Set.of()).isEmpty()) {
-                    return false;
-                }
-            }
-            return covered.size() == partitions && total == partitions;
-        }
-
-        /** Waits (on this monitor, woken by every change) until {@code condition} holds. */
-        synchronized void await(String what, BooleanSupplier condition) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-            while (!condition.getAsBoolean()) {
-                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0) {
-                    throw new AssertionError("gave up waiting for " + what + "; assignments " + assignments
-                            + ", consumed " + positions.size());
-                }
-                wait(Math.min(left, 200));
-            }
-        }
-    }
-
-    /**
-     * One member on its own thread: poll, process (record), commit; commits also on revocation, so
-     * a record processed but not committed when partitions move is not read again by their next owner.
-     */
     static final class Member implements AutoCloseable {
         final String name;
         final Thread thread;
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         volatile boolean stopping;
 
-        Member(String name, Progress progress, Properties props, Object subscription) {
+        Member(String name, GroupProgress progress, Properties props, Object subscription) {
             this.name = name;
             this.thread = new Thread(() -> run(progress, props, subscription), "member-" + name);
             thread.start();
         }
 
         @SuppressWarnings("unchecked")
-        private void run(Progress progress, Properties props, Object subscription) {
+        private void run(GroupProgress progress, Properties props, Object subscription) {
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
                 ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
                     @Override
@@ -260,7 +184,7 @@ class ConsumerProtocolGroupTest {
         String group = "order-processors";
         int partitions = 6;
         createTopic(topic, partitions);
-        Progress progress = new Progress(partitions);
+        GroupProgress progress = new GroupProgress(partitions);
         List<String> produced = new ArrayList<>();
         int batch = 600;
         try (Member a = new Member("a", progress, consumerProps(group), List.of(topic));
@@ -318,7 +242,7 @@ class ConsumerProtocolGroupTest {
         String topic = "static-topic";
         String group = "static-group";
         createTopic(topic, 4);
-        Progress progress = new Progress(4);
+        GroupProgress progress = new GroupProgress(4);
         Properties a1 = consumerProps(group);
         a1.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-a");
         Properties b1 = consumerProps(group);
@@ -340,7 +264,7 @@ class ConsumerProtocolGroupTest {
     void patternSubscription_picksUpTopicCreatedLater() throws Exception {
         String group = "pattern-group";
         createTopic("metrics-cpu", 2);
-        Progress progress = new Progress(4);
+        GroupProgress progress = new GroupProgress(4);
         try (Member a = new Member("a", progress, consumerProps(group), Pattern.compile("metrics-.*"))) {
             progress.await("a to own metrics-cpu", () -> progress.of("a").size() == 2);
             createTopic("metrics-disk", 2);
@@ -358,7 +282,7 @@ class ConsumerProtocolGroupTest {
         String topic = "vanish-topic";
         String group = "vanish-group";
         createTopic(topic, 4);
-        Progress progress = new Progress(4);
+        GroupProgress progress = new GroupProgress(4);
         try (Member b = new Member("b", progress, consumerProps(group), List.of(topic))) {
             Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx128m", "-cp", System.getProperty("java.class.path"), ConsumerChild.class.getName(),
@@ -400,7 +324,7 @@ class ConsumerProtocolGroupTest {
         String topic = "range-topic";
         String group = "range-group";
         createTopic(topic, 5);
-        Progress progress = new Progress(5);
+        GroupProgress progress = new GroupProgress(5);
         Properties props = consumerProps(group);
         props.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range");
         try (Member a = new Member("a", progress, props, List.of(topic));
