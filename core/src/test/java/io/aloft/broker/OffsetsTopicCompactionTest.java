@@ -56,12 +56,6 @@ class OffsetsTopicCompactionTest {
         TopicPartition data = new TopicPartition("data", 0);
         long before;
         try (Admin admin = Admin.create(broker.clientProps())) {
-            ConfigResource offsets = new ConfigResource(ConfigResource.Type.TOPIC, OFFSETS);
-            Map<String, ConfigEntry> configs = new HashMap<>();
-            admin.describeConfigs(List.of(offsets)).all().get(30, TimeUnit.SECONDS).get(offsets).entries()
-                    .forEach(e -> configs.put(e.name(), e));
-            assertEquals("compact", configs.get("cleanup.policy").value());
-            assertEquals("104857600", configs.get("segment.bytes").value());
             admin.createTopics(List.of(new NewTopic("data", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
 
             // All of it is the active segment (100 MiB, 7 days) while it is written: nothing is cleaned yet.
@@ -71,6 +65,13 @@ class OffsetsTopicCompactionTest {
                             .all().get(30, TimeUnit.SECONDS);
                 }
             }
+            // Described once a group has used it: like Kafka, a cluster may create the topic only then.
+            ConfigResource offsets = new ConfigResource(ConfigResource.Type.TOPIC, OFFSETS);
+            Map<String, ConfigEntry> configs = new HashMap<>();
+            admin.describeConfigs(List.of(offsets)).all().get(30, TimeUnit.SECONDS).get(offsets).entries()
+                    .forEach(e -> configs.put(e.name(), e));
+            assertEquals("compact", configs.get("cleanup.policy").value());
+            assertEquals("104857600", configs.get("segment.bytes").value());
             List<String> doomed = new java.util.ArrayList<>();
             for (int g = 0; g < DELETED; g++) {
                 doomed.add("group-" + g);
