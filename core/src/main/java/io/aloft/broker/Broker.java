@@ -49,7 +49,10 @@ import io.aloft.controller.client.BrokerLifecycle;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.client.ControllerStreamMetadata;
 import io.aloft.controller.client.MetadataWatcher;
+import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.PutKv;
+import io.aloft.controller.model.BrokerInfo;
+import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.Endpoint;
 import io.aloft.controller.query.Queries;
 import io.aloft.controller.server.ControllerServer;
@@ -70,6 +73,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
@@ -91,6 +95,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
+
+    /** How long a broker waits for the elected one to write a new cluster's id (see {@link #clusterId}). */
+    private static final long CLUSTER_ID_WAIT_MS = 30_000;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final int nodeId;
@@ -140,6 +147,10 @@ public final class Broker implements AutoCloseable {
             long fetchSessionEvictionMs) throws Exception {
         ServerConfig.unknownKeyWarnings(properties).forEach(log::warn);
         ServerConfig settings = ServerConfig.fromProperties(properties);
+        if (settings.controller().controllerOnly()) {
+            throw new io.aloft.config.ConfigException(ControllerConfig.PROCESS_ROLES_CONFIG,
+                    "controller: this process runs no broker (BrokerMain runs it as a controller voter)");
+        }
         settings.checkPaths();
 
         Broker broker = new Broker(settings.controller().nodeId(), exit, fetchSessionEvictionMs);
@@ -172,7 +183,7 @@ public final class Broker implements AutoCloseable {
         ControllerClient controller = ControllerClient.create(controllerConfig, failures);
         resources.add(controller);
         failures.closeOnFailure("controller client", controller);
-        clusterId = clusterId(controller);
+        clusterId = clusterId(controller, nodeId);
 
         // A device error makes the WAL unusable (every later append fails): the broker cannot go on.
         WriteAheadLog wal = BlockDeviceWal.builder(settings.wal()).channelOpener(walChannels)
@@ -226,14 +237,22 @@ public final class Broker implements AutoCloseable {
         resources.add(groups);
         fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
+        CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
+                groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
+        // Metadata's and DescribeCluster's "controller": clients send it what Kafka routes to its
+        // controller, and any broker here handles those. Kafka's brokers name a random live broker;
+        // the lowest active one gives every broker the same answer.
+        IntSupplier controllerId = () -> cache.view().brokers().values().stream()
+                .filter(b -> b.state() == BrokerState.ACTIVE)
+                .mapToInt(BrokerInfo::brokerId).min().orElse(nodeId);
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(() -> dispatcher.get().apiVersions()),
-                new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, () -> nodeId),
+                new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, controllerId),
                 new CreateTopicsHandler(topics),
                 new DeleteTopicsHandler(cache, topics),
                 new CreatePartitionsHandler(cache, topics),
-                new DescribeClusterHandler(cache, clusterId, () -> nodeId),
+                new DescribeClusterHandler(cache, clusterId, controllerId),
                 new ProduceHandler(cache, partitions),
                 new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions)),
                 new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)),
@@ -246,7 +265,10 @@ public final class Broker implements AutoCloseable {
                 new DeleteRecordsHandler(partitions),
                 new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()));
         dispatcher.set(new RequestDispatcher(Stream.concat(handlers.stream(),
-                GroupHandlers.create(groups, cache).stream()).toList()));
+                GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
+                    log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
+                    return null;
+                })).stream()).toList()));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures);
         resources.add(server); // closed again, first, by the controlled shutdown below (closing twice is harmless)
@@ -273,9 +295,8 @@ public final class Broker implements AutoCloseable {
             }
         });
         resources.add(partitions);
-        // After registration: the controller places the topic's partitions on active brokers only.
-        CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
-                groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
+        // After registration, and only now that this broker serves: the coordinator loads the
+        // partitions it leads (the topic itself is made on the first FindCoordinator).
         resources.add(offsetsTopic);
         failures.closeOnFailure("group loader", offsetsTopic);
         offsetsTopic.start();
@@ -287,10 +308,27 @@ public final class Broker implements AutoCloseable {
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
     }
 
-    /** The cluster id: made once by the first broker and kept in the controller's key-value space. */
-    private static String clusterId(ControllerClient controller) throws Exception {
+    /**
+     * The cluster id: made once, by one broker, and kept in the controller's key-value space.
+     * Brokers of a new cluster start together and PutKv is a plain write (the last one wins), so
+     * the broker that makes it is elected rather than whichever reads "absent" first: the one the
+     * controller hands the very first producer id. AllocateProducerIds is applied in log order and
+     * starts at 0, so exactly one broker gets 0 (the id is then used up, like any unused block).
+     * The others wait for its value; should the winner die before writing it, they write their own
+     * after {@link #CLUSTER_ID_WAIT_MS} and all read back the one the controller kept.
+     */
+    private static String clusterId(ControllerClient controller, int nodeId) throws Exception {
         Queries.GetKv get = new Queries.GetKv("cluster.id");
         byte[] existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
+        if (existing != null) {
+            return new String(existing, StandardCharsets.UTF_8);
+        }
+        long first = controller.submit(new AllocateProducerIds(nodeId, 1), Long.class).get(60, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLUSTER_ID_WAIT_MS);
+        while (first != 0 && existing == null && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(100);
+            existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
+        }
         if (existing == null) {
             controller.submit(new PutKv("cluster.id", Uuid.randomUuid().toString().getBytes(StandardCharsets.UTF_8)))
                     .get(60, TimeUnit.SECONDS);
