@@ -10,9 +10,9 @@
 #       --s3 to a bucket on a local versitygw (scripts/s3-server.sh builds it). --set adds a
 #       server property to every node. Returns once every broker serves.
 #   scripts/cluster.sh status [--dir DIR]     each node: id, role, pid, address, running or not
-#   scripts/cluster.sh stop [--dir DIR]       SIGTERM to every node (brokers first, all at once, so
-#                                             the embedded voters keep a quorum while they upload),
-#                                             then the object store; the directory is kept
+#   scripts/cluster.sh stop [--dir DIR]       SIGTERM to every node (brokers first; those embedding a
+#                                             voter all at once, so the voters keep a quorum while
+#                                             they upload), then the object store; DIR is kept
 #   scripts/cluster.sh kill ID [--dir DIR]    SIGKILL node ID (by the pid this script recorded)
 #   scripts/cluster.sh restart ID [--dir DIR] stops node ID if it runs (SIGTERM), starts it again
 #                                             on the same data and ports, returns once it serves
@@ -21,7 +21,9 @@
 # refused; on a stopped one it starts a new cluster (delete DIR first to drop the old data).
 # JVM options per node: ALOFT_HEAP_OPTS (default -Xms256m -Xmx768m; the properties this script
 # writes size the WAL and caches for that), ALOFT_GC_OPTS (default -XX:+UseZGC), ALOFT_JVM_OPTS.
-# ALOFT_CLUSTER_START_TIMEOUT (seconds, default 120) bounds the wait for nodes to serve.
+# ALOFT_CLUSTER_START_TIMEOUT (seconds, default 120) bounds the wait for nodes to serve;
+# ALOFT_CLUSTER_STOP_TIMEOUT (seconds, default 60) the wait for a node to stop before SIGKILL.
+# ALOFT_CLASSPATH replaces the broker jar's class path (tests run the classes they built).
 # Exit status: 0 done, 1 failed (the node's log is named), 2 bad arguments.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -52,6 +54,8 @@ done
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 timeout="${ALOFT_CLUSTER_START_TIMEOUT:-120}"
+stop_timeout="${ALOFT_CLUSTER_STOP_TIMEOUT:-60}"
+classpath="${ALOFT_CLASSPATH:-$root/core/target/aloft-core.jar:$root/core/target/lib/*}"
 
 # ---- helpers ----
 
@@ -75,7 +79,7 @@ launch() {
   # shellcheck disable=SC2086
   setsid java ${ALOFT_HEAP_OPTS:--Xms256m -Xmx768m} ${ALOFT_GC_OPTS:--XX:+UseZGC} ${ALOFT_JVM_OPTS:-} \
     -Dlog4j2.shutdownHookEnabled=false -Dlog4j2.configurationFile="$root/config/log4j2.xml" \
-    -cp "$root/core/target/aloft-core.jar:$root/core/target/lib/*" io.aloft.broker.BrokerMain \
+    -cp "$classpath" io.aloft.broker.BrokerMain \
     "$n/server.properties" </dev/null >>"$n/node.log" 2>&1 &
   echo $! >"$n/pid"
   wc -l <"$n/node.log" >"$n/started-at-line"
@@ -94,22 +98,25 @@ await_serving() {
   done
 }
 
-# Sends $2 to the node in $1; with "wait", waits (up to 120 s, then SIGKILL) until it has exited.
+# Sends signal $2 to the node in $1 if it runs.
 signal_node() {
-  local n="$1" sig="$2" pid
+  local n="$1" sig="$2"
   alive "$n" || { rm -f "$n/pid"; return 0; }
-  pid="$(cat "$n/pid")"
-  kill "-$sig" "$pid" 2>/dev/null || true
+  kill "-$sig" "$(cat "$n/pid")" 2>/dev/null || true
 }
 
+# Waits until the node in $1 has exited; after $stop_timeout seconds SIGKILLs it, saying why that
+# loses nothing: what it acknowledged and had not uploaded is in its WAL, recovered at its next start.
 await_exit() {
-  local n="$1" pid deadline=$((SECONDS + 120))
+  local n="$1" pid deadline=$((SECONDS + stop_timeout))
   [ -f "$n/pid" ] || return 0
   pid="$(cat "$n/pid")"
   while kill -0 "$pid" 2>/dev/null; do
     if [ $SECONDS -ge $deadline ]; then
-      echo "cluster.sh: $(basename "$n") did not stop in 120 s; SIGKILL" >&2
+      echo "cluster.sh: $(basename "$n") did not stop within ${stop_timeout}s (its quorum may be gone);" \
+        "SIGKILL: what it had not uploaded stays in its WAL for its next start" >&2
       kill -KILL "$pid" 2>/dev/null || true
+      deadline=$((SECONDS + 3600))
     fi
     sleep 0.2
   done
@@ -223,11 +230,23 @@ cmd_status() {
 }
 
 cmd_stop() {
-  local n
-  for n in $(node_dirs); do [ "$(role_of "$n")" = controller ] || signal_node "$n" TERM; done
-  for n in $(node_dirs); do [ "$(role_of "$n")" = controller ] || await_exit "$n"; done
-  for n in $(node_dirs); do [ "$(role_of "$n")" != controller ] || signal_node "$n" TERM; done
-  for n in $(node_dirs); do await_exit "$n"; done
+  local n voters=() plain=() controllers=()
+  for n in $(node_dirs); do
+    case "$(role_of "$n")" in
+      controller) controllers+=("$n") ;;
+      broker) plain+=("$n") ;;
+      *) voters+=("$n") ;;
+    esac
+  done
+  # Brokers without a voter first, while the whole quorum is there for their drain and uploads; then
+  # the brokers with one, all at once, so that their voters keep a quorum while each of them uploads
+  # (stopped one by one, the last would have none); then dedicated controllers.
+  for n in "${plain[@]+"${plain[@]}"}"; do signal_node "$n" TERM; done
+  for n in "${plain[@]+"${plain[@]}"}"; do await_exit "$n"; done
+  for n in "${voters[@]+"${voters[@]}"}"; do signal_node "$n" TERM; done
+  for n in "${voters[@]+"${voters[@]}"}"; do await_exit "$n"; done
+  for n in "${controllers[@]+"${controllers[@]}"}"; do signal_node "$n" TERM; done
+  for n in "${controllers[@]+"${controllers[@]}"}"; do await_exit "$n"; done
   if [ -f "$dir/s3/pid" ]; then signal_node "$dir/s3" TERM; await_exit "$dir/s3"; fi
   echo "cluster.sh: stopped the cluster in $dir" >&2
 }
