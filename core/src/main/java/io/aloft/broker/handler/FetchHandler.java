@@ -104,7 +104,7 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
         for (FetchableTopicResponse t : data.responses()) {
             String topic = hints.topicName(t.topic(), t.topicId());
             for (PartitionData p : t.partitions()) {
-                if (LeaderHints.wanted(p.errorCode())) {
+                if (LeaderHints.wantedInFetch(p.errorCode())) {
                     LeaderHints.Leader leader = hints.leader(topic, p.partitionIndex());
                     p.setCurrentLeader(new LeaderIdAndEpoch().setLeaderId(leader.id()).setLeaderEpoch(leader.epoch()));
                 }

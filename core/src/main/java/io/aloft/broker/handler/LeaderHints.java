@@ -14,9 +14,9 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * KIP-951 leader discovery: a Produce (v10+) or Fetch (v16+) partition answered
- * NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH carries the partition's current leader and leader
- * epoch, and the response the endpoints of those leaders on the request's listener, so the client
+ * KIP-951 leader discovery: a Produce (v10+) partition answered NOT_LEADER_OR_FOLLOWER, or a Fetch
+ * (v16+) one answered that or FENCED_LEADER_EPOCH (the codes and versions Kafka 4.3 fills them for),
+ * carries the partition's current leader and leader epoch, and the response the endpoints of those leaders on the request's listener, so the client
  * moves to the right broker without a Metadata round trip first. A leader the metadata does not
  * know, or a fenced one, is answered as unknown (-1), with no endpoint, as Kafka does.
  *
@@ -46,8 +46,13 @@ final class LeaderHints {
         this.listener = listener;
     }
 
-    /** Whether a partition answered with {@code errorCode} gets a hint (Kafka's two codes). */
-    static boolean wanted(short errorCode) {
+    /** Whether a Produce partition answered with {@code errorCode} gets a hint. */
+    static boolean wantedInProduce(short errorCode) {
+        return errorCode == Errors.NOT_LEADER_OR_FOLLOWER.code();
+    }
+
+    /** Whether a Fetch partition answered with {@code errorCode} gets a hint. */
+    static boolean wantedInFetch(short errorCode) {
         return errorCode == Errors.NOT_LEADER_OR_FOLLOWER.code() || errorCode == Errors.FENCED_LEADER_EPOCH.code();
     }
 

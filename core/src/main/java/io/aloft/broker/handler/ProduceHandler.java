@@ -89,7 +89,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         for (TopicProduceResponse t : data.responses()) {
             String topic = hints.topicName(t.name(), t.topicId());
             for (PartitionProduceResponse p : t.partitionResponses()) {
-                if (LeaderHints.wanted(p.errorCode())) {
+                if (LeaderHints.wantedInProduce(p.errorCode())) {
                     LeaderHints.Leader leader = hints.leader(topic, p.index());
                     p.setCurrentLeader(new LeaderIdAndEpoch().setLeaderId(leader.id()).setLeaderEpoch(leader.epoch()));
                 }
