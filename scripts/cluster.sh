@@ -2,13 +2,15 @@
 # Runs a local Aloft cluster on 127.0.0.1: N brokers sharing one controller quorum and one object
 # store, each with its own WAL and data directory under the cluster directory.
 #
-#   scripts/cluster.sh start N [--controllers K] [--s3] [--dir DIR] [--set key=value ...] [--no-build]
+#   scripts/cluster.sh start [N] [--controllers K] [--s3] [--dir DIR] [--set key=value ...] [--no-build]
 #       starts N brokers on free ports and prints the bootstrap address (last stdout line). The quorum
 #       is 3 voters embedded in brokers 1-3 (1 voter, in broker 1, when N < 3); with --controllers K
 #       (1, 3 or 5) it is K dedicated controller processes (process.roles=controller, node ids
 #       101..100+K) and the brokers are brokers only. Objects go to DIR/objects (file://), or with
 #       --s3 to a bucket on a local versitygw (scripts/s3-server.sh builds it). --set adds a
-#       server property to every node. Returns once every broker serves.
+#       server property to every node. Returns once every broker serves. On a DIR holding a
+#       stopped cluster, `start` (N, if given, must match) runs it again on its data, settings and
+#       ports; delete DIR (or use another) for a new cluster.
 #   scripts/cluster.sh status [--dir DIR]     each node: id, role, pid, address, running or not
 #   scripts/cluster.sh stop [--dir DIR]       SIGTERM to every node (brokers first; those embedding a
 #                                             voter all at once, so the voters keep a quorum while
@@ -16,9 +18,7 @@
 #   scripts/cluster.sh kill ID [--dir DIR]    SIGKILL node ID (by the pid this script recorded)
 #   scripts/cluster.sh restart ID [--dir DIR] stops node ID if it runs (SIGTERM), starts it again
 #                                             on the same data and ports, returns once it serves
-#
-# DIR defaults to $ALOFT_CLUSTER_DIR or ./cluster. A second `start` on a DIR whose nodes run is
-# refused; on a stopped one it starts a new cluster (delete DIR first to drop the old data).
+# DIR defaults to $ALOFT_CLUSTER_DIR or ./cluster.
 # JVM options per node: ALOFT_HEAP_OPTS (default -Xms256m -Xmx768m; the properties this script
 # writes size the WAL and caches for that), ALOFT_GC_OPTS (default -XX:+UseZGC), ALOFT_JVM_OPTS.
 # ALOFT_CLUSTER_START_TIMEOUT (seconds, default 120) bounds the wait for nodes to serve;
@@ -28,8 +28,19 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-die() { echo "cluster.sh: $*" >&2; exit 1; }
+usage() { sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+die() {
+  echo "cluster.sh: $*" >&2
+  # A start that fails leaves nothing running: the nodes it launched and its object store go.
+  if [ "${starting:-0}" = 1 ]; then
+    local n
+    for n in $(node_dirs) "$dir/s3"; do
+      if alive "$n"; then kill -KILL "$(cat "$n/pid")" 2>/dev/null || true; fi
+      rm -f "$n/pid"
+    done
+  fi
+  exit 1
+}
 
 [ $# -ge 1 ] || usage
 cmd="$1"; shift
@@ -131,13 +142,12 @@ bootstrap() {
   (IFS=,; echo "${out[*]}")
 }
 
-start_s3() {
-  local bin port key secret s3dir="$dir/s3"
+# Starts versitygw on the port and keys saved in DIR/s3/env; waits until it answers.
+launch_s3() {
+  local s3dir="$dir/s3" bin port key secret
+  # shellcheck disable=SC1091
+  . "$s3dir/env"
   bin="$("$root/scripts/s3-server.sh" versitygw | tail -1)"
-  mkdir -p "$s3dir/data"
-  port="$(free_port)"
-  key="aloft$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
-  secret="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
   setsid "$bin" --access "$key" --secret "$secret" --port "127.0.0.1:$port" posix "$s3dir/data" \
     </dev/null >>"$s3dir/versitygw.log" 2>&1 &
   echo $! >"$s3dir/pid"
@@ -149,7 +159,19 @@ start_s3() {
     [ $SECONDS -lt $deadline ] || die "versitygw not ready in 30 s; see $s3dir/versitygw.log"
     sleep 0.2
   done
-  curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$key:$secret" -X PUT "http://127.0.0.1:$port/aloft" >/dev/null \
+}
+
+# A new versitygw with fresh keys and the bucket "aloft"; prints the s3.url for it.
+create_s3() {
+  local s3dir="$dir/s3" port key secret
+  mkdir -p "$s3dir/data"
+  port="$(free_port)"
+  key="aloft$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+  secret="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+  printf 'port=%s\nkey=%s\nsecret=%s\n' "$port" "$key" "$secret" >"$s3dir/env"
+  launch_s3
+  curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$key:$secret" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
+    -X PUT "http://127.0.0.1:$port/aloft" >/dev/null \
     || die "could not create the bucket on versitygw; see $s3dir/versitygw.log"
   echo "s3://aloft?endpoint=http://127.0.0.1:$port&region=us-east-1&pathStyle=true&accessKey=$key&secretKey=$secret"
 }
@@ -157,18 +179,23 @@ start_s3() {
 # ---- commands ----
 
 cmd_start() {
-  [[ "$count" =~ ^[1-9][0-9]*$ ]] || { echo "cluster.sh: start needs a broker count" >&2; usage; }
-  [[ "$controllers" =~ ^(0|1|3|5)$ ]] || { echo "cluster.sh: --controllers is 1, 3 or 5" >&2; usage; }
   local n
   for n in $(node_dirs); do
     alive "$n" && die "$(basename "$n") of the cluster in $dir is running; stop it first"
   done
+  if [ -n "$(node_dirs)" ]; then
+    restart_all
+    return
+  fi
+  [[ "$count" =~ ^[1-9][0-9]*$ ]] || { echo "cluster.sh: start needs a broker count" >&2; usage; }
+  [[ "$controllers" =~ ^(0|1|3|5)$ ]] || { echo "cluster.sh: --controllers is 1, 3 or 5" >&2; usage; }
   if [ "$build" = 1 ] || [ ! -f "$root/core/target/aloft-core.jar" ]; then
     (cd "$root" && mvn -B -q -pl core -am package -DskipTests >&2)
   fi
   rm -rf "$dir"/node-* "$dir/s3"
+  starting=1
   local url ids=() roles=() i id voters=() vcount
-  if [ "$s3" = 1 ]; then url="$(start_s3)"; else mkdir -p "$dir/objects"; url="file://$dir/objects"; fi
+  if [ "$s3" = 1 ]; then url="$(create_s3)"; else mkdir -p "$dir/objects"; url="file://$dir/objects"; fi
   if [ "$controllers" -gt 0 ]; then
     for ((i = 1; i <= controllers; i++)); do ids+=($((100 + i))); roles+=(controller); done
     for ((i = 1; i <= count; i++)); do ids+=("$i"); roles+=(broker); done
@@ -209,7 +236,33 @@ cmd_start() {
   # All at once: a broker with an embedded voter waits for the quorum, which needs its peers.
   for id in "${ids[@]}"; do launch "$dir/node-$id"; done
   for id in "${ids[@]}"; do await_serving "$dir/node-$id"; done
+  starting=0
   echo "cluster.sh: ${#ids[@]} nodes running under $dir (quorum $quorum); bootstrap:" >&2
+  bootstrap
+}
+
+# Starts a stopped cluster again on its data, settings and ports (`start` on a DIR that holds one).
+restart_all() {
+  local n brokers=0 ctrls=0 ids=()
+  for n in $(node_dirs); do
+    if [ "$(role_of "$n")" = controller ]; then ctrls=$((ctrls + 1)); else brokers=$((brokers + 1)); fi
+  done
+  local mismatch=0
+  [ -n "$count" ] && [ "$count" != "$brokers" ] && mismatch=1
+  [ "$controllers" -gt 0 ] && [ "$controllers" != "$ctrls" ] && mismatch=1
+  if [ "$mismatch" = 1 ]; then
+    die "$dir holds a cluster of $brokers brokers and $ctrls dedicated controllers; start it with no count" \
+      "to run it again, or delete it (or use another --dir) for a new one"
+  fi
+  if [ "$build" = 1 ] || [ ! -f "$root/core/target/aloft-core.jar" ]; then
+    (cd "$root" && mvn -B -q -pl core -am package -DskipTests >&2)
+  fi
+  starting=1
+  if [ -f "$dir/s3/env" ]; then launch_s3; fi
+  for n in $(node_dirs); do launch "$n"; done
+  for n in $(node_dirs); do await_serving "$n"; done
+  starting=0
+  echo "cluster.sh: the cluster in $dir runs again ($brokers brokers); bootstrap:" >&2
   bootstrap
 }
 

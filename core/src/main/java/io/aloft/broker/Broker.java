@@ -51,6 +51,8 @@ import io.aloft.controller.client.ControllerStreamMetadata;
 import io.aloft.controller.client.MetadataWatcher;
 import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.PutKv;
+import io.aloft.controller.command.UnregisterBroker;
+import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.Endpoint;
@@ -183,6 +185,8 @@ public final class Broker implements AutoCloseable {
         ControllerClient controller = ControllerClient.create(controllerConfig, failures);
         resources.add(controller);
         failures.closeOnFailure("controller client", controller);
+        // Closed after everything that writes through the controller (the store's last upload included).
+        resources.add(() -> leaveCluster(controller, controllerConfig));
         clusterId = clusterId(controller, nodeId);
 
         // A device error makes the WAL unusable (every later append fails): the broker cannot go on.
@@ -335,6 +339,43 @@ public final class Broker implements AutoCloseable {
             existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
         }
         return new String(existing, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The last step of a graceful close, once this broker's data is uploaded: it leaves the
+     * cluster's metadata (UnregisterBroker), and, when it embeds a voter, keeps that voter up while
+     * another broker is still shutting down (DRAINING), for at most the controller request timeout.
+     * Brokers of a cluster stopped together would otherwise take their voters down under the ones
+     * still uploading, and the last of them would wait out its timeouts without a quorum.
+     */
+    private void leaveCluster(ControllerClient controller, ControllerConfig config) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.requestTimeoutMs());
+        try {
+            controller.submit(new UnregisterBroker(nodeId)).get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            if (config.self() == null) {
+                return;
+            }
+            boolean said = false;
+            while (System.nanoTime() < deadline) {
+                ClusterImage image = controller.query(new Queries.DescribeCluster(), ClusterImage.class)
+                        .get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                List<Integer> stopping = image.brokers().stream().filter(b -> b.state() == BrokerState.DRAINING)
+                        .map(BrokerInfo::brokerId).toList();
+                if (stopping.isEmpty()) {
+                    return;
+                }
+                if (!said) {
+                    log.info("Broker {}: keeping its controller voter up while brokers {} shut down", nodeId, stopping);
+                    said = true;
+                }
+                TimeUnit.MILLISECONDS.sleep(200);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("Broker {} could not leave the cluster's metadata cleanly; it is fenced once its session times "
+                    + "out", nodeId, e);
+        }
     }
 
     public int nodeId() {

@@ -78,6 +78,7 @@ class ClusterScriptTest {
 
         Result stop = run(cluster, "stop");
         assertEquals(0, stop.status, stop.toString());
+        assertFalse(stop.err.contains("SIGKILL"), "every node stopped on SIGTERM: " + stop.err);
         for (int id = 1; id <= 3; id++) {
             assertFalse(Files.exists(cluster.resolve("node-" + id + "/pid")), "node " + id + " has no pid file");
         }
@@ -85,7 +86,7 @@ class ClusterScriptTest {
     }
 
     @Test
-    void dedicatedControllers_twoBrokersServe() throws Exception {
+    void dedicatedControllers_twoBrokersServe_startAgainOnTheirData() throws Exception {
         Path cluster = dir.resolve("dedicated");
         Result start = run(cluster, "start", "2", "--controllers", "3");
         assertEquals(0, start.status, start.toString());
@@ -96,6 +97,14 @@ class ClusterScriptTest {
         produceAndConsume(bootstrap.split(",")[0], "dedicated", 4);
         Result stop = run(cluster, "stop");
         assertEquals(0, stop.status, stop.toString());
+        assertFalse(stop.err.contains("SIGKILL"), "every node stopped on SIGTERM: " + stop.err);
+
+        // `start` on the stopped cluster runs it again on its data: every record is still there.
+        Result again = run(cluster, "start");
+        assertEquals(0, again.status, again.toString());
+        assertEquals(bootstrap, again.lastLine(), "same brokers, same ports");
+        consume(bootstrap.split(",")[1], "dedicated", 4, 40);
+        assertEquals(0, run(cluster, "stop").status);
     }
 
     /** A topic spread over the cluster, written through and read back from one bootstrap broker. */
@@ -115,6 +124,11 @@ class ClusterScriptTest {
                         .get(60, TimeUnit.SECONDS);
             }
         }
+        consume(bootstrap, topic, partitions, records);
+    }
+
+    /** Reads the topic from the beginning: {@code records} distinct values. */
+    private static void consume(String bootstrap, String topic, int partitions, int records) {
         Properties cp = new Properties();
         cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         List<TopicPartition> tps = new ArrayList<>();
