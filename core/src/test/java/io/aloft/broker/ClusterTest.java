@@ -226,6 +226,46 @@ class ClusterTest {
         assertNotEquals(leader, wrong);
     }
 
+    @Test
+    void partitionReassignedAway_oldBrokerClosesItsLogAndHintsTheNewLeader() throws Exception {
+        String topic = "moving";
+        Uuid topicId;
+        int from;
+        try (Admin admin = cluster.admin(1)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS)
+                    .get(topic);
+            topicId = d.topicId();
+            from = d.partitions().get(0).leader().id();
+        }
+        int to = from % BROKERS + 1;
+        try (RawKafkaClient client = new RawKafkaClient(cluster.bootstrap(from))) {
+            ProduceResponseData r = ((ProduceResponse) client.send(produce(topic, topicId,
+                    ApiKeys.PRODUCE.latestVersion()))).data();
+            assertEquals(Errors.NONE.code(), r.responses().iterator().next().partitionResponses().get(0).errorCode(),
+                    "the log is open on broker " + from);
+        }
+        try (io.aloft.controller.client.ControllerClient controller = cluster.controller()) {
+            controller.submit(new io.aloft.controller.command.ReassignPartition(topic, 0, to)).get(60, TimeUnit.SECONDS);
+        }
+        // Within seconds, not at the next 30 s maintenance pass.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!java.nio.file.Files.readString(cluster.logFile(from)).contains("No longer serving " + topic + "-0")) {
+            assertTrue(System.nanoTime() < deadline, "broker " + from + " closed " + topic + "-0 within 10 s");
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        try (RawKafkaClient client = new RawKafkaClient(cluster.bootstrap(from))) {
+            ProduceResponseData r = ((ProduceResponse) client.send(produce(topic, topicId,
+                    ApiKeys.PRODUCE.latestVersion()))).data();
+            ProduceResponseData.PartitionProduceResponse p = r.responses().iterator().next().partitionResponses()
+                    .get(0);
+            assertEquals(Errors.NOT_LEADER_OR_FOLLOWER.code(), p.errorCode());
+            assertEquals(to, p.currentLeader().leaderId(), "the hint names the new leader");
+            assertEquals(1, p.currentLeader().leaderEpoch(), "with the epoch the move raised");
+            assertEquals(cluster.port(to), r.nodeEndpoints().iterator().next().port());
+        }
+    }
+
     /** Waits until broker {@code id}'s metadata has the topic (the change feed reaches it within moments). */
     private static void awaitTopicKnown(int id, String topic) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

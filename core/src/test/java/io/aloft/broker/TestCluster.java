@@ -33,6 +33,7 @@ final class TestCluster implements AutoCloseable {
     private final Map<Integer, Process> processes = new LinkedHashMap<>();
     private final Map<Integer, Integer> ports = new LinkedHashMap<>();
     private final int brokers;
+    private String voters;
 
     /**
      * Writes every node's properties and starts them all at once (a broker with an embedded voter
@@ -79,6 +80,7 @@ final class TestCluster implements AutoCloseable {
         for (int id : voterIds) {
             voters.add(id + "@127.0.0.1:" + TestQuorum.freePort());
         }
+        this.voters = String.join(",", voters);
         Path objects = Files.createDirectories(dir.resolve("objects"));
         List<Integer> ids = new ArrayList<>();
         if (controllers > 0) {
@@ -157,6 +159,12 @@ final class TestCluster implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** A client of the cluster's controller quorum (the caller closes it). */
+    io.aloft.controller.client.ControllerClient controller() {
+        return io.aloft.controller.client.ControllerClient.create(io.aloft.controller.ControllerConfig.builder()
+                .nodeId(999).voters(voters).build());
     }
 
     /** An Admin bootstrapped on broker {@code id} alone. */
