@@ -50,7 +50,12 @@ import io.aloft.controller.client.BrokerLifecycle;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.client.ControllerStreamMetadata;
 import io.aloft.controller.client.MetadataWatcher;
+import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.PutKv;
+import io.aloft.controller.command.UnregisterBroker;
+import io.aloft.controller.model.ClusterImage;
+import io.aloft.controller.model.BrokerInfo;
+import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.Endpoint;
 import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.query.Queries;
@@ -72,6 +77,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
@@ -93,6 +99,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
+
+    /** How long a broker waits for the elected one to write a new cluster's id (see {@link #clusterId}). */
+    private static final long CLUSTER_ID_WAIT_MS = 30_000;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final int nodeId;
@@ -143,6 +152,10 @@ public final class Broker implements AutoCloseable {
             long fetchSessionEvictionMs) throws Exception {
         ServerConfig.unknownKeyWarnings(properties).forEach(log::warn);
         ServerConfig settings = ServerConfig.fromProperties(properties);
+        if (settings.controller().controllerOnly()) {
+            throw new io.aloft.config.ConfigException(ControllerConfig.PROCESS_ROLES_CONFIG,
+                    "controller: this process runs no broker (BrokerMain runs it as a controller voter)");
+        }
         settings.checkPaths();
 
         Broker broker = new Broker(settings.controller().nodeId(), exit, fetchSessionEvictionMs);
@@ -175,7 +188,9 @@ public final class Broker implements AutoCloseable {
         ControllerClient controller = ControllerClient.create(controllerConfig, failures);
         resources.add(controller);
         failures.closeOnFailure("controller client", controller);
-        clusterId = clusterId(controller);
+        // Closed after everything that writes through the controller (the store's last upload included).
+        resources.add(() -> leaveCluster(controller, controllerConfig));
+        clusterId = clusterId(controller, nodeId);
 
         // A device error makes the WAL unusable (every later append fails): the broker cannot go on.
         WriteAheadLog wal = BlockDeviceWal.builder(settings.wal()).channelOpener(walChannels)
@@ -229,14 +244,22 @@ public final class Broker implements AutoCloseable {
         resources.add(groups);
         fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
+        CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
+                groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
+        // Metadata's and DescribeCluster's "controller": clients send it what Kafka routes to its
+        // controller, and any broker here handles those. Kafka's brokers name a random live broker;
+        // the lowest active one gives every broker the same answer.
+        IntSupplier controllerId = () -> cache.view().brokers().values().stream()
+                .filter(b -> b.state() == BrokerState.ACTIVE)
+                .mapToInt(BrokerInfo::brokerId).min().orElse(nodeId);
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(() -> dispatcher.get().apiVersions()),
-                new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, () -> nodeId),
+                new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, controllerId),
                 new CreateTopicsHandler(topics),
                 new DeleteTopicsHandler(cache, topics),
                 new CreatePartitionsHandler(cache, topics),
-                new DescribeClusterHandler(cache, clusterId, () -> nodeId),
+                new DescribeClusterHandler(cache, clusterId, controllerId),
                 new ProduceHandler(cache, partitions),
                 new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions)),
                 new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)),
@@ -249,7 +272,10 @@ public final class Broker implements AutoCloseable {
                 new DeleteRecordsHandler(partitions),
                 new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()));
         dispatcher.set(new RequestDispatcher(Stream.concat(handlers.stream(),
-                GroupHandlers.create(groups, cache).stream()).toList()));
+                GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
+                    log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
+                    return null;
+                })).stream()).toList()));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures);
         resources.add(server); // closed again, first, by the controlled shutdown below (closing twice is harmless)
@@ -284,9 +310,8 @@ public final class Broker implements AutoCloseable {
         resources.add(cleaner);
         failures.closeOnFailure("log cleaner", cleaner);
         cleaner.start();
-        // After registration: the controller places the topic's partitions on active brokers only.
-        CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
-                groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
+        // After registration, and only now that this broker serves: the coordinator loads the
+        // partitions it leads (the topic itself is made on the first FindCoordinator).
         resources.add(offsetsTopic);
         failures.closeOnFailure("group loader", offsetsTopic);
         offsetsTopic.start();
@@ -298,16 +323,70 @@ public final class Broker implements AutoCloseable {
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
     }
 
-    /** The cluster id: made once by the first broker and kept in the controller's key-value space. */
-    private static String clusterId(ControllerClient controller) throws Exception {
+    /**
+     * The cluster id: made once, by one broker, and kept in the controller's key-value space.
+     * Brokers of a new cluster start together and PutKv is a plain write (the last one wins), so
+     * the broker that makes it is elected rather than whichever reads "absent" first: the one the
+     * controller hands the very first producer id. AllocateProducerIds is applied in log order and
+     * starts at 0, so exactly one broker gets 0 (the id is then used up, like any unused block).
+     * The others wait for its value; should the winner die before writing it, they write their own
+     * after {@link #CLUSTER_ID_WAIT_MS} and all read back the one the controller kept.
+     */
+    private static String clusterId(ControllerClient controller, int nodeId) throws Exception {
         Queries.GetKv get = new Queries.GetKv("cluster.id");
         byte[] existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
+        if (existing != null) {
+            return new String(existing, StandardCharsets.UTF_8);
+        }
+        long first = controller.submit(new AllocateProducerIds(nodeId, 1), Long.class).get(60, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLUSTER_ID_WAIT_MS);
+        while (first != 0 && existing == null && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(100);
+            existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
+        }
         if (existing == null) {
             controller.submit(new PutKv("cluster.id", Uuid.randomUuid().toString().getBytes(StandardCharsets.UTF_8)))
                     .get(60, TimeUnit.SECONDS);
             existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
         }
         return new String(existing, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The last step of a graceful close, once this broker's data is uploaded: it leaves the
+     * cluster's metadata (UnregisterBroker), and, when it embeds a voter, keeps that voter up while
+     * another broker is still shutting down (DRAINING), for at most the controller request timeout.
+     * Brokers of a cluster stopped together would otherwise take their voters down under the ones
+     * still uploading, and the last of them would wait out its timeouts without a quorum.
+     */
+    private void leaveCluster(ControllerClient controller, ControllerConfig config) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.requestTimeoutMs());
+        try {
+            controller.submit(new UnregisterBroker(nodeId)).get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            if (config.self() == null) {
+                return;
+            }
+            boolean said = false;
+            while (System.nanoTime() < deadline) {
+                ClusterImage image = controller.query(new Queries.DescribeCluster(), ClusterImage.class)
+                        .get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+                List<Integer> stopping = image.brokers().stream().filter(b -> b.state() == BrokerState.DRAINING)
+                        .map(BrokerInfo::brokerId).toList();
+                if (stopping.isEmpty()) {
+                    return;
+                }
+                if (!said) {
+                    log.info("Broker {}: keeping its controller voter up while brokers {} shut down", nodeId, stopping);
+                    said = true;
+                }
+                TimeUnit.MILLISECONDS.sleep(200);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("Broker {} could not leave the cluster's metadata cleanly; it is fenced once its session times "
+                    + "out", nodeId, e);
+        }
     }
 
     public int nodeId() {

@@ -3,6 +3,9 @@ package io.aloft.broker;
 import io.aloft.broker.lifecycle.FatalFailureHandler;
 import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.config.ConfigException;
+import io.aloft.config.PathChecks;
+import io.aloft.controller.ControllerConfig;
+import io.aloft.controller.server.ControllerMain;
 import io.aloft.wal.device.WalDevice;
 import java.io.IOException;
 import java.io.Reader;
@@ -23,6 +26,9 @@ import org.slf4j.LoggerFactory;
  * down gracefully (the WAL tail is uploaded and streams are closed before the controller stops).
  * Without a file, embedded defaults: WAL, metadata and objects under {@code ./data}, one controller
  * voter, clients on 127.0.0.1:9092.
+ *
+ * <p>With {@code process.roles=controller} the process is a dedicated controller voter instead
+ * (only the controller's keys matter; see {@link ControllerMain}).
  *
  * <p>After a critical failure (the WAL's device failed, the stream store gave up, a broker thread
  * died; see {@link FatalFailureHandler}) the broker does not linger half alive: it logs one ERROR
@@ -68,6 +74,11 @@ public final class BrokerMain {
             }
             file.stringPropertyNames().forEach(k -> props.put(k, file.getProperty(k).trim()));
         }
+        if (controllerOnly(props)) {
+            // process.roles=controller: a dedicated controller node, from the same kind of file.
+            ControllerMain.run(ServerConfig.fromProperties(props).controller());
+            return;
+        }
         Broker broker;
         try {
             broker = Broker.start(props, ProcessExit.halt(), walChannels);
@@ -98,6 +109,29 @@ public final class BrokerMain {
         }, "broker-shutdown"));
         started.accept(broker);
         stopped.await();
+    }
+
+    /**
+     * Whether the properties make this a controller-only process, checking them whole if so; exits
+     * with status 2 (one line naming the key) when they are invalid. A broker's are checked by
+     * {@link Broker#start}, after its warnings about unknown keys.
+     */
+    private static boolean controllerOnly(Map<String, String> props) {
+        try {
+            String roles = props.get(ControllerConfig.PROCESS_ROLES_CONFIG);
+            if (roles == null || !ControllerConfig.PROCESS_ROLES.parse(roles).equals(
+                    java.util.Set.of(ControllerConfig.Role.CONTROLLER))) {
+                return false;
+            }
+            ServerConfig.unknownKeyWarnings(props).forEach(log::warn);
+            ControllerConfig controller = ServerConfig.fromProperties(props).controller();
+            PathChecks.requireUsableDirectory(ControllerConfig.DATA_DIR_CONFIG, controller.dataDir());
+            return true;
+        } catch (ConfigException e) {
+            System.err.println("Invalid configuration: " + e.getMessage());
+            System.exit(2);
+            return false;
+        }
     }
 
     private static void awaitFailureStop(Broker broker) {

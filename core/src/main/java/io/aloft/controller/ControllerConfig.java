@@ -38,6 +38,30 @@ public final class ControllerConfig {
                     + "voter listens for Raft traffic on its host:port. Kafka's key and format.")
             .build();
 
+    /** A role a process takes: {@code process.roles} lists them. */
+    public enum Role {
+        BROKER, CONTROLLER;
+
+        /** As written in {@code process.roles}. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    public static final String PROCESS_ROLES_CONFIG = "process.roles";
+    public static final ConfigKey<Set<Role>> PROCESS_ROLES = ConfigKey.customKey(PROCESS_ROLES_CONFIG,
+            ConfigType.LIST, ControllerConfig::parseRoles, ConfigKey::formatList)
+            .defaultValue(Set.of())
+            .defaultText("(none: a broker, and a controller voter too when node.id is in controller.quorum.voters)")
+            .doc("What this process runs, Kafka's key and values: broker, controller, or broker,controller. "
+                    + "controller runs only a controller voter (a dedicated controller node: no listeners, WAL or "
+                    + "object store); broker only a broker, which talks to the quorum as a client; "
+                    + "broker,controller both, the broker embedding its voter. A controller role needs node.id in "
+                    + "controller.quorum.voters and a broker-only process must not be listed there. Unset, the "
+                    + "process is a broker whose voter role follows controller.quorum.voters.")
+            .build();
+
     public static final String DATA_DIR_CONFIG = "metadata.log.dir";
     public static final ConfigKey<Path> DATA_DIR = ConfigKey.pathKey(DATA_DIR_CONFIG)
             .defaultValue(Path.of("data/metadata"))
@@ -80,7 +104,8 @@ public final class ControllerConfig {
             .build();
 
     /** Every key the controller and its clients read. */
-    public static final ConfigDefinition DEFINITION = ConfigDefinition.of("controller", NODE_ID, VOTERS, DATA_DIR,
+    public static final ConfigDefinition DEFINITION = ConfigDefinition.of("controller", NODE_ID, PROCESS_ROLES, VOTERS,
+            DATA_DIR,
             SNAPSHOT_INTERVAL, SESSION_TIMEOUT, HEARTBEAT_INTERVAL, REQUEST_TIMEOUT, CLIENT_CONNECTIONS);
 
     /** One member of the quorum. */
@@ -92,6 +117,7 @@ public final class ControllerConfig {
     }
 
     private final int nodeId;
+    private final Set<Role> roles;
     private final List<Voter> voters;
     private final Path dataDir;
     private final long snapshotIntervalEntries;
@@ -108,7 +134,17 @@ public final class ControllerConfig {
             throw new ConfigException(SESSION_TIMEOUT_CONFIG, b.sessionTimeoutMs + " must exceed "
                     + HEARTBEAT_INTERVAL_CONFIG + "=" + b.heartbeatIntervalMs);
         }
+        boolean listed = b.voters.stream().anyMatch(v -> v.id() == b.nodeId);
+        if (b.roles.contains(Role.CONTROLLER) && !listed) {
+            throw new ConfigException(PROCESS_ROLES_CONFIG, formatRoles(b.roles) + ": node.id " + b.nodeId
+                    + " is not one of the voters in " + VOTERS_CONFIG + "=" + ConfigKey.formatList(b.voters));
+        }
+        if (b.roles.equals(Set.of(Role.BROKER)) && listed) {
+            throw new ConfigException(PROCESS_ROLES_CONFIG, "broker: node.id " + b.nodeId + " is a voter in "
+                    + VOTERS_CONFIG + "; a broker-only process cannot be one (use broker,controller)");
+        }
         this.nodeId = b.nodeId;
+        this.roles = b.roles;
         this.voters = b.voters;
         this.dataDir = b.dataDir;
         this.snapshotIntervalEntries = b.snapshotIntervalEntries;
@@ -128,6 +164,7 @@ public final class ControllerConfig {
         ConfigValues v = DEFINITION.parse(props);
         Builder b = builder().nodeId(v.get(NODE_ID));
         b.voters = v.get(VOTERS);
+        b.roles = v.get(PROCESS_ROLES);
         return b.dataDir(v.get(DATA_DIR))
                 .snapshotIntervalEntries(v.get(SNAPSHOT_INTERVAL))
                 .sessionTimeoutMs(v.get(SESSION_TIMEOUT))
@@ -165,6 +202,30 @@ public final class ControllerConfig {
         return List.copyOf(voters);
     }
 
+    /** Parses {@code process.roles}: broker and/or controller, each once; empty for the default. */
+    static Set<Role> parseRoles(String spec) {
+        Set<Role> roles = java.util.EnumSet.noneOf(Role.class);
+        if (spec == null || spec.isBlank()) {
+            return Set.of();
+        }
+        for (String part : spec.split(",")) {
+            String role = part.trim();
+            Role r = switch (role) {
+                case "broker" -> Role.BROKER;
+                case "controller" -> Role.CONTROLLER;
+                default -> throw new ConfigException(PROCESS_ROLES_CONFIG, "'" + role
+                        + "' is not a role; use broker, controller or broker,controller");
+            };
+            require(roles.add(r), PROCESS_ROLES_CONFIG, "role " + role + " appears twice");
+        }
+        return Set.copyOf(roles);
+    }
+
+    private static String formatRoles(Set<Role> roles) {
+        return roles.contains(Role.BROKER) ? (roles.contains(Role.CONTROLLER) ? "broker,controller" : "broker")
+                : "controller";
+    }
+
     private static void require(boolean ok, String key, String message) {
         if (!ok) {
             throw new ConfigException(key, message);
@@ -183,9 +244,19 @@ public final class ControllerConfig {
         return voters;
     }
 
-    /** This node's voter entry, or null when it is not a voter. */
+    /** This node's voter entry, or null when it is not a voter (not listed, or process.roles=broker). */
     public Voter self() {
         return voters.stream().filter(v -> v.id() == nodeId).findFirst().orElse(null);
+    }
+
+    /** Whether this process runs a broker: unless {@code process.roles} is {@code controller} alone. */
+    public boolean runsBroker() {
+        return roles.isEmpty() || roles.contains(Role.BROKER);
+    }
+
+    /** Whether this process runs only a controller voter ({@code process.roles=controller}). */
+    public boolean controllerOnly() {
+        return !runsBroker();
     }
 
     public Path dataDir() {
@@ -218,6 +289,7 @@ public final class ControllerConfig {
      */
     public static final class Builder {
         private int nodeId = NODE_ID.defaultValue();
+        private Set<Role> roles = PROCESS_ROLES.defaultValue();
         private List<Voter> voters = VOTERS.defaultValue();
         private Path dataDir = DATA_DIR.defaultValue();
         private long snapshotIntervalEntries = SNAPSHOT_INTERVAL.defaultValue();
@@ -228,6 +300,12 @@ public final class ControllerConfig {
 
         public Builder nodeId(int v) {
             nodeId = NODE_ID.validate(v);
+            return this;
+        }
+
+        /** {@code process.roles} as written: broker, controller, broker,controller, or empty. */
+        public Builder processRoles(String v) {
+            roles = PROCESS_ROLES.parse(v);
             return this;
         }
 

@@ -126,10 +126,13 @@ class AdminTopicsTest {
 
     @Test
     void internalOffsetsTopicCannotBeDeleted() throws Exception {
+        // Made on the first coordinator lookup, as in Kafka: reading a group's offsets looks one up (and
+        // retries COORDINATOR_NOT_AVAILABLE until the topic is there).
+        admin.listConsumerGroupOffsets("any").partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!admin.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true)).names()
                 .get(30, TimeUnit.SECONDS).contains("__consumer_offsets")) {
-            assertTrue(System.nanoTime() < deadline, "__consumer_offsets was created at start-up");
+            assertTrue(System.nanoTime() < deadline, "__consumer_offsets was created by the lookup");
             Thread.sleep(100);
         }
         ExecutionException e = assertThrows(ExecutionException.class,

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.config.ConfigException;
 import io.aloft.controller.ControllerConfig.Voter;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -70,6 +71,43 @@ class ControllerConfigTest {
         assertEquals(3_000, c.heartbeatIntervalMs());
         assertEquals(45_000, c.requestTimeoutMs());
         assertEquals(8, c.clientConnections());
+    }
+
+    @Test
+    void processRoles_kafkasValues_decideWhatRuns() {
+        String voters = "1@a:1,2@b:2,3@c:3";
+        ControllerConfig unset = ControllerConfig.fromProperties(Map.of("node.id", "1", "controller.quorum.voters", voters));
+        assertTrue(unset.runsBroker());
+        ControllerConfig both = ControllerConfig.fromProperties(Map.of("node.id", "2", "controller.quorum.voters", voters,
+                "process.roles", "broker, controller"));
+        assertTrue(both.runsBroker());
+        assertEquals(2, both.self().id());
+        ControllerConfig controller = ControllerConfig.fromProperties(Map.of("node.id", "3",
+                "controller.quorum.voters", voters, "process.roles", "controller"));
+        assertTrue(controller.controllerOnly());
+        assertEquals(3, controller.self().id());
+        ControllerConfig broker = ControllerConfig.fromProperties(Map.of("node.id", "4",
+                "controller.quorum.voters", voters, "process.roles", "broker"));
+        assertTrue(broker.runsBroker());
+        assertNull(broker.self());
+    }
+
+    @Test
+    void processRoles_inconsistentWithTheVoters_refusedNamingTheKey() {
+        String voters = "1@a:1,2@b:2,3@c:3";
+        ConfigException notListed = assertThrows(ConfigException.class, () -> ControllerConfig.fromProperties(Map.of(
+                "node.id", "4", "controller.quorum.voters", voters, "process.roles", "controller")));
+        assertTrue(notListed.getMessage().startsWith("process.roles"), notListed.getMessage());
+        assertThrows(ConfigException.class, () -> ControllerConfig.fromProperties(Map.of("node.id", "4",
+                "controller.quorum.voters", voters, "process.roles", "broker,controller")));
+        ConfigException listed = assertThrows(ConfigException.class, () -> ControllerConfig.fromProperties(Map.of(
+                "node.id", "1", "controller.quorum.voters", voters, "process.roles", "broker")));
+        assertTrue(listed.getMessage().contains("broker-only"), listed.getMessage());
+        ConfigException typo = assertThrows(ConfigException.class, () -> ControllerConfig.fromProperties(Map.of(
+                "process.roles", "brokers")));
+        assertTrue(typo.getMessage().contains("'brokers' is not a role"), typo.getMessage());
+        assertThrows(ConfigException.class, () -> ControllerConfig.fromProperties(Map.of(
+                "process.roles", "broker,broker")));
     }
 
     @Test

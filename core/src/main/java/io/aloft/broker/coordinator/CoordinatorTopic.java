@@ -23,8 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A coordinator's internal topic as the broker sees it: created at broker start if missing, and
- * followed so that the coordinator serves exactly the partitions this broker leads. State is in a
+ * A coordinator's internal topic as the broker sees it: created on first need ({@link #ensureCreated},
+ * which FindCoordinator calls, as Kafka creates {@code __consumer_offsets} on the first coordinator
+ * lookup: by then the cluster's brokers have registered, so its partitions spread over all of them
+ * rather than landing on whichever broker started first), and followed so that the coordinator serves exactly the partitions this broker leads. State is in a
  * partition's log and only its leader may append, so a broker coordinates what its partitions hold
  * and nothing else; FindCoordinator points clients at the leader.
  *
@@ -72,6 +74,9 @@ public final class CoordinatorTopic implements AutoCloseable {
     private final ScheduledExecutorService loader;
     /** Partitions loaded into the coordinator; confined to the loader thread. */
     private final Set<Integer> owned = new HashSet<>();
+    /** The creation in flight or done, so that a burst of lookups submits one CreateTopic. */
+    private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<TopicInfo>> creation =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     /**
      * @param partitionCount the partition count when the topic is created (e.g. offsets.topic.num.partitions)
@@ -94,25 +99,54 @@ public final class CoordinatorTopic implements AutoCloseable {
     }
 
     /**
-     * Creates the topic if missing, loads the partitions this broker leads (returning once they are
-     * loaded, or failing after {@link #START_TIMEOUT_MS}), then keeps following leadership.
+     * Loads the partitions this broker leads, if the topic exists (returning once they are loaded,
+     * or failing after {@link #START_TIMEOUT_MS}), then keeps following leadership.
      */
     public void start() throws Exception {
-        ensureCreated().get(START_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        TopicInfo known = cache.view().topic(topic);
+        if (known != null) {
+            warnOnPartitionCount(known);
+        }
         loader.submit(this::sync).get(START_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         loader.scheduleWithFixedDelay(this::sync, SYNC_INTERVAL_MS, SYNC_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * The topic, created through the controller when the cache does not have it. Created directly
-     * rather than through TopicManager, which refuses internal names to clients.
+     * The topic, created through the controller when the cache does not have it (at most one
+     * creation in flight; a failed one is tried again on the next call), then loaded at once where
+     * this broker leads it rather than at the next periodic sync. Created directly rather than
+     * through TopicManager, which refuses internal names to clients.
      */
-    CompletableFuture<TopicInfo> ensureCreated() {
+    public CompletableFuture<TopicInfo> ensureCreated() {
         TopicInfo known = cache.view().topic(topic);
         if (known != null) {
             warnOnPartitionCount(known);
             return addMissingConfigs(known);
         }
+        CompletableFuture<TopicInfo> mine = new CompletableFuture<>();
+        CompletableFuture<TopicInfo> current = creation.get();
+        if (current != null && !current.isCompletedExceptionally()) {
+            return current;
+        }
+        if (!creation.compareAndSet(current, mine)) {
+            return creation.get();
+        }
+        create().whenComplete((t, error) -> {
+            if (error != null) {
+                mine.completeExceptionally(error);
+                return;
+            }
+            mine.complete(t);
+            try {
+                loader.execute(this::sync);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // Closing: nothing to load.
+            }
+        });
+        return mine;
+    }
+
+    private CompletableFuture<TopicInfo> create() {
         CreateTopic create = new CreateTopic(UUID.randomUUID(), topic, partitionCount, streamsPerPartition,
                 topicConfigs);
         return controller.submit(create, TopicInfo.class).handle((created, error) -> {

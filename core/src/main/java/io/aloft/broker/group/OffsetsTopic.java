@@ -33,7 +33,8 @@ public final class OffsetsTopic {
 
     /**
      * The follower of {@code __consumer_offsets} for {@code coordinator}; {@link CoordinatorTopic#start}
-     * creates the topic if missing and loads the partitions this broker leads.
+     * loads the partitions this broker leads, and {@link CoordinatorTopic#ensureCreated} (on the
+     * first FindCoordinator) creates the topic.
      *
      * @param partitions offsets.topic.num.partitions: the partition count when the topic is created
      * @param threads makes the loader thread

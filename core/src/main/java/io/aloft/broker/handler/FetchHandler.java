@@ -18,6 +18,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
+import org.apache.kafka.common.message.FetchResponseData.LeaderIdAndEpoch;
+import org.apache.kafka.common.message.FetchResponseData.NodeEndpoint;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -33,6 +37,9 @@ import org.apache.kafka.common.requests.FetchResponse;
  * session's for an incremental one, which answers only partitions with news. When less than
  * {@code min_bytes} is available the request waits up to {@code max_wait_ms}, and is woken by the
  * first append to any of the partitions it reads rather than by polling.
+ *
+ * <p>A partition this broker does not lead is answered NOT_LEADER_OR_FOLLOWER, from v16 with its
+ * current leader and that leader's endpoint (KIP-951, {@link LeaderHints}).
  *
  * <p>Thread-safe: runs on any network thread; the sessions guard their own state.
  */
@@ -82,7 +89,31 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
             // Woken by its deadline alone, no partition changed since the first pass: it is the answer.
             return waitForData(wanted, deadline).thenCompose(changed -> changed ? readAll(wanted, request)
                     : CompletableFuture.completedFuture(first));
-        }).thenApply(result -> (AbstractResponse) FetchResponse.of(plan.respond(result.answers)));
+        }).thenApply(result -> {
+            FetchResponseData data = plan.respond(result.answers);
+            if (request.version() >= LeaderHints.FIRST_FETCH_VERSION) {
+                addLeaderHints(data, context.listenerName());
+            }
+            return (AbstractResponse) FetchResponse.of(data);
+        });
+    }
+
+    /** KIP-951: partitions refused for not being led here name their leader (see {@link LeaderHints}). */
+    private void addLeaderHints(FetchResponseData data, String listener) {
+        LeaderHints hints = new LeaderHints(cache.view(), listener);
+        for (FetchableTopicResponse t : data.responses()) {
+            String topic = hints.topicName(t.topic(), t.topicId());
+            for (PartitionData p : t.partitions()) {
+                if (LeaderHints.wantedInFetch(p.errorCode())) {
+                    LeaderHints.Leader leader = hints.leader(topic, p.partitionIndex());
+                    p.setCurrentLeader(new LeaderIdAndEpoch().setLeaderId(leader.id()).setLeaderEpoch(leader.epoch()));
+                }
+            }
+        }
+        for (LeaderHints.Node n : hints.nodes()) {
+            data.nodeEndpoints().add(new NodeEndpoint().setNodeId(n.id()).setHost(n.host()).setPort(n.port())
+                    .setRack(n.rack()));
+        }
     }
 
     /** What one pass over the partitions found: an answer per partition, in the order read. */

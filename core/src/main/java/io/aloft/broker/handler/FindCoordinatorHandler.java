@@ -26,7 +26,8 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
  * FindCoordinator. A group's coordinator is the broker leading the group's partition of
  * {@code __consumer_offsets}, since only that broker may append the group's records; it is
  * answered with its endpoint on the listener the request came in on. Before the partition has a
- * live leader (or the topic exists) the answer is COORDINATOR_NOT_AVAILABLE, which clients retry.
+ * live leader (or the topic exists) the answer is COORDINATOR_NOT_AVAILABLE, which clients retry;
+ * a lookup while the topic does not exist starts its creation, as in Kafka.
  *
  * <p>Transactions and share groups have no coordinator here: their key types are answered as
  * Kafka answers a key type it does not serve (an unknown type, or a share key before v6), with
@@ -44,13 +45,16 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
 
     private final MetadataCache cache;
     private final ToIntFunction<String> partitionFor;
+    private final Runnable createTopic;
 
     /**
      * @param partitionFor the group's {@code __consumer_offsets} partition (the coordinator's own rule)
+     * @param createTopic starts creating {@code __consumer_offsets}; called while it does not exist
      */
-    public FindCoordinatorHandler(MetadataCache cache, ToIntFunction<String> partitionFor) {
+    public FindCoordinatorHandler(MetadataCache cache, ToIntFunction<String> partitionFor, Runnable createTopic) {
         this.cache = cache;
         this.partitionFor = partitionFor;
+        this.createTopic = createTopic;
     }
 
     @Override
@@ -101,6 +105,9 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
         }
         TopicInfo topic = view.topic(PartitionGroupLog.TOPIC);
         int partition = partitionFor.applyAsInt(key);
+        if (topic == null) {
+            createTopic.run();
+        }
         if (topic == null || partition >= topic.partitions().size()) {
             return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, PartitionGroupLog.TOPIC + "-" + partition
                     + " does not exist yet");

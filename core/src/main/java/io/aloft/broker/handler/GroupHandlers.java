@@ -13,9 +13,14 @@ public final class GroupHandlers {
     private GroupHandlers() {
     }
 
-    public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache) {
+    /**
+     * @param createOffsetsTopic starts creating {@code __consumer_offsets} (FindCoordinator calls it
+     *     while the topic does not exist)
+     */
+    public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache,
+            Runnable createOffsetsTopic) {
         return List.of(
-                new FindCoordinatorHandler(cache, coordinator::partitionFor),
+                new FindCoordinatorHandler(cache, coordinator::partitionFor, createOffsetsTopic),
                 new JoinGroupHandler(coordinator),
                 new SyncGroupHandler(coordinator),
                 new HeartbeatHandler(coordinator),

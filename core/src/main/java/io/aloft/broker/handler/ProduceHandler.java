@@ -16,6 +16,8 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.message.ProduceResponseData.BatchIndexAndErrorMessage;
+import org.apache.kafka.common.message.ProduceResponseData.LeaderIdAndEpoch;
+import org.apache.kafka.common.message.ProduceResponseData.NodeEndpoint;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponseCollection;
@@ -34,6 +36,9 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *
  * <p>What the protocol version requires of the records is checked first ({@link ProduceRecordsCheck});
  * a transactional id on a request whose batches are not transactional is ignored, as Kafka does.
+ *
+ * <p>A partition this broker does not lead is answered NOT_LEADER_OR_FOLLOWER, from v10 with its
+ * current leader and that leader's endpoint (KIP-951, {@link LeaderHints}).
  *
  * <p>Stateless; runs on the network thread, completes on the stream store's.
  */
@@ -72,8 +77,30 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         return CompletableFuture.allOf(topics.toArray(CompletableFuture[]::new)).thenApply(v -> {
             TopicProduceResponseCollection out = new TopicProduceResponseCollection();
             topics.forEach(t -> out.add(t.join()));
-            return new ProduceResponse(new ProduceResponseData().setThrottleTimeMs(0).setResponses(out));
+            ProduceResponseData data = new ProduceResponseData().setThrottleTimeMs(0).setResponses(out);
+            if (request.version() >= LeaderHints.FIRST_PRODUCE_VERSION) {
+                addLeaderHints(data, context.listenerName());
+            }
+            return new ProduceResponse(data);
         });
+    }
+
+    /** KIP-951: partitions refused for not being led here name their leader (see {@link LeaderHints}). */
+    private void addLeaderHints(ProduceResponseData data, String listener) {
+        LeaderHints hints = new LeaderHints(cache.view(), listener);
+        for (TopicProduceResponse t : data.responses()) {
+            String topic = hints.topicName(t.name(), t.topicId());
+            for (PartitionProduceResponse p : t.partitionResponses()) {
+                if (LeaderHints.wantedInProduce(p.errorCode())) {
+                    LeaderHints.Leader leader = hints.leader(topic, p.index());
+                    p.setCurrentLeader(new LeaderIdAndEpoch().setLeaderId(leader.id()).setLeaderEpoch(leader.epoch()));
+                }
+            }
+        }
+        for (LeaderHints.Node n : hints.nodes()) {
+            data.nodeEndpoints().add(new NodeEndpoint().setNodeId(n.id()).setHost(n.host()).setPort(n.port())
+                    .setRack(n.rack()));
+        }
     }
 
     private CompletableFuture<TopicProduceResponse> produceTopic(TopicProduceData t, short acks, short version,

@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The partition logs this broker serves: opened on first use when the metadata says this broker
- * leads the partition, closed when it no longer does (moved, topic deleted, or a new leader
- * epoch), and kept within retention by a periodic pass.
+ * leads the partition, closed within {@link #RELEASE_INTERVAL_MS} once it no longer does (moved,
+ * topic deleted, or a new leader epoch), and kept within retention by a periodic pass.
  *
  * <p>Opening takes the partition's streams with an epoch above their current one, which fences
  * whichever broker had them before: no two brokers ever append to one partition.
@@ -44,6 +44,13 @@ public final class PartitionManager implements AutoCloseable {
     private final StreamMetadata streams;
     private final Supplier<LogConfig> brokerDefaults;
     private final LongSupplier clock;
+    /**
+     * How often open logs are compared with the metadata, to close those led elsewhere now: their
+     * data goes up to object storage and their memory is freed soon after a move. (The new owner
+     * never waits for it: opening with a higher stream epoch fences this broker's appends.)
+     */
+    static final long RELEASE_INTERVAL_MS = 1_000;
+
     private final Map<TopicPartition, Entry> logs = new HashMap<>();
     /** Per partition, the latest append's submission: the next append is submitted after it. */
     private final Map<TopicPartition, CompletableFuture<?>> appendOrder = new HashMap<>();
@@ -62,6 +69,8 @@ public final class PartitionManager implements AutoCloseable {
         this.brokerDefaults = brokerDefaults;
         this.clock = clock;
         scheduler.scheduleWithFixedDelay(this::maintain, maintenanceMs, maintenanceMs, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::releaseMoved, RELEASE_INTERVAL_MS, RELEASE_INTERVAL_MS,
+                TimeUnit.MILLISECONDS);
     }
 
     /** The broker-wide topic defaults in force now (they can change at run time). */
@@ -197,25 +206,13 @@ public final class PartitionManager implements AutoCloseable {
     /** Closes logs this broker no longer leads and applies retention to the others. */
     void maintain() {
         try {
-            List<Map.Entry<TopicPartition, Entry>> current;
-            synchronized (this) {
-                current = new ArrayList<>(logs.entrySet());
-            }
             MetadataCache.View view = cache.view();
-            for (Map.Entry<TopicPartition, Entry> e : current) {
+            for (Map.Entry<TopicPartition, Entry> e : snapshot()) {
                 TopicPartition tp = e.getKey();
-                TopicInfo topic = view.topic(tp.topic());
-                PartitionInfo p = topic == null || tp.partition() >= topic.partitions().size() ? null
-                        : topic.partitions().get(tp.partition());
-                if (p == null || p.brokerId() != brokerId || p.leaderEpoch() != e.getValue().leaderEpoch()) {
-                    synchronized (this) {
-                        logs.remove(tp, e.getValue());
-                    }
-                    log.info("No longer serving {} (leader epoch {}); closing its log", tp, e.getValue().leaderEpoch());
-                    closeQuietly(e.getValue().log());
-                } else if (e.getValue().log().isDone() && !e.getValue().log().isCompletedExceptionally()) {
+                if (!release(view, tp, e.getValue()) && e.getValue().log().isDone()
+                        && !e.getValue().log().isCompletedExceptionally()) {
                     PartitionLog pl = e.getValue().log().join();
-                    pl.updateConfig(LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults()));
+                    pl.updateConfig(LogConfig.fromTopicOverrides(view.topic(tp.topic()).configs(), brokerDefaults()));
                     pl.applyRetention(clock.getAsLong()).exceptionally(err -> {
                         log.warn("Retention of {} failed", tp, err);
                         return 0L;
@@ -225,6 +222,37 @@ public final class PartitionManager implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("Partition maintenance failed", e);
         }
+    }
+
+    /** Closes the logs this broker no longer leads (see {@link #RELEASE_INTERVAL_MS}). */
+    void releaseMoved() {
+        MetadataCache.View view = cache.view();
+        for (Map.Entry<TopicPartition, Entry> e : snapshot()) {
+            release(view, e.getKey(), e.getValue());
+        }
+    }
+
+    private synchronized List<Map.Entry<TopicPartition, Entry>> snapshot() {
+        return new ArrayList<>(logs.entrySet());
+    }
+
+    /** Closes {@code tp}'s log if the metadata no longer has this broker lead it at that epoch; whether it did. */
+    private boolean release(MetadataCache.View view, TopicPartition tp, Entry entry) {
+        TopicInfo topic = view.topic(tp.topic());
+        PartitionInfo p = topic == null || tp.partition() >= topic.partitions().size() ? null
+                : topic.partitions().get(tp.partition());
+        if (p != null && p.brokerId() == brokerId && p.leaderEpoch() == entry.leaderEpoch()) {
+            return false;
+        }
+        boolean removed;
+        synchronized (this) {
+            removed = logs.remove(tp, entry);
+        }
+        if (removed) {
+            log.info("No longer serving {} (leader epoch {}); closing its log", tp, entry.leaderEpoch());
+            closeQuietly(entry.log());
+        }
+        return true;
     }
 
     private static CompletableFuture<Void> closeQuietly(CompletableFuture<PartitionLog> log) {

@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one controller voter on its own, from a properties file with the keys of
@@ -22,6 +24,8 @@ import java.util.concurrent.CountDownLatch;
  * level). Keys the controller does not read are warned about on stderr.
  */
 public final class ControllerMain {
+    private static final Logger log = LoggerFactory.getLogger(ControllerMain.class);
+
     private ControllerMain() {
     }
 
@@ -54,6 +58,15 @@ public final class ControllerMain {
             System.exit(2);
             return;
         }
+        run(config);
+    }
+
+    /**
+     * Runs the voter of an already checked {@code config} until SIGTERM/SIGINT (also for a broker
+     * properties file with {@code process.roles=controller}). Exits the process with status 1 if the
+     * voter fails to start or stops itself.
+     */
+    public static void run(ControllerConfig config) throws InterruptedException {
         ControllerServer server;
         try {
             server = ControllerServer.start(config);
@@ -62,6 +75,7 @@ public final class ControllerMain {
             System.exit(1);
             return;
         }
+        log.info("Controller node {} started, a voter of {}", config.nodeId(), config.voters());
         CountDownLatch stopped = new CountDownLatch(1);
         // Not on the thread that completes it (Ratis's apply thread, which the shutdown hook's close joins).
         server.failure().thenAcceptAsync(cause -> {

@@ -43,11 +43,15 @@ import org.slf4j.LoggerFactory;
  * file {@code ROOT/a/b/c}. The embedded single-node default. Thread-safe: no shared mutable
  * state besides the file system and atomic counters; blocking IO runs on a small named pool.
  *
- * <p><b>Durability:</b> a put writes a temp file under {@code ROOT/.aloft-tmp}, fsyncs it,
+ * <p><b>Durability:</b> a put writes a temp file under {@code ROOT/.aloft-tmp/<open id>}, fsyncs it,
  * creates (and fsyncs) missing parent directories, renames it into place atomically, and fsyncs
  * the parent directory, so a completed put survives a crash and a crash never exposes a partial
- * object. Deletes fsync the directories they change. Temp files left by a crash are removed on
- * open (a directory belongs to one process).
+ * object. Deletes fsync the directories they change.
+ *
+ * <p><b>Shared directories:</b> several processes (the brokers of a local cluster) may use one
+ * root, so each open gets its own temp directory, removed on close; what a crashed process left
+ * there is removed by the next open once it is {@link #ABANDONED_TEMP_MS} old (a live one renames or
+ * deletes its temp files within seconds).
  *
  * <p><b>Reads</b> are positional reads on an open channel; since objects are replaced by rename,
  * a read in progress keeps seeing the file it opened.
@@ -61,33 +65,37 @@ final class FileObjectStorage implements ObjectStorage {
     private static final Logger LOG = LoggerFactory.getLogger(FileObjectStorage.class);
 
     static final String TMP_DIR = ".aloft-tmp";
+    /** Age after which another open's temp file is taken as a crash's leftover. */
+    static final long ABANDONED_TEMP_MS = 24 * 3600_000L;
 
     /** A put whose parent directory is removed under it by a concurrent delete tries again. */
     private static final int PUBLISH_ATTEMPTS = 5;
 
     private final Path root;
+    /** Every open's temp directories are under this one. */
+    private final Path tmpRoot;
+    /** This open's own temp directory; created again if a sweep took it while this open sat idle. */
     private final Path tmp;
     private final ExecutorService executor;
     private final ObjectStorageStats stats = new ObjectStorageStats();
     private final int listPageSize;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private FileObjectStorage(Path root, ExecutorService executor, int listPageSize) {
+    private FileObjectStorage(Path root, Path tmp, ExecutorService executor, int listPageSize) {
         this.root = root;
-        this.tmp = root.resolve(TMP_DIR);
+        this.tmpRoot = root.resolve(TMP_DIR);
+        this.tmp = tmp;
         this.executor = executor;
         this.listPageSize = listPageSize;
     }
 
     static FileObjectStorage open(Path root, ObjectStorageOptions options) {
         Path dir = root.toAbsolutePath().normalize();
+        Path tmp;
         try {
-            Files.createDirectories(dir);
-            Path tmp = dir.resolve(TMP_DIR);
-            if (Files.exists(tmp)) {
-                deleteRecursively(tmp);
-            }
-            Files.createDirectory(tmp);
+            Path tmpRoot = Files.createDirectories(dir.resolve(TMP_DIR));
+            removeAbandoned(tmpRoot, System.currentTimeMillis() - ABANDONED_TEMP_MS);
+            tmp = Files.createDirectory(tmpRoot.resolve(UUID.randomUUID().toString()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot use object storage directory " + dir + ": " + e, e);
         }
@@ -101,7 +109,7 @@ final class FileObjectStorage implements ObjectStorage {
             return t;
         });
         LOG.info("Opened file object storage at {}", dir);
-        return new FileObjectStorage(dir, executor, options.listPageSize());
+        return new FileObjectStorage(dir, tmp, executor, options.listPageSize());
     }
 
     @Override
@@ -174,7 +182,7 @@ final class FileObjectStorage implements ObjectStorage {
         Path target = path(key);
         stats.recordRequest(Operation.MULTIPART_CREATE);
         return run(Operation.MULTIPART_CREATE, key, () -> {
-            Path dir = Files.createDirectory(tmp.resolve(UUID.randomUUID() + ".mpu"));
+            Path dir = Files.createDirectory(Files.createDirectories(tmp).resolve(UUID.randomUUID() + ".mpu"));
             return new FileMultipartUpload(key, target, dir);
         });
     }
@@ -248,7 +256,7 @@ final class FileObjectStorage implements ObjectStorage {
         Files.walkFileTree(start, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                return dir.equals(tmp) ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                return dir.equals(tmpRoot) ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
             }
 
             @Override
@@ -300,6 +308,12 @@ final class FileObjectStorage implements ObjectStorage {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            deleteRecursively(tmp);
+        } catch (IOException e) {
+            LOG.warn("File object storage {}: could not remove temp directory {} (the next open past {} ms removes it)",
+                    root, tmp, ABANDONED_TEMP_MS, e);
         }
         LOG.info("Closed file object storage at {}: {}", root, stats);
     }
@@ -356,7 +370,7 @@ final class FileObjectStorage implements ObjectStorage {
      * hundred milliseconds and more, stalling every acknowledgement.
      */
     private Path writeTemp(ByteBuffer body, String suffix, boolean durable) throws IOException {
-        Path file = tmp.resolve(UUID.randomUUID() + suffix);
+        Path file = Files.createDirectories(tmp).resolve(UUID.randomUUID() + suffix);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             int end = body.limit();
             while (body.hasRemaining()) {
@@ -447,6 +461,35 @@ final class FileObjectStorage implements ObjectStorage {
         }
     }
 
+    /**
+     * Removes what other opens left under {@code tmpRoot} untouched since {@code before} (files, and
+     * directories with nothing newer inside): leftovers of crashed processes. Another process's
+     * entry may vanish meanwhile; that is fine.
+     */
+    private static void removeAbandoned(Path tmpRoot, long before) throws IOException {
+        try (var entries = Files.list(tmpRoot)) {
+            for (Path e : (Iterable<Path>) entries::iterator) {
+                try {
+                    if (newestModification(e) < before) {
+                        deleteRecursively(e);
+                    }
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    // Removed by its owner or another open's sweep.
+                }
+            }
+        }
+    }
+
+    private static long newestModification(Path path) throws IOException {
+        try (var all = Files.walk(path)) {
+            long newest = Long.MIN_VALUE;
+            for (Path p : (Iterable<Path>) all::iterator) {
+                newest = Math.max(newest, Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toMillis());
+            }
+            return newest;
+        }
+    }
+
     private static void deleteRecursively(Path path) throws IOException {
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             return;
@@ -532,7 +575,7 @@ final class FileObjectStorage implements ObjectStorage {
         CompletableFuture<Void> sendComplete(java.util.NavigableMap<Integer, Part> parts) {
             stats.recordRequest(Operation.MULTIPART_COMPLETE);
             return run(Operation.MULTIPART_COMPLETE, key(), () -> {
-                Path assembled = tmp.resolve(UUID.randomUUID() + ".put");
+                Path assembled = Files.createDirectories(tmp).resolve(UUID.randomUUID() + ".put");
                 try (FileChannel out = FileChannel.open(assembled, StandardOpenOption.CREATE_NEW,
                         StandardOpenOption.WRITE)) {
                     for (Part part : parts.values()) {

@@ -39,8 +39,8 @@ class FileObjectStorageTest extends ObjectStorageContract {
         await(storage.put("a/b/c.obj", utf8("hello")));
 
         assertEquals("hello", Files.readString(root().resolve("a/b/c.obj")));
-        try (var tmp = Files.list(root().resolve(FileObjectStorage.TMP_DIR))) {
-            assertEquals(0, tmp.count());
+        try (var tmp = Files.walk(root().resolve(FileObjectStorage.TMP_DIR))) {
+            assertEquals(0, tmp.filter(Files::isRegularFile).count());
         }
     }
 
@@ -108,18 +108,25 @@ class FileObjectStorageTest extends ObjectStorageContract {
     }
 
     @Test
-    void open_staleTempFilesFromACrash_areRemovedAndNeverListed() throws Exception {
+    void open_oldTempFilesOfACrashedOpen_areRemoved_otherOpensKept_neverListed() throws Exception {
         Path dir = tempDir.resolve("reopened");
         try (ObjectStorage first = ObjectStorages.open(dir.toUri().toString())) {
             await(first.put("kept", utf8("x")));
             first.createMultipartUpload("abandoned").get();
         }
-        Files.writeString(dir.resolve(FileObjectStorage.TMP_DIR).resolve("crashed.put"), "partial");
+        // A crashed process's temp directory, older than the sweep's age, and a live one's, recent.
+        Path crashed = Files.createDirectories(dir.resolve(FileObjectStorage.TMP_DIR).resolve("crashed"));
+        Files.writeString(crashed.resolve("x.put"), "partial");
+        java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(
+                System.currentTimeMillis() - FileObjectStorage.ABANDONED_TEMP_MS - 60_000);
+        Files.setLastModifiedTime(crashed.resolve("x.put"), old);
+        Files.setLastModifiedTime(crashed, old);
+        Path live = Files.createDirectories(dir.resolve(FileObjectStorage.TMP_DIR).resolve("live"));
+        Files.writeString(live.resolve("y.put"), "in flight");
 
         try (ObjectStorage second = ObjectStorages.open(dir.toUri().toString())) {
-            try (var tmp = Files.list(dir.resolve(FileObjectStorage.TMP_DIR))) {
-                assertEquals(0, tmp.count());
-            }
+            assertFalse(Files.exists(crashed), "a crashed open's old temp directory is removed");
+            assertTrue(Files.exists(live.resolve("y.put")), "another live open's temp file is left alone");
             assertEquals(List.of("kept"), keys(await(second.list(""))));
         }
     }

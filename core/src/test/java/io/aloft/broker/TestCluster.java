@@ -1,0 +1,209 @@
+package io.aloft.broker;
+
+import io.aloft.controller.TestQuorum;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/**
+ * A cluster of broker processes ({@link BrokerChild}, so none outlives the test JVM) on 127.0.0.1:
+ * brokers 1..N sharing one {@code file://} object directory, each with its own data directory and
+ * WAL, and a controller quorum either embedded in the first three brokers (the first one alone
+ * below three) or made of dedicated controller processes ({@code process.roles=controller}, ids
+ * 101..). Each node's output goes to {@code target/cluster/<start time>/node-ID.log}, kept for evidence.
+ *
+ * <p>Not thread-safe: one test thread drives it.
+ */
+final class TestCluster implements AutoCloseable {
+    private static final long START_TIMEOUT_MS = 120_000;
+
+    private final Path dir;
+    /** Under target, kept after the test (the data directory is a temp dir JUnit deletes). */
+    private final Path logDir;
+    private final Map<Integer, Path> configs = new LinkedHashMap<>();
+    private final Map<Integer, Process> processes = new LinkedHashMap<>();
+    private final Map<Integer, Integer> ports = new LinkedHashMap<>();
+    private final int brokers;
+    private String voters;
+
+    /**
+     * Writes every node's properties and starts them all at once (a broker with an embedded voter
+     * waits for its quorum, which needs the others); returns once every broker answers Admin with
+     * the whole cluster.
+     *
+     * @param controllers dedicated controller processes (0: voters embedded in brokers)
+     * @param extra properties for every node, over the generated ones
+     */
+    static TestCluster start(Path dir, int brokers, int controllers, Map<String, String> extra) throws Exception {
+        TestCluster cluster = new TestCluster(dir, brokers);
+        try {
+            cluster.configure(controllers, extra);
+            for (int id : cluster.configs.keySet()) {
+                cluster.launch(id);
+            }
+            cluster.awaitBrokers();
+            return cluster;
+        } catch (Exception | Error e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private TestCluster(Path dir, int brokers) throws IOException {
+        this.dir = dir;
+        this.logDir = Files.createDirectories(Path.of(System.getProperty("aloft.test.logdir", "target"), "cluster",
+                Long.toString(System.currentTimeMillis())));
+        this.brokers = brokers;
+    }
+
+    private void configure(int controllers, Map<String, String> extra) throws IOException {
+        List<Integer> voterIds = new ArrayList<>();
+        if (controllers > 0) {
+            for (int i = 1; i <= controllers; i++) {
+                voterIds.add(100 + i);
+            }
+        } else {
+            for (int i = 1; i <= (brokers >= 3 ? 3 : 1); i++) {
+                voterIds.add(i);
+            }
+        }
+        List<String> voters = new ArrayList<>();
+        for (int id : voterIds) {
+            voters.add(id + "@127.0.0.1:" + TestQuorum.freePort());
+        }
+        this.voters = String.join(",", voters);
+        Path objects = Files.createDirectories(dir.resolve("objects"));
+        List<Integer> ids = new ArrayList<>();
+        if (controllers > 0) {
+            ids.addAll(voterIds);
+        }
+        for (int i = 1; i <= brokers; i++) {
+            ids.add(i);
+        }
+        for (int id : ids) {
+            boolean broker = id <= brokers;
+            Map<String, String> p = new LinkedHashMap<>();
+            p.put("node.id", Integer.toString(id));
+            p.put("process.roles", !broker ? "controller" : voterIds.contains(id) ? "broker,controller" : "broker");
+            p.put("controller.quorum.voters", String.join(",", voters));
+            p.put("aloft.data.dir", dir.resolve("node-" + id).toString());
+            if (broker) {
+                int port = TestQuorum.freePort();
+                ports.put(id, port);
+                p.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
+                p.put("s3.url", "file://" + objects.toAbsolutePath());
+                p.put("wal.capacity.bytes", Long.toString(64L << 20));
+                p.put("s3.log.cache.size.bytes", Long.toString(16L << 20));
+                p.put("s3.wal.upload.threshold.bytes", Long.toString(4L << 20));
+                p.put("s3.block.cache.size.bytes", Long.toString(16L << 20));
+                p.put("group.initial.rebalance.delay.ms", "0");
+            }
+            p.putAll(extra);
+            StringBuilder text = new StringBuilder();
+            p.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+            Path config = dir.resolve("node-" + id + ".properties");
+            Files.writeString(config, text.toString());
+            configs.put(id, config);
+        }
+    }
+
+    private void launch(int id) throws IOException {
+        boolean controllerOnly = id > brokers;
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // Small and quick to start (C1 only, one compiler thread): several of them share 2 cores.
+                controllerOnly ? "-Xmx128m" : "-Xmx320m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-XX:CICompilerCount=1",
+                "-Dlog4j2.configurationFile=" + childLogConfig(), "-Dlog4j2.shutdownHookEnabled=false",
+                "-cp", System.getProperty("java.class.path"), BrokerChild.class.getName(),
+                configs.get(id).toString());
+        Path log = logFile(id);
+        Files.writeString(log, "=== start " + java.time.Instant.now() + "\n", StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        // Standard input stays a pipe this JVM never closes: BrokerChild halts at its EOF.
+        pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        processes.put(id, pb.start());
+    }
+
+    private void awaitBrokers() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
+        for (int id = 1; id <= brokers; id++) {
+            try (Admin admin = admin(id)) {
+                while (true) {
+                    for (Map.Entry<Integer, Process> e : processes.entrySet()) {
+                        if (!e.getValue().isAlive()) {
+                            throw new IllegalStateException("node " + e.getKey() + " exited with status "
+                                    + e.getValue().exitValue() + "; see " + logFile(e.getKey()));
+                        }
+                    }
+                    try {
+                        if (admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size() == brokers) {
+                            break;
+                        }
+                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                        // Not serving yet.
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("broker " + id + " does not see " + brokers + " brokers after "
+                                + START_TIMEOUT_MS + " ms; logs in " + logDir);
+                    }
+                    TimeUnit.MILLISECONDS.sleep(100);
+                }
+            }
+        }
+    }
+
+    /** A client of the cluster's controller quorum (the caller closes it). */
+    io.aloft.controller.client.ControllerClient controller() {
+        return io.aloft.controller.client.ControllerClient.create(io.aloft.controller.ControllerConfig.builder()
+                .nodeId(999).voters(voters).build());
+    }
+
+    /** An Admin bootstrapped on broker {@code id} alone. */
+    Admin admin(int id) {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(id),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000));
+    }
+
+    /** Broker {@code id}'s client address. */
+    String bootstrap(int id) {
+        return "127.0.0.1:" + ports.get(id);
+    }
+
+    /** Broker {@code id}'s client port. */
+    int port(int id) {
+        return ports.get(id);
+    }
+
+    Path logFile(int id) {
+        return logDir.resolve("node-" + id + ".log");
+    }
+
+    private static Path childLogConfig() {
+        try {
+            return Path.of(TestCluster.class.getClassLoader().getResource("broker-child-log4j2.xml").toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** SIGKILLs every node: tests keep nothing, and a graceful stop of several nodes costs seconds. */
+    @Override
+    public void close() throws InterruptedException {
+        for (Process p : processes.values()) {
+            p.destroyForcibly();
+        }
+        for (Process p : processes.values()) {
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+        processes.clear();
+    }
+}
