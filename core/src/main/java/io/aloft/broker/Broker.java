@@ -44,6 +44,7 @@ import io.aloft.broker.network.RequestDispatcher;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.topic.TopicManager;
+import io.aloft.config.ConfigException;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.controller.client.BrokerLifecycle;
 import io.aloft.controller.client.ControllerClient;
@@ -52,9 +53,9 @@ import io.aloft.controller.client.MetadataWatcher;
 import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.PutKv;
 import io.aloft.controller.command.UnregisterBroker;
-import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
+import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.Endpoint;
 import io.aloft.controller.query.Queries;
 import io.aloft.controller.server.ControllerServer;
@@ -124,7 +125,7 @@ public final class Broker implements AutoCloseable {
      * started. After a critical failure the broker stops but the process keeps running
      * ({@link ProcessExit#keepRunning()}): for brokers embedded in another process, such as tests.
      *
-     * @throws io.aloft.config.ConfigException naming the key for a bad setting
+     * @throws ConfigException naming the key for a bad setting
      */
     public static Broker start(Map<String, String> properties) throws Exception {
         return start(properties, ProcessExit.keepRunning());
@@ -150,7 +151,7 @@ public final class Broker implements AutoCloseable {
         ServerConfig.unknownKeyWarnings(properties).forEach(log::warn);
         ServerConfig settings = ServerConfig.fromProperties(properties);
         if (settings.controller().controllerOnly()) {
-            throw new io.aloft.config.ConfigException(ControllerConfig.PROCESS_ROLES_CONFIG,
+            throw new ConfigException(ControllerConfig.PROCESS_ROLES_CONFIG,
                     "controller: this process runs no broker (BrokerMain runs it as a controller voter)");
         }
         settings.checkPaths();

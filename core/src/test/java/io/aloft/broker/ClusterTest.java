@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.command.ReassignPartition;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +28,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -165,7 +169,7 @@ class ClusterTest {
             assertEquals(leader, admin.describeConsumerGroups(List.of(group)).all().get(60, TimeUnit.SECONDS)
                     .get(group).coordinator().id(), "coordinator of " + group);
             assertEquals(perPartition, admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
-                    .get(60, TimeUnit.SECONDS).get(new org.apache.kafka.common.TopicPartition(topic, 0)).offset());
+                    .get(60, TimeUnit.SECONDS).get(new TopicPartition(topic, 0)).offset());
         }
     }
 
@@ -245,12 +249,12 @@ class ClusterTest {
             assertEquals(Errors.NONE.code(), r.responses().iterator().next().partitionResponses().get(0).errorCode(),
                     "the log is open on broker " + from);
         }
-        try (io.aloft.controller.client.ControllerClient controller = cluster.controller()) {
-            controller.submit(new io.aloft.controller.command.ReassignPartition(topic, 0, to)).get(60, TimeUnit.SECONDS);
+        try (ControllerClient controller = cluster.controller()) {
+            controller.submit(new ReassignPartition(topic, 0, to)).get(60, TimeUnit.SECONDS);
         }
         // Within seconds, not at the next 30 s maintenance pass.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!java.nio.file.Files.readString(cluster.logFile(from)).contains("No longer serving " + topic + "-0")) {
+        while (!Files.readString(cluster.logFile(from)).contains("No longer serving " + topic + "-0")) {
             assertTrue(System.nanoTime() < deadline, "broker " + from + " closed " + topic + "-0 within 10 s");
             TimeUnit.MILLISECONDS.sleep(100);
         }

@@ -15,9 +15,11 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,8 +76,7 @@ public final class CoordinatorTopic implements AutoCloseable {
     /** Partitions loaded into the coordinator; confined to the loader thread. */
     private final Set<Integer> owned = new HashSet<>();
     /** The creation in flight or done, so that a burst of lookups submits one CreateTopic. */
-    private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<TopicInfo>> creation =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<CompletableFuture<TopicInfo>> creation = new AtomicReference<>();
 
     /**
      * @param partitionCount the partition count when the topic is created (e.g. offsets.topic.num.partitions)
@@ -137,7 +138,7 @@ public final class CoordinatorTopic implements AutoCloseable {
             mine.complete(t);
             try {
                 loader.execute(this::sync);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 // Closing: nothing to load.
             }
         });
