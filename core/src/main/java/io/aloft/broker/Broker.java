@@ -112,6 +112,8 @@ public final class Broker implements AutoCloseable {
     private ObjectStorage storage;
     private ScheduledExecutorService scheduler;
     private String clusterId;
+    /** Set once the controller registered this broker: only then does a close leave the cluster. */
+    private volatile boolean registered;
 
     private Broker(int nodeId, ProcessExit exit, long fetchSessionEvictionMs) {
         this.nodeId = nodeId;
@@ -287,6 +289,7 @@ public final class Broker implements AutoCloseable {
         }
         BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, null, failures)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        registered = true;
         failures.stopHeartbeatsWith(lifecycle);
         // Controlled shutdown, run first on close: stop taking requests, close the partition logs
         // (their data goes up to object storage), and only then let the controller move the
@@ -350,6 +353,9 @@ public final class Broker implements AutoCloseable {
      * still uploading, and the last of them would wait out its timeouts without a quorum.
      */
     private void leaveCluster(ControllerClient controller, ControllerConfig config) {
+        if (!registered) {
+            return; // a start that failed before registering: nothing to leave
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.requestTimeoutMs());
         try {
             controller.submit(new UnregisterBroker(nodeId)).get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);

@@ -383,7 +383,8 @@ class ClusterTest {
                 out.add(t.name() + " " + Errors.forCode(t.errorCode()) + " id=" + t.topicId());
             }
             return "brokers=" + brokers.keySet() + " " + brokers.values() + " cluster=" + r.clusterId()
-                    + " controller=" + r.controllerId() + " " + out + " partitions=" + new TreeMap<>(partitions).keySet()
+                    + " controller=" + r.controllerId() + " " + out
+                    + " partitions=" + new TreeMap<>(partitions).keySet()
                     + " " + new TreeMap<>(partitions);
         }
     }

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * A coordinator's internal topic as the broker sees it: created on first need ({@link #ensureCreated},
  * which FindCoordinator calls, as Kafka creates {@code __consumer_offsets} on the first coordinator
  * lookup: by then the cluster's brokers have registered, so its partitions spread over all of them
- * rather than landing on whichever broker started first), and followed so that the coordinator serves exactly the partitions this broker leads. State is in a
+ * rather than landing on whichever broker started first), and followed so that the coordinator
+ * serves exactly the partitions this broker leads. State is in a
  * partition's log and only its leader may append, so a broker coordinates what its partitions hold
  * and nothing else; FindCoordinator points clients at the leader.
  *
