@@ -45,6 +45,7 @@ import io.aloft.broker.network.RequestDispatcher;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.topic.TopicManager;
+import io.aloft.config.ConfigException;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.controller.client.BrokerLifecycle;
 import io.aloft.controller.client.ControllerClient;
@@ -53,9 +54,9 @@ import io.aloft.controller.client.MetadataWatcher;
 import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.PutKv;
 import io.aloft.controller.command.UnregisterBroker;
-import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
+import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.Endpoint;
 import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.query.Queries;
@@ -114,6 +115,8 @@ public final class Broker implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
     private String clusterId;
+    /** Set once the controller registered this broker: only then does a close leave the cluster. */
+    private volatile boolean registered;
 
     private Broker(int nodeId, ProcessExit exit, long fetchSessionEvictionMs) {
         this.nodeId = nodeId;
@@ -127,7 +130,7 @@ public final class Broker implements AutoCloseable {
      * started. After a critical failure the broker stops but the process keeps running
      * ({@link ProcessExit#keepRunning()}): for brokers embedded in another process, such as tests.
      *
-     * @throws io.aloft.config.ConfigException naming the key for a bad setting
+     * @throws ConfigException naming the key for a bad setting
      */
     public static Broker start(Map<String, String> properties) throws Exception {
         return start(properties, ProcessExit.keepRunning());
@@ -153,7 +156,7 @@ public final class Broker implements AutoCloseable {
         ServerConfig.unknownKeyWarnings(properties).forEach(log::warn);
         ServerConfig settings = ServerConfig.fromProperties(properties);
         if (settings.controller().controllerOnly()) {
-            throw new io.aloft.config.ConfigException(ControllerConfig.PROCESS_ROLES_CONFIG,
+            throw new ConfigException(ControllerConfig.PROCESS_ROLES_CONFIG,
                     "controller: this process runs no broker (BrokerMain runs it as a controller voter)");
         }
         settings.checkPaths();
@@ -289,6 +292,7 @@ public final class Broker implements AutoCloseable {
         }
         BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, null, failures)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+        registered = true;
         failures.stopHeartbeatsWith(lifecycle);
         // Controlled shutdown, run first on close: stop taking requests, close the partition logs
         // (their data goes up to object storage), and only then let the controller move the
@@ -360,6 +364,9 @@ public final class Broker implements AutoCloseable {
      * still uploading, and the last of them would wait out its timeouts without a quorum.
      */
     private void leaveCluster(ControllerClient controller, ControllerConfig config) {
+        if (!registered) {
+            return; // a start that failed before registering: nothing to leave
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.requestTimeoutMs());
         try {
             controller.submit(new UnregisterBroker(nodeId)).get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);

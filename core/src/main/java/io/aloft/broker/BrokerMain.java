@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -120,7 +121,7 @@ public final class BrokerMain {
         try {
             String roles = props.get(ControllerConfig.PROCESS_ROLES_CONFIG);
             if (roles == null || !ControllerConfig.PROCESS_ROLES.parse(roles).equals(
-                    java.util.Set.of(ControllerConfig.Role.CONTROLLER))) {
+                    Set.of(ControllerConfig.Role.CONTROLLER))) {
                 return false;
             }
             ServerConfig.unknownKeyWarnings(props).forEach(log::warn);

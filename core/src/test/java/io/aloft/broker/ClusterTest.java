@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.command.ReassignPartition;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +28,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -48,15 +52,21 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three broker processes with the controller quorum embedded in them, one object directory: topics
  * spread over the brokers, every broker gives the same Metadata, kafka-clients bootstrapped on one
  * broker reach every partition, and a broker asked for a partition it does not serve answers
- * NOT_LEADER_OR_FOLLOWER with the KIP-951 leader hint.
+ * NOT_LEADER_OR_FOLLOWER with the KIP-951 leader hint. A partition moved by the controller between live
+ * brokers is closed by the old one within seconds and opened by the new one only after that, so no
+ * acknowledged record is lost.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterTest {
     private static final int BROKERS = 3;
     private static final int PARTITIONS = 6;
@@ -77,7 +87,9 @@ class ClusterTest {
         }
     }
 
+    /** First: placement evens out the cluster's whole load, which the other tests' topics and moves change. */
     @Test
+    @Order(1)
     void newTopic_partitionsSpreadOverEveryBroker_metadataIdenticalFromEveryBroker() throws Exception {
         try (Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic("spread", PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
@@ -165,7 +177,7 @@ class ClusterTest {
             assertEquals(leader, admin.describeConsumerGroups(List.of(group)).all().get(60, TimeUnit.SECONDS)
                     .get(group).coordinator().id(), "coordinator of " + group);
             assertEquals(perPartition, admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
-                    .get(60, TimeUnit.SECONDS).get(new org.apache.kafka.common.TopicPartition(topic, 0)).offset());
+                    .get(60, TimeUnit.SECONDS).get(new TopicPartition(topic, 0)).offset());
         }
     }
 
@@ -245,12 +257,12 @@ class ClusterTest {
             assertEquals(Errors.NONE.code(), r.responses().iterator().next().partitionResponses().get(0).errorCode(),
                     "the log is open on broker " + from);
         }
-        try (io.aloft.controller.client.ControllerClient controller = cluster.controller()) {
-            controller.submit(new io.aloft.controller.command.ReassignPartition(topic, 0, to)).get(60, TimeUnit.SECONDS);
+        try (ControllerClient controller = cluster.controller()) {
+            controller.submit(new ReassignPartition(topic, 0, to)).get(60, TimeUnit.SECONDS);
         }
         // Within seconds, not at the next 30 s maintenance pass.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!java.nio.file.Files.readString(cluster.logFile(from)).contains("No longer serving " + topic + "-0")) {
+        while (!Files.readString(cluster.logFile(from)).contains("No longer serving " + topic + "-0")) {
             assertTrue(System.nanoTime() < deadline, "broker " + from + " closed " + topic + "-0 within 10 s");
             TimeUnit.MILLISECONDS.sleep(100);
         }
@@ -264,6 +276,57 @@ class ClusterTest {
             assertEquals(1, p.currentLeader().leaderEpoch(), "with the epoch the move raised");
             assertEquals(cluster.port(to), r.nodeEndpoints().iterator().next().port());
         }
+    }
+
+    @Test
+    void partitionMovedBetweenLiveBrokers_everyAcknowledgedRecordOnceInOrder() throws Exception {
+        String topic = "handoff";
+        int from;
+        try (Admin admin = cluster.admin(1)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            from = admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic)
+                    .partitions().get(0).leader().id();
+        }
+        int to = from % BROKERS + 1;
+        Properties pp = new Properties();
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(to));
+        pp.put(ProducerConfig.ACKS_CONFIG, "all");
+        pp.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        int each = 200;
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp, new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < each; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, Integer.toString(i)));
+            }
+            producer.flush(); // acknowledged by `from`, in its WAL (far below the upload threshold)
+            try (ControllerClient controller = cluster.controller()) {
+                controller.submit(new ReassignPartition(topic, 0, to)).get(60, TimeUnit.SECONDS);
+            }
+            for (int i = each; i < 2 * each; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, Integer.toString(i))).get(60, TimeUnit.SECONDS);
+            }
+        }
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(from));
+        List<Integer> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cp, new StringDeserializer(),
+                new StringDeserializer())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (values.size() < 2 * each && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(Integer.parseInt(r.value()));
+                }
+            }
+            assertEquals(2L * each, consumer.endOffsets(List.of(tp)).get(tp), "end offset after the move");
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < 2 * each; i++) {
+            expected.add(i);
+        }
+        assertEquals(expected, values, "every acknowledged record once, in order, across the move");
     }
 
     /** Waits until broker {@code id}'s metadata has the topic (the change feed reaches it within moments). */
@@ -320,7 +383,8 @@ class ClusterTest {
                 out.add(t.name() + " " + Errors.forCode(t.errorCode()) + " id=" + t.topicId());
             }
             return "brokers=" + brokers.keySet() + " " + brokers.values() + " cluster=" + r.clusterId()
-                    + " controller=" + r.controllerId() + " " + out + " partitions=" + new TreeMap<>(partitions).keySet()
+                    + " controller=" + r.controllerId() + " " + out
+                    + " partitions=" + new TreeMap<>(partitions).keySet()
                     + " " + new TreeMap<>(partitions);
         }
     }

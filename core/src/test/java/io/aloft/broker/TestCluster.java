@@ -1,6 +1,8 @@
 package io.aloft.broker;
 
+import io.aloft.controller.ControllerConfig;
 import io.aloft.controller.TestQuorum;
+import io.aloft.controller.client.ControllerClient;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -162,8 +164,8 @@ final class TestCluster implements AutoCloseable {
     }
 
     /** A client of the cluster's controller quorum (the caller closes it). */
-    io.aloft.controller.client.ControllerClient controller() {
-        return io.aloft.controller.client.ControllerClient.create(io.aloft.controller.ControllerConfig.builder()
+    ControllerClient controller() {
+        return ControllerClient.create(ControllerConfig.builder()
                 .nodeId(999).voters(voters).build());
     }
 

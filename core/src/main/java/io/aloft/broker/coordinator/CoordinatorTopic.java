@@ -16,9 +16,11 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * A coordinator's internal topic as the broker sees it: created on first need ({@link #ensureCreated},
  * which FindCoordinator calls, as Kafka creates {@code __consumer_offsets} on the first coordinator
  * lookup: by then the cluster's brokers have registered, so its partitions spread over all of them
- * rather than landing on whichever broker started first), and followed so that the coordinator serves exactly the partitions this broker leads. State is in a
+ * rather than landing on whichever broker started first), and followed so that the coordinator
+ * serves exactly the partitions this broker leads. State is in a
  * partition's log and only its leader may append, so a broker coordinates what its partitions hold
  * and nothing else; FindCoordinator points clients at the leader.
  *
@@ -75,8 +78,7 @@ public final class CoordinatorTopic implements AutoCloseable {
     /** Partitions loaded into the coordinator; confined to the loader thread. */
     private final Set<Integer> owned = new HashSet<>();
     /** The creation in flight or done, so that a burst of lookups submits one CreateTopic. */
-    private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<TopicInfo>> creation =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<CompletableFuture<TopicInfo>> creation = new AtomicReference<>();
 
     /**
      * @param partitionCount the partition count when the topic is created (e.g. offsets.topic.num.partitions)
@@ -139,7 +141,7 @@ public final class CoordinatorTopic implements AutoCloseable {
             mine.complete(t);
             try {
                 loader.execute(this::sync);
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 // Closing: nothing to load.
             }
         });

@@ -16,9 +16,10 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * KIP-951 leader discovery: a Produce (v10+) partition answered NOT_LEADER_OR_FOLLOWER, or a Fetch
  * (v16+) one answered that or FENCED_LEADER_EPOCH (the codes and versions Kafka 4.3 fills them for),
- * carries the partition's current leader and leader epoch, and the response the endpoints of those leaders on the request's listener, so the client
- * moves to the right broker without a Metadata round trip first. A leader the metadata does not
- * know, or a fenced one, is answered as unknown (-1), with no endpoint, as Kafka does.
+ * carries the partition's current leader and leader epoch, and the response carries the endpoints
+ * of those leaders on the request's listener, so the client moves to the right broker without a
+ * Metadata round trip first. A leader the metadata does not know, or a fenced one, is answered as
+ * unknown (-1), with no endpoint, as Kafka does.
  *
  * <p>Confined to the thread building one response: made per response, from one metadata view.
  */

@@ -51,7 +51,8 @@ class FindCoordinatorHandlerTest {
 
     private static FindCoordinatorResponseData find(MetadataCache cache, String listener, short version,
             FindCoordinatorRequestData data) {
-        FindCoordinatorHandler handler = new FindCoordinatorHandler(cache, g -> Integer.parseInt(g.substring(1)), () -> { });
+        FindCoordinatorHandler handler = new FindCoordinatorHandler(cache, g -> Integer.parseInt(g.substring(1)),
+                () -> { });
         FindCoordinatorRequest request = new FindCoordinatorRequest.Builder(data).build(version);
         RequestContext context = new RequestContext(new RequestHeader(ApiKeys.FIND_COORDINATOR, version, "client", 7),
                 listener, new InetSocketAddress("127.0.0.1", 40000), "conn-1");
