@@ -16,6 +16,7 @@ import io.aloft.broker.group.MetadataTopicIds;
 import io.aloft.broker.group.OffsetsTopic;
 import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.handler.AlterConfigsHandler;
+import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.CreatePartitionsHandler;
 import io.aloft.broker.handler.CreateTopicsHandler;
@@ -30,6 +31,7 @@ import io.aloft.broker.handler.GroupHandlers;
 import io.aloft.broker.handler.IncrementalAlterConfigsHandler;
 import io.aloft.broker.handler.InitProducerIdHandler;
 import io.aloft.broker.handler.ListOffsetsHandler;
+import io.aloft.broker.handler.ListPartitionReassignmentsHandler;
 import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.handler.OffsetForLeaderEpochHandler;
 import io.aloft.broker.handler.ProduceHandler;
@@ -262,6 +264,8 @@ public final class Broker implements AutoCloseable {
                 new CreateTopicsHandler(topics),
                 new DeleteTopicsHandler(cache, topics),
                 new CreatePartitionsHandler(cache, topics),
+                new AlterPartitionReassignmentsHandler(cache, topics),
+                new ListPartitionReassignmentsHandler(),
                 new DescribeClusterHandler(cache, clusterId, controllerId),
                 new ProduceHandler(cache, partitions),
                 new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions)),

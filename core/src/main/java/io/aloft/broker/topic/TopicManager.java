@@ -8,6 +8,7 @@ import io.aloft.controller.command.AlterTopicConfigs;
 import io.aloft.controller.command.CreatePartitions;
 import io.aloft.controller.command.CreateTopic;
 import io.aloft.controller.command.DeleteTopic;
+import io.aloft.controller.command.ReassignPartition;
 import io.aloft.controller.model.TopicInfo;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -116,6 +117,18 @@ public final class TopicManager {
                 .thenApply(grown -> {
                     cache.putTopic(grown);
                     return grown;
+                });
+    }
+
+    /**
+     * Moves one partition to {@code targetBrokerId} (the controller raises its leader epoch; the
+     * brokers hand it over); the cache has the new owner when the future completes.
+     */
+    public CompletableFuture<TopicInfo> reassign(String topic, int partition, int targetBrokerId) {
+        return controller.submit(new ReassignPartition(topic, partition, targetBrokerId), TopicInfo.class)
+                .thenApply(moved -> {
+                    cache.putTopic(moved);
+                    return moved;
                 });
     }
 

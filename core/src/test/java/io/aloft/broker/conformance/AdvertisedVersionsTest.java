@@ -42,6 +42,11 @@ class AdvertisedVersionsTest {
                     + "UNKNOWN_TOPIC_OR_PARTITION while creating it)"),
             Map.entry(ApiKeys.CREATE_TOPICS, "any replication factor is accepted and every partition has one "
                     + "replica: durability comes from the WAL and object storage"),
+            Map.entry(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, "a target of exactly one broker moves the partition "
+                    + "(no data copied); several replicas get INVALID_REPLICA_ASSIGNMENT: one replica on shared "
+                    + "storage"),
+            Map.entry(ApiKeys.LIST_PARTITION_REASSIGNMENTS, "always empty: a move completes when the controller "
+                    + "makes it"),
             Map.entry(ApiKeys.FIND_COORDINATOR, "transaction and share keys get INVALID_REQUEST with a reason (no "
                     + "transactions or share groups yet), which clients do not retry"),
             Map.entry(ApiKeys.INIT_PRODUCER_ID, "idempotent producers; a transactional id gets INVALID_REQUEST"),

@@ -93,6 +93,7 @@ class ApiConformanceTest {
         all.addAll(ProduceCases.shapes());
         all.addAll(ReadCases.shapes());
         all.addAll(TopicCases.shapes());
+        all.addAll(ReassignmentCases.shapes());
         all.addAll(ConfigCases.shapes());
         all.addAll(GroupCases.shapes());
         all.addAll(ConsumerGroupCases.shapes());
