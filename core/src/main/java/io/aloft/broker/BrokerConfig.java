@@ -163,11 +163,32 @@ public final class BrokerConfig {
                     + "the broker runs.")
             .build();
 
+    // Kafka's replication throttles. Nothing is replicated here (each partition has one replica on
+    // shared storage), but kafka-reassign-partitions.sh sets them with --throttle and clears them on
+    // every --verify, on every broker: accepted and stored so Kafka's tools work, with no effect.
+    public static final String LEADER_REPLICATION_THROTTLED_RATE_CONFIG = "leader.replication.throttled.rate";
+    public static final ConfigKey<Long> LEADER_REPLICATION_THROTTLED_RATE = throttle(
+            LEADER_REPLICATION_THROTTLED_RATE_CONFIG);
+    public static final String FOLLOWER_REPLICATION_THROTTLED_RATE_CONFIG = "follower.replication.throttled.rate";
+    public static final ConfigKey<Long> FOLLOWER_REPLICATION_THROTTLED_RATE = throttle(
+            FOLLOWER_REPLICATION_THROTTLED_RATE_CONFIG);
+    public static final String REPLICA_ALTER_LOG_DIRS_RATE_CONFIG = "replica.alter.log.dirs.io.max.bytes.per.second";
+    public static final ConfigKey<Long> REPLICA_ALTER_LOG_DIRS_RATE = throttle(REPLICA_ALTER_LOG_DIRS_RATE_CONFIG);
+
+    private static ConfigKey<Long> throttle(String name) {
+        return ConfigKey.longKey(name).defaultValue(Long.MAX_VALUE).validator(Validator.atLeast(0L)).dynamic()
+                .doc("Kafka's replication throttle (bytes/s), accepted so that `kafka-reassign-partitions.sh "
+                        + "--throttle` and `--verify` work; no effect: a partition has one replica on shared storage "
+                        + "and a move copies no data.")
+                .build();
+    }
+
     /** Every key the broker itself reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("broker", LISTENERS, ADVERTISED_LISTENERS,
             NUM_PARTITIONS, AUTO_CREATE, MAX_REQUEST_BYTES, QUEUED_MAX_REQUEST_BYTES,
             CONNECTION_QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP,
-            MAX_CONNECTIONS_PER_IP_OVERRIDES, NETWORK_THREADS, DATA_DIR, OBJECT_STORAGE_URL);
+            MAX_CONNECTIONS_PER_IP_OVERRIDES, NETWORK_THREADS, DATA_DIR, OBJECT_STORAGE_URL, LEADER_REPLICATION_THROTTLED_RATE,
+            FOLLOWER_REPLICATION_THROTTLED_RATE, REPLICA_ALTER_LOG_DIRS_RATE);
 
     private final List<ListenerAddress> listeners;
     private final List<ListenerAddress> advertisedListeners;

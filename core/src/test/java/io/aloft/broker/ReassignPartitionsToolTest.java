@@ -1,0 +1,371 @@
+package io.aloft.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Apache Kafka 4.3.1's own {@code kafka-reassign-partitions.sh} (run as a child process, unchanged)
+ * against a 3-broker cluster, while an idempotent acks=all producer and a consumer group run:
+ * {@code --generate} proposes a plan, {@code --execute} applies it and then a bounded number of
+ * random single-partition moves ({@value #DEFAULT_MOVES} by default, {@code -Daloft.reassign.moves=N}
+ * for more; {@code -Daloft.reassign.seed} to replay), each followed by {@code --verify} until it
+ * reports the move completed and by an acknowledged produce on the new broker. Afterwards every
+ * acknowledged record is in its partition exactly once and in order, and the group consumed each
+ * exactly once.
+ */
+class ReassignPartitionsToolTest {
+    private static final String TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand";
+    private static final int BROKERS = 3;
+    private static final int PARTITIONS = 4;
+    private static final int DEFAULT_MOVES = 10;
+    /**
+     * The producer's pace: a record to each partition every this many microseconds (2,000 records/s
+     * in all), so a run of many moves stays small to read back and leaves the cores to the brokers.
+     */
+    private static final long ROUND_MICROS = 2_000;
+    /** Bounds the producer (and the memory of what it sent) however long the moves take. */
+    private static final int MAX_RECORDS_PER_PARTITION = 2_000_000;
+    private static final String TOPIC = "reassigned";
+
+    @TempDir
+    static Path dir;
+    private static TestCluster cluster;
+    private static KafkaCli cli;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.start(dir.resolve("cluster"), BROKERS, 0, Map.of("offsets.topic.num.partitions", "3",
+                "group.initial.rebalance.delay.ms", "0"));
+        cli = new KafkaCli(dir.resolve("cli"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void reassignTool_randomMovesUnderLoad_everyAcknowledgedRecordOnceInOrderAndConsumedOnce() throws Exception {
+        int moves = Integer.getInteger("aloft.reassign.moves", DEFAULT_MOVES);
+        long seed = Long.getLong("aloft.reassign.seed", System.nanoTime());
+        Random random = new Random(seed);
+        String context = "seed " + seed + " (-Daloft.reassign.seed to replay)";
+        try (Admin admin = cluster.admin(1)) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        LoadProducer producer = new LoadProducer(cluster.bootstrap(1));
+        GroupConsumer consumer = new GroupConsumer(cluster.bootstrap(2));
+        producer.start();
+        consumer.start();
+        try {
+            awaitAcknowledged(producer, 0, 10, context);
+
+            Path topics = Files.writeString(dir.resolve("topics.json"),
+                    "{\"version\":1,\"topics\":[{\"topic\":\"" + TOPIC + "\"}]}");
+            KafkaCli.Result generated = tool("--generate", "--topics-to-move-json-file", topics.toString(),
+                    "--broker-list", "1,2,3");
+            assertEquals(0, generated.exitCode(), generated.toString());
+            List<String> lines = generated.lines();
+            int proposed = lines.indexOf("Proposed partition reassignment configuration");
+            assertTrue(lines.contains("Current partition replica assignment") && proposed >= 0
+                    && proposed + 1 < lines.size(), generated.toString());
+            execute(lines.get(proposed + 1), "generated plan", producer, context);
+
+            for (int move = 0; move < moves; move++) {
+                int partition = random.nextInt(PARTITIONS);
+                int from = leader(partition);
+                int to = 1 + (from - 1 + 1 + random.nextInt(BROKERS - 1)) % BROKERS;
+                execute("{\"version\":1,\"partitions\":[{\"topic\":\"" + TOPIC + "\",\"partition\":" + partition
+                        + ",\"replicas\":[" + to + "],\"log_dirs\":[\"any\"]}]}", "move " + move + ": " + TOPIC + "-"
+                        + partition + " " + from + " -> " + to, producer, context);
+                assertEquals(to, leader(partition), "move " + move + " left " + TOPIC + "-" + partition + " on " + to);
+            }
+        } finally {
+            producer.stop();
+        }
+        producer.rethrow(context);
+        int[] sent = producer.sent();
+        for (int p = 0; p < PARTITIONS; p++) {
+            assertEquals(sent[p], producer.acknowledged.get(p), "every record sent to " + TOPIC + "-" + p
+                    + " was acknowledged; " + context);
+        }
+        try {
+            consumer.awaitConsumed(sent, context);
+        } finally {
+            consumer.stop();
+        }
+        consumer.rethrow(context);
+        for (int p = 0; p < PARTITIONS; p++) {
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < sent[p]; i++) {
+                expected.add(i);
+            }
+            assertEquals(expected, readPartition(p, sent[p]), "the log of " + TOPIC + "-" + p
+                    + " holds every acknowledged record once, in order; " + context);
+            assertEquals(expected, consumer.consumed.get(p), "the group consumed " + TOPIC + "-" + p
+                    + " once, in order; " + context);
+        }
+    }
+
+    /**
+     * Runs {@code --execute} with {@code plan}, then {@code --verify} until every partition of the
+     * plan is reported completed, then waits for the producer to have records acknowledged by the
+     * partitions' new owners.
+     */
+    private void execute(String plan, String what, LoadProducer producer, String context) throws Exception {
+        Path file = Files.writeString(dir.resolve("plan.json"), plan);
+        int[] before = producer.acknowledgedNow();
+        KafkaCli.Result executed = tool("--execute", "--reassignment-json-file", file.toString());
+        assertEquals(0, executed.exitCode(), what + "\n" + executed);
+        assertTrue(executed.out().contains("Successfully started partition reassignment"), what + "\n" + executed);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            KafkaCli.Result verified = tool("--verify", "--reassignment-json-file", file.toString());
+            boolean done = verified.exitCode() == 0 && verified.lines().stream()
+                    .filter(l -> l.startsWith("Reassignment of partition ") || l.startsWith("There is no active"))
+                    .allMatch(l -> l.endsWith(" is completed."));
+            if (done) {
+                assertTrue(verified.out().contains("is completed."), what + "\n" + verified);
+                break;
+            }
+            assertTrue(System.nanoTime() < deadline, what + ": --verify reports completion within 60 s\n" + verified);
+        }
+        for (int p = 0; p < PARTITIONS; p++) {
+            awaitAcknowledged(producer, p, before[p] + 10, what + "; " + context);
+        }
+    }
+
+    private static KafkaCli.Result tool(String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrap(1 + (int) (System.nanoTime()
+                % BROKERS))));
+        all.addAll(List.of(args));
+        return cli.run(TOOL, all.toArray(String[]::new));
+    }
+
+    private static int leader(int partition) throws Exception {
+        try (Admin admin = cluster.admin(1)) {
+            return admin.describeTopics(List.of(TOPIC)).allTopicNames().get(60, TimeUnit.SECONDS).get(TOPIC)
+                    .partitions().get(partition).leader().id();
+        }
+    }
+
+    private static void awaitAcknowledged(LoadProducer producer, int partition, int count, String what)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (producer.acknowledged.get(partition) < count) {
+            producer.rethrow(what);
+            assertTrue(System.nanoTime() < deadline, TOPIC + "-" + partition + " acknowledged " + count
+                    + " records within 60 s (has " + producer.acknowledged.get(partition) + "): " + what);
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+
+    private static List<Integer> readPartition(int partition, int count) {
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(3));
+        List<Integer> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(),
+                new StringDeserializer())) {
+            TopicPartition tp = new TopicPartition(TOPIC, partition);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (c.position(tp) < c.endOffsets(List.of(tp)).get(tp) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    values.add(Integer.parseInt(r.value()));
+                }
+            }
+            assertEquals(count, c.endOffsets(List.of(tp)).get(tp), "end offset of " + tp);
+        }
+        return values;
+    }
+
+    /**
+     * An idempotent acks=all producer on its own thread, writing 0, 1, 2, ... to each partition in
+     * turn; counts acknowledgements per partition and checks each lands at the offset of its value.
+     */
+    private static final class LoadProducer {
+        final AtomicIntegerArray acknowledged = new AtomicIntegerArray(PARTITIONS);
+        private final int[] next = new int[PARTITIONS];
+        private final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean stopping = new AtomicBoolean();
+        private final Thread thread;
+        private final KafkaProducer<String, String> producer;
+
+        LoadProducer(String bootstrap) {
+            Properties pp = new Properties();
+            pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            pp.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+            pp.put(ProducerConfig.ACKS_CONFIG, "all");
+            pp.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+            pp.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+            producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
+            thread = new Thread(this::run, "reassign-test-producer");
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        private void run() {
+            try {
+                int sent = 0;
+                long start = System.nanoTime();
+                while (!stopping.get() && next[PARTITIONS - 1] < MAX_RECORDS_PER_PARTITION) {
+                    for (int p = 0; p < PARTITIONS; p++) {
+                        int partition = p;
+                        int value = next[p]++;
+                        producer.send(new ProducerRecord<>(TOPIC, p, null, Integer.toString(value)), (md, e) -> {
+                            if (e != null) {
+                                failures.add(e);
+                            } else if (md.offset() != value) {
+                                failures.add(new AssertionError(TOPIC + "-" + partition + " value " + value
+                                        + " acknowledged at offset " + md.offset()));
+                            } else {
+                                acknowledged.incrementAndGet(partition);
+                            }
+                        });
+                    }
+                    if (++sent % 25 == 0) {
+                        producer.flush(); // bounds what is in flight, so acknowledgements keep pace
+                    }
+                    long ahead = start + TimeUnit.MICROSECONDS.toNanos(ROUND_MICROS * sent) - System.nanoTime();
+                    if (ahead > 0) {
+                        LockSupport.parkNanos(ahead); // pacing, not waiting for a condition
+                    }
+                }
+                producer.flush();
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
+        }
+
+        int[] acknowledgedNow() {
+            int[] now = new int[PARTITIONS];
+            for (int p = 0; p < PARTITIONS; p++) {
+                now[p] = acknowledged.get(p);
+            }
+            return now;
+        }
+
+        /** Stops sending and waits for every send to be answered; the counts are final then. */
+        void stop() throws InterruptedException {
+            stopping.set(true);
+            thread.join(TimeUnit.SECONDS.toMillis(150));
+            producer.close(Duration.ofSeconds(30));
+        }
+
+        /** What was sent to each partition (read once stopped). */
+        int[] sent() {
+            return next.clone();
+        }
+
+        void rethrow(String context) {
+            Throwable first = failures.peek();
+            if (first != null) {
+                throw new AssertionError("the producer failed (" + failures.size() + " failures); " + context, first);
+            }
+        }
+    }
+
+    /** One member of a consumer group on its own thread, committing after each poll it processed. */
+    private static final class GroupConsumer {
+        final List<List<Integer>> consumed = new ArrayList<>();
+        private final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean stopping = new AtomicBoolean();
+        private final Thread thread;
+        private final String bootstrap;
+
+        GroupConsumer(String bootstrap) {
+            this.bootstrap = bootstrap;
+            for (int p = 0; p < PARTITIONS; p++) {
+                consumed.add(Collections.synchronizedList(new ArrayList<>()));
+            }
+            thread = new Thread(this::run, "reassign-test-consumer");
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        private void run() {
+            Properties cp = new Properties();
+            cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            cp.put(ConsumerConfig.GROUP_ID_CONFIG, "reassign-group");
+            cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(),
+                    new StringDeserializer())) {
+                c.subscribe(List.of(TOPIC));
+                while (!stopping.get()) {
+                    var records = c.poll(Duration.ofMillis(200));
+                    for (ConsumerRecord<String, String> r : records) {
+                        consumed.get(r.partition()).add(Integer.parseInt(r.value()));
+                    }
+                    if (!records.isEmpty()) {
+                        c.commitSync(Duration.ofSeconds(60));
+                    }
+                }
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
+        }
+
+        void awaitConsumed(int[] counts, String context) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            for (int p = 0; p < PARTITIONS; p++) {
+                while (consumed.get(p).size() < counts[p]) {
+                    rethrow(context);
+                    assertTrue(System.nanoTime() < deadline, "the group consumed " + counts[p] + " records of "
+                            + TOPIC + "-" + p + " within 120 s (has " + consumed.get(p).size() + "); " + context);
+                    TimeUnit.MILLISECONDS.sleep(50);
+                }
+            }
+        }
+
+        void stop() throws InterruptedException {
+            stopping.set(true);
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+        }
+
+        void rethrow(String context) {
+            Throwable first = failures.peek();
+            if (first != null) {
+                throw new AssertionError("the group consumer failed; " + context, first);
+            }
+        }
+    }
+}
