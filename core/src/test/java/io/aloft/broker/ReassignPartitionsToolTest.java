@@ -1,6 +1,8 @@
 package io.aloft.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -10,15 +12,18 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Queue;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -27,6 +32,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
+import org.apache.kafka.common.errors.NoReassignmentInProgressException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -42,7 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * for more; {@code -Daloft.reassign.seed} to replay), each followed by {@code --verify} until it
  * reports the move completed and by an acknowledged produce on the new broker. Afterwards every
  * acknowledged record is in its partition exactly once and in order, and the group consumed each
- * exactly once.
+ * exactly once. And AlterPartitionReassignments' refusals through Admin (several replicas, an
+ * unknown broker, a broker named twice, a cancellation, an unknown partition) leave the partition where it is.
  */
 class ReassignPartitionsToolTest {
     private static final String TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand";
@@ -111,7 +120,7 @@ class ReassignPartitionsToolTest {
                 execute("{\"version\":1,\"partitions\":[{\"topic\":\"" + TOPIC + "\",\"partition\":" + partition
                         + ",\"replicas\":[" + to + "],\"log_dirs\":[\"any\"]}]}", "move " + move + ": " + TOPIC + "-"
                         + partition + " " + from + " -> " + to, producer, context);
-                assertEquals(to, leader(partition), "move " + move + " left " + TOPIC + "-" + partition + " on " + to);
+                awaitLeader(TOPIC, partition, to, "move " + move);
             }
         } finally {
             producer.stop();
@@ -138,6 +147,45 @@ class ReassignPartitionsToolTest {
             assertEquals(expected, consumer.consumed.get(p), "the group consumed " + TOPIC + "-" + p
                     + " once, in order; " + context);
         }
+    }
+
+    @Test
+    void alterPartitionReassignments_badTargetsAndCancellation_refusedAndNothingMoves() throws Exception {
+        String topic = "refused";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (Admin admin = cluster.admin(2)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            int owner = leader(topic, 0);
+            int other = owner % BROKERS + 1;
+
+            Throwable several = refusal(admin, tp, Optional.of(new NewPartitionReassignment(List.of(other, owner))));
+            assertInstanceOf(InvalidReplicaAssignmentException.class, several, several.toString());
+            assertTrue(several.getMessage().contains("exactly one replica"), several.getMessage());
+            Throwable unknown = refusal(admin, tp, Optional.of(new NewPartitionReassignment(List.of(7))));
+            assertInstanceOf(InvalidReplicaAssignmentException.class, unknown, unknown.toString());
+            Throwable twice = refusal(admin, tp, Optional.of(new NewPartitionReassignment(List.of(other, other))));
+            assertInstanceOf(InvalidReplicaAssignmentException.class, twice, twice.toString());
+            Throwable cancel = refusal(admin, tp, Optional.empty());
+            assertInstanceOf(NoReassignmentInProgressException.class, cancel, cancel.toString());
+            Throwable missing = refusal(admin, new TopicPartition(topic, 1),
+                    Optional.of(new NewPartitionReassignment(List.of(other))));
+            assertInstanceOf(UnknownTopicOrPartitionException.class, missing, missing.toString());
+
+            assertEquals(owner, leader(topic, 0), "no refused request moved the partition");
+            assertEquals(Map.of(), admin.listPartitionReassignments().reassignments().get(60, TimeUnit.SECONDS));
+
+            admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(other)))))
+                    .all().get(60, TimeUnit.SECONDS);
+            awaitLeader(topic, 0, other, "a one-broker target moves the partition");
+            assertEquals(Map.of(), admin.listPartitionReassignments().reassignments().get(60, TimeUnit.SECONDS),
+                    "a move is complete once answered");
+        }
+    }
+
+    private static Throwable refusal(Admin admin, TopicPartition tp, Optional<NewPartitionReassignment> target) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> admin.alterPartitionReassignments(
+                Map.of(tp, target)).all().get(60, TimeUnit.SECONDS), tp + " -> " + target);
+        return e.getCause();
     }
 
     /**
@@ -176,9 +224,34 @@ class ReassignPartitionsToolTest {
     }
 
     private static int leader(int partition) throws Exception {
+        return leader(TOPIC, partition);
+    }
+
+    /** The partition's leader, as Metadata shows it (waiting while the broker asked does not know the topic yet). */
+    private static int leader(String topic, int partition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         try (Admin admin = cluster.admin(1)) {
-            return admin.describeTopics(List.of(TOPIC)).allTopicNames().get(60, TimeUnit.SECONDS).get(TOPIC)
-                    .partitions().get(partition).leader().id();
+            while (true) {
+                try {
+                    return admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic)
+                            .partitions().get(partition).leader().id();
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                }
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+        }
+    }
+
+    /** Waits until broker 1's metadata shows {@code broker} leading the partition (it learns of moves shortly). */
+    private static void awaitLeader(String topic, int partition, int broker, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (leader(topic, partition) != broker) {
+            assertTrue(System.nanoTime() < deadline, what + ": " + topic + "-" + partition + " led by broker " + broker
+                    + " within 30 s");
+            TimeUnit.MILLISECONDS.sleep(100);
         }
     }
 
