@@ -11,6 +11,7 @@ import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
@@ -36,9 +37,9 @@ import org.apache.kafka.common.requests.AlterPartitionReassignmentsResponse;
  * <p>Refused with INVALID_REPLICA_ASSIGNMENT, per partition: an empty list, several replicas (with a
  * message saying why: a second replica would add nothing on shared storage, and quietly taking the
  * first would let a tool believe it raised the replication factor), a negative, unknown, fenced or
- * shutting-down broker (INVALID_REPLICATION_FACTOR instead for several replicas when a v1 request does
- * not allow a replication factor change, as Kafka answers). Unknown topics and partitions answer UNKNOWN_TOPIC_OR_PARTITION, as Kafka
- * does.
+ * shutting-down broker (INVALID_REPLICATION_FACTOR instead for several replicas when a v1 request
+ * does not allow a replication factor change, as Kafka answers). Unknown topics and partitions
+ * answer UNKNOWN_TOPIC_OR_PARTITION, as Kafka does.
  *
  * <p>Thread-safe (stateless; the controller orders concurrent moves of one partition).
  */
@@ -71,8 +72,9 @@ public final class AlterPartitionReassignmentsHandler implements ApiHandler<Alte
                 ReassignablePartitionResponse out = new ReassignablePartitionResponse()
                         .setPartitionIndex(p.partitionIndex());
                 topicResponse.partitions().add(out);
-                pending.add(moveOne(t.name(), p, request.data().allowReplicationFactorChange()).thenAccept(error -> out.setErrorCode(error.error().code())
-                        .setErrorMessage(error.message())));
+                pending.add(moveOne(t.name(), p, request.data().allowReplicationFactorChange())
+                        .thenAccept(outcome -> out.setErrorCode(outcome.error().code())
+                                .setErrorMessage(outcome.message())));
             }
         }
         AlterPartitionReassignmentsResponseData data = new AlterPartitionReassignmentsResponseData()
@@ -138,7 +140,7 @@ public final class AlterPartitionReassignmentsHandler implements ApiHandler<Alte
             }
             if (broker.state() != BrokerState.ACTIVE) {
                 return new Outcome(Errors.INVALID_REPLICA_ASSIGNMENT, "broker " + id + " is "
-                        + broker.state().name().toLowerCase(java.util.Locale.ROOT) + ", not active");
+                        + broker.state().name().toLowerCase(Locale.ROOT) + ", not active");
             }
         }
         if (replicas.size() > 1 && !allowRfChange) {

@@ -29,7 +29,8 @@ public final class ListPartitionReassignmentsHandler implements ApiHandler<ListP
     }
 
     @Override
-    public CompletableFuture<AbstractResponse> handle(RequestContext context, ListPartitionReassignmentsRequest request) {
+    public CompletableFuture<AbstractResponse> handle(RequestContext context,
+            ListPartitionReassignmentsRequest request) {
         return CompletableFuture.completedFuture(new ListPartitionReassignmentsResponse(
                 new ListPartitionReassignmentsResponseData().setThrottleTimeMs(0).setErrorCode(Errors.NONE.code())
                         .setTopics(List.of())));
