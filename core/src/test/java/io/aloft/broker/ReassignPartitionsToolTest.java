@@ -111,7 +111,8 @@ class ReassignPartitionsToolTest {
             int proposed = lines.indexOf("Proposed partition reassignment configuration");
             assertTrue(lines.contains("Current partition replica assignment") && proposed >= 0
                     && proposed + 1 < lines.size(), generated.toString());
-            execute(lines.get(proposed + 1), "generated plan", producer, context);
+            // With a throttle, as operators of Kafka often run it: set by --execute, cleared by --verify.
+            execute(lines.get(proposed + 1), "generated plan", producer, context, "--throttle", "50000000");
 
             for (int move = 0; move < moves; move++) {
                 int partition = random.nextInt(PARTITIONS);
@@ -193,12 +194,18 @@ class ReassignPartitionsToolTest {
      * plan is reported completed, then waits for the producer to have records acknowledged by the
      * partitions' new owners.
      */
-    private void execute(String plan, String what, LoadProducer producer, String context) throws Exception {
+    private void execute(String plan, String what, LoadProducer producer, String context, String... options)
+            throws Exception {
         Path file = Files.writeString(dir.resolve("plan.json"), plan);
         int[] before = producer.acknowledgedNow();
-        KafkaCli.Result executed = tool("--execute", "--reassignment-json-file", file.toString());
+        List<String> args = new ArrayList<>(List.of("--execute", "--reassignment-json-file", file.toString()));
+        args.addAll(List.of(options));
+        KafkaCli.Result executed = tool(args.toArray(String[]::new));
         assertEquals(0, executed.exitCode(), what + "\n" + executed);
         assertTrue(executed.out().contains("Successfully started partition reassignment"), what + "\n" + executed);
+        if (args.contains("--throttle")) {
+            assertTrue(executed.out().contains("The inter-broker throttle limit was set to"), what + "\n" + executed);
+        }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             KafkaCli.Result verified = tool("--verify", "--reassignment-json-file", file.toString());

@@ -32,7 +32,11 @@ import org.apache.kafka.common.internals.Topic;
  */
 public final class TopicManager {
 
-    /** Every topic-level config key Kafka defines (TopicConfig's *_CONFIG constants). */
+    /**
+     * Every topic-level config key Kafka defines: TopicConfig's *_CONFIG constants, and the two
+     * replication throttles Kafka defines elsewhere, which {@code kafka-reassign-partitions.sh
+     * --throttle} sets and {@code --verify} clears (stored, with no effect: nothing is replicated).
+     */
     public static final Set<String> KNOWN_CONFIGS = knownConfigs();
 
     private final ControllerClient controller;
@@ -166,6 +170,8 @@ public final class TopicManager {
                 }
             }
         }
+        keys.add("leader.replication.throttled.replicas");
+        keys.add("follower.replication.throttled.replicas");
         return Set.copyOf(keys);
     }
 }
