@@ -135,7 +135,7 @@ class BadInputTest {
             assertEquals(Errors.NONE.code(), r.errorCode());
             assertTrue(r.apiKeys().find(ApiKeys.CREATE_TOPICS.id) != null);
             // Not served (yet): must not be advertised.
-            assertEquals(null, r.apiKeys().find(ApiKeys.ALTER_PARTITION_REASSIGNMENTS.id));
+            assertEquals(null, r.apiKeys().find(ApiKeys.ELECT_LEADERS.id));
         }
     }
 
