@@ -298,17 +298,7 @@ public final class Broker implements AutoCloseable {
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
         registered = true;
         failures.stopHeartbeatsWith(lifecycle);
-        // Controlled shutdown, run first on close: stop taking requests, close the partition logs
-        // (their data goes up to object storage), and only then let the controller move the
-        // partitions, so the next owner opens streams that hold everything acknowledged here.
         resources.add(lifecycle);
-        resources.add(() -> {
-            try {
-                lifecycle.drain().get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
-            } catch (Exception e) {
-                log.warn("Broker {} could not drain; its partitions move once its session times out", nodeId, e);
-            }
-        });
         resources.add(partitions);
         // Closed before the partition logs (resources close in reverse): no cleaning outlives its log.
         LogCleaner cleaner = new LogCleaner(settings.cleaner(), () -> partitions.openLogs().values(),
@@ -323,6 +313,18 @@ public final class Broker implements AutoCloseable {
         resources.add(offsetsTopic);
         failures.closeOnFailure("group loader", offsetsTopic);
         offsetsTopic.start();
+        // Controlled shutdown, run right after the listeners close: the controller marks this broker
+        // DRAINING and moves its partitions to active brokers, which open them only once this broker
+        // has closed them (their data up in object storage; see PartitionManager). Marking it first,
+        // not after the upload, lets the other brokers of a cluster stopped as a whole see it is
+        // stopping and keep their voters up for it (leaveCluster).
+        resources.add(() -> {
+            try {
+                lifecycle.drain().get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                log.warn("Broker {} could not drain; its partitions move once its session times out", nodeId, e);
+            }
+        });
         resources.add(server);
         if (failures.failed()) {
             throw new IllegalStateException("broker " + nodeId + " failed while starting; see the critical failure "

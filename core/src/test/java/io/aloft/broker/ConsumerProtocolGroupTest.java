@@ -125,10 +125,32 @@ class ConsumerProtocolGroupTest {
                         // The revocation callback of the next poll commits these positions instead.
                     }
                 }
-                consumer.commitSync();
+                commitLast(consumer, progress);
                 progress.owns(name, Set.of());
             } catch (Throwable t) {
                 failure.set(t);
+            }
+        }
+
+        /**
+         * The last commit before leaving. A heartbeat may have brought a new assignment, and with it a
+         * new member epoch, that the consumer applies only at its next poll: a commit sent meanwhile
+         * carries the old epoch and is refused (STALE_MEMBER_EPOCH, as Kafka refuses it). Polling
+         * (recording what it returns) lets the consumer take the new epoch; then the commit is retried.
+         */
+        private void commitLast(KafkaConsumer<String, String> consumer, GroupProgress progress) {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    consumer.commitSync();
+                    return;
+                } catch (CommitFailedException | StaleMemberEpochException e) {
+                    if (attempt == 10) {
+                        throw e;
+                    }
+                    for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100))) {
+                        progress.consumed(name, r);
+                    }
+                }
             }
         }
 
