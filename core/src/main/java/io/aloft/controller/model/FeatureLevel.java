@@ -15,6 +15,10 @@ package io.aloft.controller.model;
  * <li>{@value #KEY_COMPACTION}: the {@code ReplaceStreamRange} command (version 0), with which a
  *     broker's log cleaner commits a compacted range of a partition. Brokers do not compact keyed
  *     topics below this level.</li>
+ * <li>{@value #RACK_AWARE_PLACEMENT}: no new record; the controller's placement spreads each topic's
+ *     partitions over {@code broker.rack}s. Placement is part of the replicated state, so voters of
+ *     the previous build (which ignore racks) would place differently: below this level racks are
+ *     ignored.</li>
  * </ul>
  *
  * <p>Immutable constants.
@@ -33,9 +37,12 @@ public final class FeatureLevel {
     /** Key compaction: the {@code ReplaceStreamRange} command. */
     public static final int KEY_COMPACTION = 2;
 
+    /** Rack-aware placement of partitions (no new record). */
+    public static final int RACK_AWARE_PLACEMENT = 3;
+
     /** The lowest level this build reads and writes. */
     public static final int MIN_SUPPORTED = INITIAL;
 
     /** The highest level this build reads and writes. */
-    public static final int LATEST = KEY_COMPACTION;
+    public static final int LATEST = RACK_AWARE_PLACEMENT;
 }

@@ -20,6 +20,7 @@ import io.aloft.controller.command.RegisterBroker;
 import io.aloft.controller.command.UnregisterBroker;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.model.MetadataEvent;
 import io.aloft.controller.model.PartitionInfo;
 import io.aloft.controller.model.TopicInfo;
@@ -36,6 +37,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 
 /**
@@ -44,10 +48,11 @@ import java.util.regex.Pattern;
  * applies with code that cannot fail, so a rejected command changes nothing.
  *
  * <h2>Placement</h2>
- * A partition goes to the {@link BrokerState#ACTIVE} broker serving the fewest partitions (lowest
- * id on ties). When its broker is fenced, drains or is unregistered it moves to another active
- * broker; with none left it waits with broker -1 and is placed when a broker becomes active.
- * Every move raises the partition's leader epoch.
+ * A partition goes to an {@link BrokerState#ACTIVE} broker chosen by {@link Placement} (its topic
+ * spread over racks, then the fewest partitions, then the lowest id). When its broker is fenced,
+ * drains or is unregistered it moves to another active broker chosen the same way; with none left
+ * it waits with broker -1 and is placed when a broker becomes active. Every move raises the
+ * partition's leader epoch.
  *
  * <p>Not thread-safe: confined to the state machine's apply thread (reads under its lock).
  */
@@ -89,7 +94,7 @@ final class ClusterState {
         events.accept(MetadataEvent.brokerChanged(index, registered));
         if (existing != null) {
             // A new run of the broker: whatever its last run held is gone, so its partitions get new epochs.
-            updatePartitions(p -> p.brokerId() == c.brokerId(), p -> p.movedTo(c.brokerId()), events, index);
+            updatePartitions(p -> p.brokerId() == c.brokerId(), topic -> p -> p.movedTo(c.brokerId()), events, index);
         }
         placeOffline(events, index);
         return registered.brokerEpoch();
@@ -168,10 +173,11 @@ final class ClusterState {
                     + MAX_STREAMS_PER_PARTITION + "]");
         }
         validateConfigs(c.configs().keySet());
-        Map<Integer, Integer> load = partitionCounts();
+        Placement placement = Placement.of(brokers.values(), topics.values(), rackAware());
+        Placement.Spread spread = placement.spread(List.of());
         List<PartitionInfo> partitions = new ArrayList<>(c.partitions());
         for (int i = 0; i < c.partitions(); i++) {
-            partitions.add(newPartition(i, c.streamsPerPartition(), load));
+            partitions.add(newPartition(i, c.streamsPerPartition(), placement.place(spread, -1)));
         }
         TopicInfo topic = new TopicInfo(c.topicId(), c.name(), c.configs(), partitions);
         putTopic(topic, events, index);
@@ -205,10 +211,11 @@ final class ClusterState {
         }
         validatePartitionCount(c.totalCount());
         int streamsPerPartition = topic.partitions().get(0).streamIds().size();
-        Map<Integer, Integer> load = partitionCounts();
+        Placement placement = Placement.of(brokers.values(), topics.values(), rackAware());
+        Placement.Spread spread = placement.spread(topic.partitions());
         List<PartitionInfo> partitions = new ArrayList<>(topic.partitions());
         for (int i = current; i < c.totalCount(); i++) {
-            partitions.add(newPartition(i, streamsPerPartition, load));
+            partitions.add(newPartition(i, streamsPerPartition, placement.place(spread, -1)));
         }
         TopicInfo grown = new TopicInfo(topic.topicId(), topic.name(), topic.configs(), partitions);
         putTopic(grown, events, index);
@@ -249,14 +256,10 @@ final class ClusterState {
         return moved;
     }
 
-    private PartitionInfo newPartition(int partition, int streamCount, Map<Integer, Integer> load) {
+    private PartitionInfo newPartition(int partition, int streamCount, int broker) {
         List<Long> streamIds = new ArrayList<>(streamCount);
         for (int s = 0; s < streamCount; s++) {
             streamIds.add(streams.createStream(new CreateStreamRequest(-1)));
-        }
-        int broker = leastLoaded(load, -1);
-        if (broker >= 0) {
-            load.merge(broker, 1, Integer::sum);
         }
         return new PartitionInfo(partition, broker, 0, streamIds);
     }
@@ -295,40 +298,42 @@ final class ClusterState {
 
     /** Moves every partition of {@code brokerId} to other active brokers (or offline when there are none). */
     private void moveAwayFrom(int brokerId, Consumer<MetadataEvent> events, long index) {
-        Map<Integer, Integer> load = partitionCounts();
-        updatePartitions(p -> p.brokerId() == brokerId, p -> {
-            int target = leastLoaded(load, brokerId);
-            if (target >= 0) {
-                load.merge(target, 1, Integer::sum);
-            }
-            return p.movedTo(target);
+        Placement placement = Placement.of(brokers.values(), topics.values(), rackAware());
+        updatePartitions(p -> p.brokerId() == brokerId, topic -> {
+            Placement.Spread spread = placement.spread(topic.partitions());
+            return p -> p.movedTo(placement.place(spread, brokerId));
         }, events, index);
     }
 
     /** Places partitions that have no broker on active brokers. */
     private void placeOffline(Consumer<MetadataEvent> events, long index) {
-        Map<Integer, Integer> load = partitionCounts();
-        if (leastLoaded(load, -1) < 0) {
+        Placement placement = Placement.of(brokers.values(), topics.values(), rackAware());
+        if (!placement.hasActiveBroker()) {
             return;
         }
-        updatePartitions(p -> p.brokerId() < 0, p -> {
-            int target = leastLoaded(load, -1);
-            load.merge(target, 1, Integer::sum);
-            return p.movedTo(target);
+        updatePartitions(p -> p.brokerId() < 0, topic -> {
+            Placement.Spread spread = placement.spread(topic.partitions());
+            return p -> p.movedTo(placement.place(spread, -1));
         }, events, index);
     }
 
-    private void updatePartitions(java.util.function.Predicate<PartitionInfo> which,
-            java.util.function.UnaryOperator<PartitionInfo> change, Consumer<MetadataEvent> events, long index) {
+    /**
+     * Replaces the partitions {@code which} selects with what {@code change} makes of them; {@code
+     * change} is asked once per topic that has any, before the first is replaced.
+     */
+    private void updatePartitions(Predicate<PartitionInfo> which,
+            Function<TopicInfo, UnaryOperator<PartitionInfo>> change, Consumer<MetadataEvent> events, long index) {
         for (TopicInfo topic : List.copyOf(topics.values())) {
             List<PartitionInfo> partitions = null;
+            UnaryOperator<PartitionInfo> changeOne = null;
             for (int i = 0; i < topic.partitions().size(); i++) {
                 PartitionInfo p = topic.partitions().get(i);
                 if (which.test(p)) {
                     if (partitions == null) {
                         partitions = new ArrayList<>(topic.partitions());
+                        changeOne = change.apply(topic);
                     }
-                    partitions.set(i, change.apply(p));
+                    partitions.set(i, changeOne.apply(p));
                 }
             }
             if (partitions != null) {
@@ -337,33 +342,9 @@ final class ClusterState {
         }
     }
 
-    /** Partitions per active broker (every active broker present, with 0 if it has none). */
-    private Map<Integer, Integer> partitionCounts() {
-        Map<Integer, Integer> load = new TreeMap<>();
-        for (BrokerInfo b : brokers.values()) {
-            if (b.state() == BrokerState.ACTIVE) {
-                load.put(b.brokerId(), 0);
-            }
-        }
-        for (TopicInfo t : topics.values()) {
-            for (PartitionInfo p : t.partitions()) {
-                load.computeIfPresent(p.brokerId(), (k, v) -> v + 1);
-            }
-        }
-        return load;
-    }
-
-    /** The active broker with the fewest partitions, lowest id first; -1 if none (besides {@code excluded}). */
-    private static int leastLoaded(Map<Integer, Integer> load, int excluded) {
-        int best = -1;
-        int bestLoad = Integer.MAX_VALUE;
-        for (Map.Entry<Integer, Integer> e : load.entrySet()) { // ascending ids: ties go to the lowest
-            if (e.getKey() != excluded && e.getValue() < bestLoad) {
-                best = e.getKey();
-                bestLoad = e.getValue();
-            }
-        }
-        return best;
+    /** Whether placement heeds racks: from the feature level on which every voter does (see {@link Placement}). */
+    private boolean rackAware() {
+        return features.finalizedLevel() >= FeatureLevel.RACK_AWARE_PLACEMENT;
     }
 
     private void putTopic(TopicInfo topic, Consumer<MetadataEvent> events, long index) {
