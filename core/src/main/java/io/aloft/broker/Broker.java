@@ -294,7 +294,7 @@ public final class Broker implements AutoCloseable {
             String host = a.host().isEmpty() ? "127.0.0.1" : a.host();
             endpoints.add(new Endpoint(a.name(), host, port, "PLAINTEXT"));
         }
-        BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, null, failures)
+        BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, config.rack(), failures)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
         registered = true;
         failures.stopHeartbeatsWith(lifecycle);

@@ -58,6 +58,14 @@ public final class BrokerConfig {
             .doc("Addresses given to clients in metadata, per listener name; unset or empty, those of listeners.")
             .build();
 
+    public static final String BROKER_RACK_CONFIG = "broker.rack";
+    public static final ConfigKey<String> BROKER_RACK = ConfigKey.stringKey(BROKER_RACK_CONFIG)
+            .defaultText("(none)")
+            .doc("The broker's rack or zone, as in Kafka: given to clients in metadata, and the controller "
+                    + "spreads each topic's partitions evenly over the racks (from cluster feature level 3; a "
+                    + "broker without one counts as a rack of its own).")
+            .build();
+
     public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
     public static final ConfigKey<Integer> NUM_PARTITIONS = ConfigKey.intKey(NUM_PARTITIONS_CONFIG).defaultValue(1)
             .validator(Validator.between(1, 100_000))
@@ -185,13 +193,14 @@ public final class BrokerConfig {
 
     /** Every key the broker itself reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("broker", LISTENERS, ADVERTISED_LISTENERS,
-            NUM_PARTITIONS, AUTO_CREATE, MAX_REQUEST_BYTES, QUEUED_MAX_REQUEST_BYTES,
+            BROKER_RACK, NUM_PARTITIONS, AUTO_CREATE, MAX_REQUEST_BYTES, QUEUED_MAX_REQUEST_BYTES,
             CONNECTION_QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP,
             MAX_CONNECTIONS_PER_IP_OVERRIDES, NETWORK_THREADS, DATA_DIR, OBJECT_STORAGE_URL,
             LEADER_REPLICATION_THROTTLED_RATE, FOLLOWER_REPLICATION_THROTTLED_RATE, REPLICA_ALTER_LOG_DIRS_RATE);
 
     private final List<ListenerAddress> listeners;
     private final List<ListenerAddress> advertisedListeners;
+    private final String rack;
     private final int numPartitions;
     private final boolean autoCreateTopics;
     private final int maxRequestBytes;
@@ -208,6 +217,8 @@ public final class BrokerConfig {
             require(listeners.stream().anyMatch(l -> l.name().equals(a.name())), ADVERTISED_LISTENERS_CONFIG,
                     "listener " + a.name() + " is not in " + LISTENERS_CONFIG + "=" + ConfigKey.formatList(listeners));
         }
+        String r = v.get(BROKER_RACK);
+        rack = r == null || r.isBlank() ? null : r.trim();
         numPartitions = v.get(NUM_PARTITIONS);
         autoCreateTopics = v.get(AUTO_CREATE);
         maxRequestBytes = v.get(MAX_REQUEST_BYTES);
@@ -360,6 +371,11 @@ public final class BrokerConfig {
     }
 
     /** The object storage URL: {@code s3.url}, or a {@code file://} URL of {@code objects} under the data dir. */
+    /** {@code broker.rack}, or null. */
+    public String rack() {
+        return rack;
+    }
+
     public String objectStorageUrl() {
         return objectStorageUrl;
     }

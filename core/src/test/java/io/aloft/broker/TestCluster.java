@@ -34,8 +34,13 @@ final class TestCluster implements AutoCloseable {
     private final Map<Integer, Path> configs = new LinkedHashMap<>();
     private final Map<Integer, Process> processes = new LinkedHashMap<>();
     private final Map<Integer, Integer> ports = new LinkedHashMap<>();
+    private final Map<Integer, Map<String, String>> perNode = new LinkedHashMap<>();
+    /** Broker ids: 1..N from the start, and any added later. */
+    private final List<Integer> brokerIds = new ArrayList<>();
     private final int brokers;
     private String voters;
+    private Map<String, String> extra = Map.of();
+    private List<Integer> voterIds = List.of();
 
     /**
      * Writes every node's properties and starts them all at once (a broker with an embedded voter
@@ -46,8 +51,15 @@ final class TestCluster implements AutoCloseable {
      * @param extra properties for every node, over the generated ones
      */
     static TestCluster start(Path dir, int brokers, int controllers, Map<String, String> extra) throws Exception {
+        return start(dir, brokers, controllers, extra, Map.of());
+    }
+
+    /** As above, with properties for some nodes over those: {@code perNode.get(id)} for node {@code id}. */
+    static TestCluster start(Path dir, int brokers, int controllers, Map<String, String> extra,
+            Map<Integer, Map<String, String>> perNode) throws Exception {
         TestCluster cluster = new TestCluster(dir, brokers);
         try {
+            cluster.perNode.putAll(perNode);
             cluster.configure(controllers, extra);
             for (int id : cluster.configs.keySet()) {
                 cluster.launch(id);
@@ -83,7 +95,7 @@ final class TestCluster implements AutoCloseable {
             voters.add(id + "@127.0.0.1:" + TestQuorum.freePort());
         }
         this.voters = String.join(",", voters);
-        Path objects = Files.createDirectories(dir.resolve("objects"));
+        this.voterIds = voterIds;
         List<Integer> ids = new ArrayList<>();
         if (controllers > 0) {
             ids.addAll(voterIds);
@@ -91,35 +103,44 @@ final class TestCluster implements AutoCloseable {
         for (int i = 1; i <= brokers; i++) {
             ids.add(i);
         }
+        this.extra = extra;
         for (int id : ids) {
-            boolean broker = id <= brokers;
-            Map<String, String> p = new LinkedHashMap<>();
-            p.put("node.id", Integer.toString(id));
-            p.put("process.roles", !broker ? "controller" : voterIds.contains(id) ? "broker,controller" : "broker");
-            p.put("controller.quorum.voters", String.join(",", voters));
-            p.put("aloft.data.dir", dir.resolve("node-" + id).toString());
-            if (broker) {
-                int port = TestQuorum.freePort();
-                ports.put(id, port);
-                p.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
-                p.put("s3.url", "file://" + objects.toAbsolutePath());
-                p.put("wal.capacity.bytes", Long.toString(64L << 20));
-                p.put("s3.log.cache.size.bytes", Long.toString(16L << 20));
-                p.put("s3.wal.upload.threshold.bytes", Long.toString(4L << 20));
-                p.put("s3.block.cache.size.bytes", Long.toString(16L << 20));
-                p.put("group.initial.rebalance.delay.ms", "0");
-            }
-            p.putAll(extra);
-            StringBuilder text = new StringBuilder();
-            p.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-            Path config = dir.resolve("node-" + id + ".properties");
-            Files.writeString(config, text.toString());
-            configs.put(id, config);
+            writeConfig(id, id <= brokers);
         }
     }
 
+    private void writeConfig(int id, boolean broker) throws IOException {
+        Path objects = Files.createDirectories(dir.resolve("objects"));
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("node.id", Integer.toString(id));
+        p.put("process.roles", !broker ? "controller" : voterIds.contains(id) ? "broker,controller" : "broker");
+        p.put("controller.quorum.voters", voters);
+        p.put("aloft.data.dir", dir.resolve("node-" + id).toString());
+        if (broker) {
+            int port = TestQuorum.freePort();
+            ports.put(id, port);
+            p.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
+            p.put("s3.url", "file://" + objects.toAbsolutePath());
+            p.put("wal.capacity.bytes", Long.toString(64L << 20));
+            p.put("s3.log.cache.size.bytes", Long.toString(16L << 20));
+            p.put("s3.wal.upload.threshold.bytes", Long.toString(4L << 20));
+            p.put("s3.block.cache.size.bytes", Long.toString(16L << 20));
+            p.put("group.initial.rebalance.delay.ms", "0");
+        }
+        p.putAll(extra);
+        p.putAll(perNode.getOrDefault(id, Map.of()));
+        if (broker) {
+            brokerIds.add(id);
+        }
+        StringBuilder text = new StringBuilder();
+        p.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+        Path config = dir.resolve("node-" + id + ".properties");
+        Files.writeString(config, text.toString());
+        configs.put(id, config);
+    }
+
     private void launch(int id) throws IOException {
-        boolean controllerOnly = id > brokers;
+        boolean controllerOnly = !brokerIds.contains(id);
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 // Small and quick to start (C1 only, one compiler thread): several of them share 2 cores.
                 controllerOnly ? "-Xmx128m" : "-Xmx320m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -195,6 +216,41 @@ final class TestCluster implements AutoCloseable {
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * Starts broker {@code id}, not one of those the cluster started with, on the same quorum and
+     * object storage ({@code props} over the cluster's extra properties); returns once it serves,
+     * seen in DescribeCluster from broker 1.
+     */
+    void addBroker(int id, Map<String, String> props) throws Exception {
+        if (configs.containsKey(id)) {
+            throw new IllegalArgumentException("node " + id + " exists");
+        }
+        perNode.put(id, props);
+        writeConfig(id, true);
+        launch(id);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
+        try (Admin admin = admin(1)) {
+            while (admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream().noneMatch(n -> n.id() == id)) {
+                if (!processes.get(id).isAlive() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("broker " + id + " did not join; see " + logFile(id));
+                }
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+        }
+    }
+
+    /** Stops node {@code id} gracefully (SIGTERM: BrokerMain's shutdown hook) and returns its exit status. */
+    int stop(int id) throws InterruptedException {
+        Process p = processes.get(id);
+        // Through the handle: Process.destroy() also closes the child's standard input, at which
+        // BrokerChild halts before its shutdown hook has done anything.
+        p.toHandle().destroy();
+        if (!p.waitFor(START_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("node " + id + " did not exit after SIGTERM; see " + logFile(id));
+        }
+        return p.exitValue();
     }
 
     /** SIGKILLs every node: tests keep nothing, and a graceful stop of several nodes costs seconds. */

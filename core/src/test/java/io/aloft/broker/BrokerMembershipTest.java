@@ -1,0 +1,205 @@
+package io.aloft.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A cluster's membership changing under data (issue 13, placement): brokers in racks spread each
+ * topic evenly over the racks; a broker that joins later receives new partitions and can be moved
+ * to; a broker is removed by moving its partitions away and stopping it, and nothing acknowledged
+ * is lost on the way. Brokers are child processes on 127.0.0.1 ({@link TestCluster}).
+ */
+class BrokerMembershipTest {
+    private static final int EACH = 100;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void racksSpreadTopics_joiningBrokerReceivesPartitions_removedBrokerLosesNothing() throws Exception {
+        Map<Integer, Map<String, String>> racks = Map.of(1, Map.of("broker.rack", "a"),
+                2, Map.of("broker.rack", "a"), 3, Map.of("broker.rack", "b"));
+        try (TestCluster cluster = TestCluster.start(dir, 3, 0, Map.of(), racks);
+                Admin admin = cluster.admin(1)) {
+            // Metadata gives every broker's rack.
+            Map<Integer, String> rackOf = rackOf(admin);
+            assertEquals(Map.of(1, "a", 2, "a", 3, "b"), rackOf);
+
+            // Rack a has two brokers, rack b one: the topic still goes half to each rack.
+            admin.createTopics(List.of(new NewTopic("spread", 6, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            assertEquals(Map.of("a", 3, "b", 3), perRack(describe(admin, "spread"), rackOf));
+
+            Map<TopicPartition, Integer> acked = new HashMap<>();
+            try (KafkaProducer<String, String> producer = producer(cluster.bootstrap(2))) {
+                produce(producer, "spread", 6, acked);
+
+                // A broker joining later (rack b) takes new partitions, as the least loaded.
+                cluster.addBroker(4, Map.of("broker.rack", "b"));
+                rackOf = rackOf(admin);
+                assertEquals("b", rackOf.get(4));
+                admin.createTopics(List.of(new NewTopic("fresh", 2, (short) 1))).all().get(60, TimeUnit.SECONDS);
+                assertTrue(describe(admin, "fresh").stream().anyMatch(p -> p.leader().id() == 4),
+                        "the new broker leads a partition of the new topic: " + describe(admin, "fresh"));
+                assertEquals(Map.of("a", 1, "b", 1), perRack(describe(admin, "fresh"), rackOf));
+
+                // ... and existing partitions can be moved to it.
+                int moved = describe(admin, "spread").stream().filter(p -> p.leader().id() == 3).findFirst()
+                        .orElseThrow().partition();
+                reassign(admin, new TopicPartition("spread", moved), 4);
+                awaitLeader(admin, new TopicPartition("spread", moved), 4);
+                produce(producer, "spread", 6, acked);
+                produce(producer, "fresh", 2, acked);
+
+                // Removal: every partition moved off broker 4, then it stops gracefully.
+                for (String topic : List.of("spread", "fresh")) {
+                    for (TopicPartitionInfo p : describe(admin, topic)) {
+                        if (p.leader().id() == 4) {
+                            reassign(admin, new TopicPartition(topic, p.partition()), 3);
+                            awaitLeader(admin, new TopicPartition(topic, p.partition()), 3);
+                        }
+                    }
+                }
+                assertEquals(143, cluster.stop(4), "broker 4's exit status: the JVM's after SIGTERM (128 + 15)");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (rackOf(admin).containsKey(4)) {
+                    assertTrue(System.nanoTime() < deadline, "broker 4 leaves the cluster's metadata");
+                    TimeUnit.MILLISECONDS.sleep(100);
+                }
+                produce(producer, "spread", 6, acked);
+                produce(producer, "fresh", 2, acked);
+            }
+            assertEveryAcknowledgedRecordOnceInOrder(cluster.bootstrap(1), acked);
+        }
+    }
+
+    private static Map<Integer, String> rackOf(Admin admin) throws Exception {
+        return admin.describeCluster().nodes().get(60, TimeUnit.SECONDS).stream()
+                .collect(Collectors.toMap(Node::id, n -> n.rack() == null ? "-" : n.rack()));
+    }
+
+    /**
+     * The topic's partitions as Admin describes them, once it can: the broker Admin asks may learn of a
+     * topic just created through another a moment later (the change feed), as with Kafka.
+     */
+    private static List<TopicPartitionInfo> describe(Admin admin, String topic) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS)
+                        .get(topic);
+                return d.partitions();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+        }
+    }
+
+    private static Map<String, Integer> perRack(List<TopicPartitionInfo> partitions, Map<Integer, String> rackOf) {
+        Map<String, Integer> counts = new TreeMap<>();
+        partitions.forEach(p -> counts.merge(rackOf.get(p.leader().id()), 1, Integer::sum));
+        return counts;
+    }
+
+    private static void reassign(Admin admin, TopicPartition tp, int broker) throws Exception {
+        admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(broker)))))
+                .all().get(60, TimeUnit.SECONDS);
+    }
+
+    private static void awaitLeader(Admin admin, TopicPartition tp, int broker) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (describe(admin, tp.topic()).get(tp.partition()).leader().id() != broker) {
+            assertTrue(System.nanoTime() < deadline, tp + " led by broker " + broker + " within 30 s");
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+
+    private static KafkaProducer<String, String> producer(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    /** {@link #EACH} records to each partition, values numbering on from what it already has; all acknowledged. */
+    private static void produce(KafkaProducer<String, String> producer, String topic, int partitions,
+            Map<TopicPartition, Integer> acked) throws Exception {
+        List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            int from = acked.getOrDefault(tp, 0);
+            for (int i = from; i < from + EACH; i++) {
+                sends.add(producer.send(new ProducerRecord<>(topic, p, null, Integer.toString(i))));
+            }
+        }
+        for (java.util.concurrent.Future<?> f : sends) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        for (int p = 0; p < partitions; p++) {
+            acked.merge(new TopicPartition(topic, p), EACH, Integer::sum);
+        }
+    }
+
+    private static void assertEveryAcknowledgedRecordOnceInOrder(String bootstrap, Map<TopicPartition, Integer> acked) {
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Map<TopicPartition, List<Integer>> values = new HashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cp, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.assign(acked.keySet());
+            consumer.seekToBeginning(acked.keySet());
+            long total = acked.values().stream().mapToLong(Integer::longValue).sum();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long read = 0;
+            while (read < total && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.computeIfAbsent(new TopicPartition(r.topic(), r.partition()), k -> new ArrayList<>())
+                            .add(Integer.parseInt(r.value()));
+                    read++;
+                }
+            }
+            assertEquals(acked.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey,
+                    e -> (long) e.getValue())), consumer.endOffsets(acked.keySet()), "end offsets");
+        }
+        acked.forEach((tp, n) -> {
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                expected.add(i);
+            }
+            assertEquals(expected, values.get(tp), tp + ": every acknowledged record once, in order");
+        });
+    }
+}
