@@ -17,7 +17,6 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,7 +26,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -57,7 +55,7 @@ class BrokerMembershipTest {
 
             // Rack a has two brokers, rack b one: the topic still goes half to each rack.
             admin.createTopics(List.of(new NewTopic("spread", 6, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            assertEquals(Map.of("a", 3, "b", 3), perRack(describe(admin, "spread"), rackOf));
+            assertEquals(Map.of("a", 3, "b", 3), perRack(cluster.partitions("spread"), rackOf));
 
             Map<TopicPartition, Integer> acked = new HashMap<>();
             try (KafkaProducer<String, String> producer = producer(cluster.bootstrap(2))) {
@@ -68,24 +66,24 @@ class BrokerMembershipTest {
                 rackOf = rackOf(admin);
                 assertEquals("b", rackOf.get(4));
                 admin.createTopics(List.of(new NewTopic("fresh", 2, (short) 1))).all().get(60, TimeUnit.SECONDS);
-                assertTrue(describe(admin, "fresh").stream().anyMatch(p -> p.leader().id() == 4),
-                        "the new broker leads a partition of the new topic: " + describe(admin, "fresh"));
-                assertEquals(Map.of("a", 1, "b", 1), perRack(describe(admin, "fresh"), rackOf));
+                assertTrue(cluster.partitions("fresh").stream().anyMatch(p -> p.leader().id() == 4),
+                        "the new broker leads a partition of the new topic: " + cluster.partitions("fresh"));
+                assertEquals(Map.of("a", 1, "b", 1), perRack(cluster.partitions("fresh"), rackOf));
 
                 // ... and existing partitions can be moved to it.
-                int moved = describe(admin, "spread").stream().filter(p -> p.leader().id() == 3).findFirst()
+                int moved = cluster.partitions("spread").stream().filter(p -> p.leader().id() == 3).findFirst()
                         .orElseThrow().partition();
                 reassign(admin, new TopicPartition("spread", moved), 4);
-                awaitLeader(admin, new TopicPartition("spread", moved), 4);
+                cluster.awaitLeader("spread", moved, 4, "moved");
                 produce(producer, "spread", 6, acked);
                 produce(producer, "fresh", 2, acked);
 
                 // Removal: every partition moved off broker 4, then it stops gracefully.
                 for (String topic : List.of("spread", "fresh")) {
-                    for (TopicPartitionInfo p : describe(admin, topic)) {
+                    for (TopicPartitionInfo p : cluster.partitions(topic)) {
                         if (p.leader().id() == 4) {
                             reassign(admin, new TopicPartition(topic, p.partition()), 3);
-                            awaitLeader(admin, new TopicPartition(topic, p.partition()), 3);
+                            cluster.awaitLeader(topic, p.partition(), 3, "moved");
                         }
                     }
                 }
@@ -107,26 +105,6 @@ class BrokerMembershipTest {
                 .collect(Collectors.toMap(Node::id, n -> n.rack() == null ? "-" : n.rack()));
     }
 
-    /**
-     * The topic's partitions as Admin describes them, once it can: the broker Admin asks may learn of a
-     * topic just created through another a moment later (the change feed), as with Kafka.
-     */
-    private static List<TopicPartitionInfo> describe(Admin admin, String topic) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS)
-                        .get(topic);
-                return d.partitions();
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                TimeUnit.MILLISECONDS.sleep(50);
-            }
-        }
-    }
-
     private static Map<String, Integer> perRack(List<TopicPartitionInfo> partitions, Map<Integer, String> rackOf) {
         Map<String, Integer> counts = new TreeMap<>();
         partitions.forEach(p -> counts.merge(rackOf.get(p.leader().id()), 1, Integer::sum));
@@ -136,14 +114,6 @@ class BrokerMembershipTest {
     private static void reassign(Admin admin, TopicPartition tp, int broker) throws Exception {
         admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(broker)))))
                 .all().get(60, TimeUnit.SECONDS);
-    }
-
-    private static void awaitLeader(Admin admin, TopicPartition tp, int broker) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (describe(admin, tp.topic()).get(tp.partition()).leader().id() != broker) {
-            assertTrue(System.nanoTime() < deadline, tp + " led by broker " + broker + " within 30 s");
-            TimeUnit.MILLISECONDS.sleep(50);
-        }
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap) {

@@ -47,17 +47,19 @@ import org.junit.jupiter.api.io.TempDir;
  * against a 3-broker cluster, while an idempotent acks=all producer and a consumer group run:
  * {@code --generate} proposes a plan, {@code --execute} applies it and then a bounded number of
  * random single-partition moves ({@value #DEFAULT_MOVES} by default, {@code -Daloft.reassign.moves=N}
- * for more; {@code -Daloft.reassign.seed} to replay), each followed by {@code --verify} until it
+ * for more or fewer; {@code -Daloft.reassign.seed} to replay; every fifth moves the group's
+ * coordinator, its {@code __consumer_offsets} partition), each followed by {@code --verify} until it
  * reports the move completed and by an acknowledged produce on the new broker. Afterwards every
  * acknowledged record is in its partition exactly once and in order, and the group consumed each
  * exactly once. And AlterPartitionReassignments' refusals through Admin (several replicas, an
  * unknown broker, a broker named twice, a cancellation, an unknown partition) leave the partition where it is.
  */
 class ReassignPartitionsToolTest {
-    private static final String TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand";
     private static final int BROKERS = 3;
     private static final int PARTITIONS = 4;
-    private static final int DEFAULT_MOVES = 10;
+    private static final int DEFAULT_MOVES = 50;
+    private static final int OFFSETS_PARTITIONS = 3;
+    private static final String GROUP = "reassign-group";
     /**
      * The producer's pace: a record to each partition every this many microseconds (2,000 records/s
      * in all), so a run of many moves stays small to read back and leaves the cores to the brokers.
@@ -70,13 +72,14 @@ class ReassignPartitionsToolTest {
     @TempDir
     static Path dir;
     private static TestCluster cluster;
-    private static KafkaCli cli;
+    private static ReassignTool tool;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.start(dir.resolve("cluster"), BROKERS, 0, Map.of("offsets.topic.num.partitions", "3",
+        cluster = TestCluster.start(dir.resolve("cluster"), BROKERS, 0, Map.of("offsets.topic.num.partitions",
+                Integer.toString(OFFSETS_PARTITIONS),
                 "group.initial.rebalance.delay.ms", "0"));
-        cli = new KafkaCli(dir.resolve("cli"));
+        tool = new ReassignTool(cluster, BROKERS, dir.resolve("tool"));
     }
 
     @AfterAll
@@ -104,7 +107,7 @@ class ReassignPartitionsToolTest {
 
             Path topics = Files.writeString(dir.resolve("topics.json"),
                     "{\"version\":1,\"topics\":[{\"topic\":\"" + TOPIC + "\"}]}");
-            KafkaCli.Result generated = tool("--generate", "--topics-to-move-json-file", topics.toString(),
+            KafkaCli.Result generated = tool.run("--generate", "--topics-to-move-json-file", topics.toString(),
                     "--broker-list", "1,2,3");
             assertEquals(0, generated.exitCode(), generated.toString());
             List<String> lines = generated.lines();
@@ -115,13 +118,16 @@ class ReassignPartitionsToolTest {
             execute(lines.get(proposed + 1), "generated plan", producer, context, "--throttle", "50000000");
 
             for (int move = 0; move < moves; move++) {
-                int partition = random.nextInt(PARTITIONS);
-                int from = leader(partition);
+                // Every fifth move is the group's coordinator: its __consumer_offsets partition.
+                boolean coordinator = move % 5 == 4;
+                String topic = coordinator ? "__consumer_offsets" : TOPIC;
+                int partition = coordinator ? Math.abs(GROUP.hashCode()) % OFFSETS_PARTITIONS
+                        : random.nextInt(PARTITIONS);
+                int from = cluster.leader(topic, partition);
                 int to = 1 + (from - 1 + 1 + random.nextInt(BROKERS - 1)) % BROKERS;
-                execute("{\"version\":1,\"partitions\":[{\"topic\":\"" + TOPIC + "\",\"partition\":" + partition
-                        + ",\"replicas\":[" + to + "],\"log_dirs\":[\"any\"]}]}", "move " + move + ": " + TOPIC + "-"
+                execute(ReassignTool.plan(topic, partition, to), "move " + move + ": " + topic + "-"
                         + partition + " " + from + " -> " + to, producer, context);
-                awaitLeader(TOPIC, partition, to, "move " + move);
+                cluster.awaitLeader(topic, partition, to, "move " + move);
             }
         } finally {
             producer.stop();
@@ -156,7 +162,7 @@ class ReassignPartitionsToolTest {
         TopicPartition tp = new TopicPartition(topic, 0);
         try (Admin admin = cluster.admin(2)) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            int owner = leader(topic, 0);
+            int owner = cluster.leader(topic, 0);
             int other = owner % BROKERS + 1;
 
             Throwable several = refusal(admin, tp, Optional.of(new NewPartitionReassignment(List.of(other, owner))));
@@ -172,12 +178,12 @@ class ReassignPartitionsToolTest {
                     Optional.of(new NewPartitionReassignment(List.of(other))));
             assertInstanceOf(UnknownTopicOrPartitionException.class, missing, missing.toString());
 
-            assertEquals(owner, leader(topic, 0), "no refused request moved the partition");
+            assertEquals(owner, cluster.leader(topic, 0), "no refused request moved the partition");
             assertEquals(Map.of(), admin.listPartitionReassignments().reassignments().get(60, TimeUnit.SECONDS));
 
             admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(other)))))
                     .all().get(60, TimeUnit.SECONDS);
-            awaitLeader(topic, 0, other, "a one-broker target moves the partition");
+            cluster.awaitLeader(topic, 0, other, "a one-broker target moves the partition");
             assertEquals(Map.of(), admin.listPartitionReassignments().reassignments().get(60, TimeUnit.SECONDS),
                     "a move is complete once answered");
         }
@@ -196,69 +202,10 @@ class ReassignPartitionsToolTest {
      */
     private void execute(String plan, String what, LoadProducer producer, String context, String... options)
             throws Exception {
-        Path file = Files.writeString(dir.resolve("plan.json"), plan);
         int[] before = producer.acknowledgedNow();
-        List<String> args = new ArrayList<>(List.of("--execute", "--reassignment-json-file", file.toString()));
-        args.addAll(List.of(options));
-        KafkaCli.Result executed = tool(args.toArray(String[]::new));
-        assertEquals(0, executed.exitCode(), what + "\n" + executed);
-        assertTrue(executed.out().contains("Successfully started partition reassignment"), what + "\n" + executed);
-        if (args.contains("--throttle")) {
-            assertTrue(executed.out().contains("The inter-broker throttle limit was set to"), what + "\n" + executed);
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            KafkaCli.Result verified = tool("--verify", "--reassignment-json-file", file.toString());
-            boolean done = verified.exitCode() == 0 && verified.lines().stream()
-                    .filter(l -> l.startsWith("Reassignment of partition ") || l.startsWith("There is no active"))
-                    .allMatch(l -> l.endsWith(" is completed."));
-            if (done) {
-                assertTrue(verified.out().contains("is completed."), what + "\n" + verified);
-                break;
-            }
-            assertTrue(System.nanoTime() < deadline, what + ": --verify reports completion within 60 s\n" + verified);
-        }
+        tool.executeAndVerify(plan, what, options);
         for (int p = 0; p < PARTITIONS; p++) {
             awaitAcknowledged(producer, p, before[p] + 10, what + "; " + context);
-        }
-    }
-
-    private static KafkaCli.Result tool(String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrap(1 + (int) (System.nanoTime()
-                % BROKERS))));
-        all.addAll(List.of(args));
-        return cli.run(TOOL, all.toArray(String[]::new));
-    }
-
-    private static int leader(int partition) throws Exception {
-        return leader(TOPIC, partition);
-    }
-
-    /** The partition's leader, as Metadata shows it (waiting while the broker asked does not know the topic yet). */
-    private static int leader(String topic, int partition) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (Admin admin = cluster.admin(1)) {
-            while (true) {
-                try {
-                    return admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic)
-                            .partitions().get(partition).leader().id();
-                } catch (ExecutionException e) {
-                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
-                        throw e;
-                    }
-                }
-                TimeUnit.MILLISECONDS.sleep(100);
-            }
-        }
-    }
-
-    /** Waits until broker 1's metadata shows {@code broker} leading the partition (it learns of moves shortly). */
-    private static void awaitLeader(String topic, int partition, int broker, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (leader(topic, partition) != broker) {
-            assertTrue(System.nanoTime() < deadline, what + ": " + topic + "-" + partition + " led by broker " + broker
-                    + " within 30 s");
-            TimeUnit.MILLISECONDS.sleep(100);
         }
     }
 
@@ -404,7 +351,7 @@ class ReassignPartitionsToolTest {
         private void run() {
             Properties cp = new Properties();
             cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            cp.put(ConsumerConfig.GROUP_ID_CONFIG, "reassign-group");
+            cp.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
             cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(),

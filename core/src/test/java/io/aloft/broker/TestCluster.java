@@ -12,9 +12,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * A cluster of broker processes ({@link BrokerChild}, so none outlives the test JVM) on 127.0.0.1:
@@ -194,6 +197,44 @@ final class TestCluster implements AutoCloseable {
     Admin admin(int id) {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(id),
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000));
+    }
+
+    /**
+     * A topic's partitions as Admin (on broker 1) describes them, once it can: a broker may learn of a
+     * topic just created through another a moment later (the change feed), as with Kafka.
+     */
+    List<TopicPartitionInfo> partitions(String topic) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Admin admin = admin(1)) {
+            while (true) {
+                try {
+                    return admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic)
+                            .partitions();
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+        }
+    }
+
+    /** The partition's leader, as Metadata shows it. */
+    int leader(String topic, int partition) throws Exception {
+        return partitions(topic).get(partition).leader().id();
+    }
+
+    /** Waits until Metadata shows {@code broker} leading the partition (brokers learn of moves within moments). */
+    void awaitLeader(String topic, int partition, int broker, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (leader(topic, partition) != broker) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + ": " + topic + "-" + partition + " not led by broker " + broker
+                        + " within 30 s");
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
     }
 
     /** Broker {@code id}'s client address. */
