@@ -1,6 +1,8 @@
 package io.aloft.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -12,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -26,6 +29,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignableTopic;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsResponse;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -47,7 +57,9 @@ class BrokerMembershipTest {
     void racksSpreadTopics_joiningBrokerReceivesPartitions_removedBrokerLosesNothing() throws Exception {
         Map<Integer, Map<String, String>> racks = Map.of(1, Map.of("broker.rack", "a"),
                 2, Map.of("broker.rack", "a"), 3, Map.of("broker.rack", "b"));
-        try (TestCluster cluster = TestCluster.start(dir, 3, 0, Map.of(), racks);
+        // A long session: on a loaded machine a broker missing heartbeats would be fenced and its
+        // partitions moved, which is not what this test is about.
+        try (TestCluster cluster = TestCluster.start(dir, 3, 0, Map.of("broker.session.timeout.ms", "60000"), racks);
                 Admin admin = cluster.admin(1)) {
             // Metadata gives every broker's rack.
             Map<Integer, String> rackOf = rackOf(admin);
@@ -97,6 +109,49 @@ class BrokerMembershipTest {
                 produce(producer, "fresh", 2, acked);
             }
             assertEveryAcknowledgedRecordOnceInOrder(cluster.bootstrap(1), acked);
+        }
+    }
+
+    @Test
+    void reassignmentToDeadBrokers_fencedRefused_noQuorumTimesOutWithinTheRequestTimeout() throws Exception {
+        try (TestCluster cluster = TestCluster.start(dir, 3, 0, Map.of("broker.session.timeout.ms", "4000",
+                "broker.heartbeat.interval.ms", "500"))) {
+            try (Admin admin = cluster.admin(1)) {
+                admin.createTopics(List.of(new NewTopic("target", 3, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            }
+            int onBroker1 = cluster.partitions("target").stream().filter(p -> p.leader().id() == 1).findFirst()
+                    .orElseThrow().partition();
+            // A killed broker is fenced once its session lapses; then it is no target.
+            cluster.kill(3);
+            try (Admin admin = cluster.admin(1)) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (!admin.describeCluster().nodes().get(60, TimeUnit.SECONDS).stream().noneMatch(n -> n.id() == 3)) {
+                    assertTrue(System.nanoTime() < deadline, "broker 3 fenced (out of DescribeCluster) within 60 s");
+                    TimeUnit.MILLISECONDS.sleep(100);
+                }
+                ExecutionException fenced = assertThrows(ExecutionException.class, () -> admin
+                        .alterPartitionReassignments(Map.of(new TopicPartition("target", onBroker1),
+                                Optional.of(new NewPartitionReassignment(List.of(3))))).all().get(60, TimeUnit.SECONDS));
+                assertInstanceOf(InvalidReplicaAssignmentException.class, fenced.getCause());
+                assertTrue(fenced.getCause().getMessage().contains("fenced"), fenced.getCause().getMessage());
+            }
+            assertEquals(1, cluster.leader("target", onBroker1), "the refused move left the partition in place");
+
+            // Broker 2 killed too: broker 1's voter is alone, the quorum cannot commit. Broker 1 still
+            // sees broker 2 active (nothing could fence it), so only the controller's silence can
+            // stop the move: the answer is REQUEST_TIMED_OUT once the request's timeoutMs is spent.
+            cluster.kill(2);
+            AlterPartitionReassignmentsRequestData data = new AlterPartitionReassignmentsRequestData()
+                    .setTimeoutMs(1_000).setTopics(List.of(new ReassignableTopic().setName("target").setPartitions(
+                            List.of(new ReassignablePartition().setPartitionIndex(onBroker1).setReplicas(List.of(2))))));
+            try (RawKafkaClient raw = new RawKafkaClient(cluster.bootstrap(1))) {
+                AlterPartitionReassignmentsResponse r = raw.send(
+                        new AlterPartitionReassignmentsRequest.Builder(data).build((short) 0));
+                assertEquals(Errors.REQUEST_TIMED_OUT.code(), r.data().errorCode(),
+                        r.data().toString());
+                assertEquals(Errors.REQUEST_TIMED_OUT.code(),
+                        r.data().responses().get(0).partitions().get(0).errorCode(), r.data().toString());
+            }
         }
     }
 

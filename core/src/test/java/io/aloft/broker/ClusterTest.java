@@ -11,15 +11,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -64,7 +68,7 @@ import org.junit.jupiter.api.io.TempDir;
  * broker reach every partition, and a broker asked for a partition it does not serve answers
  * NOT_LEADER_OR_FOLLOWER with the KIP-951 leader hint. A partition moved by the controller between live
  * brokers is closed by the old one within seconds and opened by the new one only after that, so no
- * acknowledged record is lost.
+ * acknowledged record is lost, also when moves of one partition race each other.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterTest {
@@ -327,6 +331,58 @@ class ClusterTest {
             expected.add(i);
         }
         assertEquals(expected, values, "every acknowledged record once, in order, across the move");
+    }
+
+    @Test
+    void concurrentReassignmentsOfOnePartition_oneOwnerAtTheEnd_everyAcknowledgedRecordOnceInOrder() throws Exception {
+        String topic = "contended";
+        try (Admin admin = cluster.admin(1)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        cluster.partitions(topic);
+        SequenceProducer producer = new SequenceProducer(cluster.bootstrap(2), topic, 1, 2_000);
+        producer.start();
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        try {
+            producer.awaitAcknowledged(0, 20, "before the moves");
+            // Three admins, each firing moves of the same partition to random brokers, without waiting
+            // for a handoff to finish: owners change while the previous one is still closing.
+            List<Thread> movers = new ArrayList<>();
+            for (int m = 0; m < 3; m++) {
+                int seed = m;
+                movers.add(new Thread(() -> {
+                    Random random = new Random(seed);
+                    try (Admin admin = cluster.admin(1 + seed)) {
+                        for (int i = 0; i < 6; i++) {
+                            int to = 1 + random.nextInt(BROKERS);
+                            admin.alterPartitionReassignments(Map.of(new TopicPartition(topic, 0), Optional.of(
+                                    new NewPartitionReassignment(List.of(to)))))
+                                    .all().get(60, TimeUnit.SECONDS);
+                        }
+                    } catch (Exception | AssertionError e) {
+                        failures.add(e);
+                    }
+                }, "mover-" + m));
+            }
+            movers.forEach(Thread::start);
+            for (Thread t : movers) {
+                t.join(TimeUnit.SECONDS.toMillis(120));
+            }
+            assertEquals(List.of(), failures, "every move was accepted");
+            int before = producer.acknowledged.get(0);
+            producer.awaitAcknowledged(0, before + 50, "after the moves, at the last owner");
+        } finally {
+            producer.stop();
+        }
+        producer.rethrow("concurrent moves");
+        int sent = producer.sent()[0];
+        assertEquals(sent, producer.acknowledged.get(0), "every record sent was acknowledged");
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < sent; i++) {
+            expected.add(i);
+        }
+        assertEquals(expected, SequenceProducer.readPartition(cluster.bootstrap(3), topic, 0, sent),
+                "every acknowledged record once, in order, across 18 racing moves");
     }
 
     /** Waits until broker {@code id}'s metadata has the topic (the change feed reaches it within moments). */

@@ -65,8 +65,6 @@ class ReassignPartitionsToolTest {
      * in all), so a run of many moves stays small to read back and leaves the cores to the brokers.
      */
     private static final long ROUND_MICROS = 2_000;
-    /** Bounds the producer (and the memory of what it sent) however long the moves take. */
-    private static final int MAX_RECORDS_PER_PARTITION = 2_000_000;
     private static final String TOPIC = "reassigned";
 
     @TempDir
@@ -98,12 +96,12 @@ class ReassignPartitionsToolTest {
         try (Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
-        LoadProducer producer = new LoadProducer(cluster.bootstrap(1));
+        SequenceProducer producer = new SequenceProducer(cluster.bootstrap(1), TOPIC, PARTITIONS, ROUND_MICROS);
         GroupConsumer consumer = new GroupConsumer(cluster.bootstrap(2));
         producer.start();
         consumer.start();
         try {
-            awaitAcknowledged(producer, 0, 10, context);
+            producer.awaitAcknowledged(0, 10, context);
 
             Path topics = Files.writeString(dir.resolve("topics.json"),
                     "{\"version\":1,\"topics\":[{\"topic\":\"" + TOPIC + "\"}]}");
@@ -149,7 +147,7 @@ class ReassignPartitionsToolTest {
             for (int i = 0; i < sent[p]; i++) {
                 expected.add(i);
             }
-            assertEquals(expected, readPartition(p, sent[p]), "the log of " + TOPIC + "-" + p
+            assertEquals(expected, SequenceProducer.readPartition(cluster.bootstrap(3), TOPIC, p, sent[p]), "the log of " + TOPIC + "-" + p
                     + " holds every acknowledged record once, in order; " + context);
             assertEquals(expected, consumer.consumed.get(p), "the group consumed " + TOPIC + "-" + p
                     + " once, in order; " + context);
@@ -200,131 +198,12 @@ class ReassignPartitionsToolTest {
      * plan is reported completed, then waits for the producer to have records acknowledged by the
      * partitions' new owners.
      */
-    private void execute(String plan, String what, LoadProducer producer, String context, String... options)
+    private void execute(String plan, String what, SequenceProducer producer, String context, String... options)
             throws Exception {
         int[] before = producer.acknowledgedNow();
         tool.executeAndVerify(plan, what, options);
         for (int p = 0; p < PARTITIONS; p++) {
-            awaitAcknowledged(producer, p, before[p] + 10, what + "; " + context);
-        }
-    }
-
-    private static void awaitAcknowledged(LoadProducer producer, int partition, int count, String what)
-            throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (producer.acknowledged.get(partition) < count) {
-            producer.rethrow(what);
-            assertTrue(System.nanoTime() < deadline, TOPIC + "-" + partition + " acknowledged " + count
-                    + " records within 60 s (has " + producer.acknowledged.get(partition) + "): " + what);
-            TimeUnit.MILLISECONDS.sleep(50);
-        }
-    }
-
-    private static List<Integer> readPartition(int partition, int count) {
-        Properties cp = new Properties();
-        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(3));
-        List<Integer> values = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(),
-                new StringDeserializer())) {
-            TopicPartition tp = new TopicPartition(TOPIC, partition);
-            c.assign(List.of(tp));
-            c.seekToBeginning(List.of(tp));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (c.position(tp) < c.endOffsets(List.of(tp)).get(tp) && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    values.add(Integer.parseInt(r.value()));
-                }
-            }
-            assertEquals(count, c.endOffsets(List.of(tp)).get(tp), "end offset of " + tp);
-        }
-        return values;
-    }
-
-    /**
-     * An idempotent acks=all producer on its own thread, writing 0, 1, 2, ... to each partition in
-     * turn; counts acknowledgements per partition and checks each lands at the offset of its value.
-     */
-    private static final class LoadProducer {
-        final AtomicIntegerArray acknowledged = new AtomicIntegerArray(PARTITIONS);
-        private final int[] next = new int[PARTITIONS];
-        private final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        private final AtomicBoolean stopping = new AtomicBoolean();
-        private final Thread thread;
-        private final KafkaProducer<String, String> producer;
-
-        LoadProducer(String bootstrap) {
-            Properties pp = new Properties();
-            pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            pp.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-            pp.put(ProducerConfig.ACKS_CONFIG, "all");
-            pp.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-            pp.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
-            producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
-            thread = new Thread(this::run, "reassign-test-producer");
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        private void run() {
-            try {
-                int sent = 0;
-                long start = System.nanoTime();
-                while (!stopping.get() && next[PARTITIONS - 1] < MAX_RECORDS_PER_PARTITION) {
-                    for (int p = 0; p < PARTITIONS; p++) {
-                        int partition = p;
-                        int value = next[p]++;
-                        producer.send(new ProducerRecord<>(TOPIC, p, null, Integer.toString(value)), (md, e) -> {
-                            if (e != null) {
-                                failures.add(e);
-                            } else if (md.offset() != value) {
-                                failures.add(new AssertionError(TOPIC + "-" + partition + " value " + value
-                                        + " acknowledged at offset " + md.offset()));
-                            } else {
-                                acknowledged.incrementAndGet(partition);
-                            }
-                        });
-                    }
-                    if (++sent % 25 == 0) {
-                        producer.flush(); // bounds what is in flight, so acknowledgements keep pace
-                    }
-                    long ahead = start + TimeUnit.MICROSECONDS.toNanos(ROUND_MICROS * sent) - System.nanoTime();
-                    if (ahead > 0) {
-                        LockSupport.parkNanos(ahead); // pacing, not waiting for a condition
-                    }
-                }
-                producer.flush();
-            } catch (RuntimeException e) {
-                failures.add(e);
-            }
-        }
-
-        int[] acknowledgedNow() {
-            int[] now = new int[PARTITIONS];
-            for (int p = 0; p < PARTITIONS; p++) {
-                now[p] = acknowledged.get(p);
-            }
-            return now;
-        }
-
-        /** Stops sending and waits for every send to be answered; the counts are final then. */
-        void stop() throws InterruptedException {
-            stopping.set(true);
-            thread.join(TimeUnit.SECONDS.toMillis(150));
-            producer.close(Duration.ofSeconds(30));
-        }
-
-        /** What was sent to each partition (read once stopped). */
-        int[] sent() {
-            return next.clone();
-        }
-
-        void rethrow(String context) {
-            Throwable first = failures.peek();
-            if (first != null) {
-                throw new AssertionError("the producer failed (" + failures.size() + " failures); " + context, first);
-            }
+            producer.awaitAcknowledged(p, before[p] + 10, what + "; " + context);
         }
     }
 

@@ -294,6 +294,15 @@ final class TestCluster implements AutoCloseable {
         return p.exitValue();
     }
 
+    /** SIGKILLs node {@code id} and waits for it to be gone. */
+    void kill(int id) throws InterruptedException {
+        Process p = processes.get(id);
+        p.destroyForcibly();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("node " + id + " still runs 30 s after SIGKILL");
+        }
+    }
+
     /** SIGKILLs every node: tests keep nothing, and a graceful stop of several nodes costs seconds. */
     @Override
     public void close() throws InterruptedException {

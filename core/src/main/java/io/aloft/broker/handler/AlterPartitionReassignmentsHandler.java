@@ -14,11 +14,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignableTopic;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData.ReassignableTopicResponse;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -39,7 +41,9 @@ import org.apache.kafka.common.requests.AlterPartitionReassignmentsResponse;
  * first would let a tool believe it raised the replication factor), a negative, unknown, fenced or
  * shutting-down broker (INVALID_REPLICATION_FACTOR instead for several replicas when a v1 request
  * does not allow a replication factor change, as Kafka answers). Unknown topics and partitions
- * answer UNKNOWN_TOPIC_OR_PARTITION, as Kafka does.
+ * answer UNKNOWN_TOPIC_OR_PARTITION, as Kafka does. When the controller has not answered every
+ * move within the request's {@code timeoutMs} (no quorum, say), the answer is REQUEST_TIMED_OUT,
+ * as Kafka's error response has it.
  *
  * <p>Thread-safe (stateless; the controller orders concurrent moves of one partition).
  */
@@ -82,8 +86,15 @@ public final class AlterPartitionReassignmentsHandler implements ApiHandler<Alte
         if (request.version() >= 1) {
             data.setAllowReplicationFactorChange(request.data().allowReplicationFactorChange());
         }
+        int timeoutMs = Math.max(0, request.data().timeoutMs());
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
-                .thenApply(v -> new AlterPartitionReassignmentsResponse(data));
+                .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+                .handle((v, timedOut) -> timedOut == null ? new AlterPartitionReassignmentsResponse(data)
+                        // Only the controller's answers can be late (every other outcome is made here).
+                        // Kafka's error response: REQUEST_TIMED_OUT at the top and for every partition.
+                        : request.getErrorResponse(0, new TimeoutException("the controller did not answer within "
+                                + "the request's timeoutMs=" + timeoutMs + "; moves it had not answered may still "
+                                + "be made")));
     }
 
     /** One partition's outcome: the error (NONE once the controller has made the move) and its message. */
