@@ -17,6 +17,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.requests.DescribeClusterRequest;
+import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
@@ -261,8 +264,8 @@ final class TestCluster implements AutoCloseable {
 
     /**
      * Starts broker {@code id}, not one of those the cluster started with, on the same quorum and
-     * object storage ({@code props} over the cluster's extra properties); returns once it serves,
-     * seen in DescribeCluster from broker 1.
+     * object storage ({@code props} over the cluster's extra properties); returns once every running
+     * broker lists it in DescribeCluster (an Admin asks any of them).
      */
     void addBroker(int id, Map<String, String> props) throws Exception {
         if (configs.containsKey(id)) {
@@ -272,13 +275,29 @@ final class TestCluster implements AutoCloseable {
         writeConfig(id, true);
         launch(id);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
-        try (Admin admin = admin(1)) {
-            while (admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream().noneMatch(n -> n.id() == id)) {
+        for (int other : brokerIds) {
+            if (!processes.containsKey(other) || !processes.get(other).isAlive()) {
+                continue;
+            }
+            // Direct to that broker only: a bootstrapped Admin would route to any of them.
+            while (!listsBroker(other, id)) {
                 if (!processes.get(id).isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("broker " + id + " did not join; see " + logFile(id));
+                    throw new IllegalStateException("broker " + id + " did not join (broker " + other
+                            + " does not list it); see " + logFile(id));
                 }
                 TimeUnit.MILLISECONDS.sleep(100);
             }
+        }
+    }
+
+    /** Whether broker {@code asked}'s own DescribeCluster answer lists broker {@code id}. */
+    private boolean listsBroker(int asked, int id) throws Exception {
+        try (RawKafkaClient raw = new RawKafkaClient(bootstrap(asked))) {
+            DescribeClusterResponse r = raw.send(new DescribeClusterRequest.Builder(new DescribeClusterRequestData())
+                    .build((short) 0));
+            return r.data().brokers().find(id) != null;
+        } catch (java.io.IOException e) {
+            return false; // not listening yet
         }
     }
 
