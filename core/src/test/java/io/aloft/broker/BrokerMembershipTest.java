@@ -43,9 +43,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A cluster's membership changing under data (issue 13, placement): brokers in racks spread each
- * topic evenly over the racks; a broker that joins later receives new partitions and can be moved
- * to; a broker is removed by moving its partitions away and stopping it, and nothing acknowledged
- * is lost on the way. Brokers are child processes on 127.0.0.1 ({@link TestCluster}).
+ * topic evenly over the racks; a replication factor above 1 is served as one replica; a broker that
+ * joins later receives new partitions and can be moved to; a broker is removed by moving its
+ * partitions away and stopping it, and nothing acknowledged is lost on the way. And brokers dying
+ * around moves: a target killed mid-move, a fenced target refused, a controller without quorum
+ * answering REQUEST_TIMED_OUT within the request's timeout. Brokers are child processes on 127.0.0.1 ({@link TestCluster}).
  */
 class BrokerMembershipTest {
     private static final int EACH = 100;
@@ -68,6 +70,14 @@ class BrokerMembershipTest {
             // Rack a has two brokers, rack b one: the topic still goes half to each rack.
             admin.createTopics(List.of(new NewTopic("spread", 6, (short) 1))).all().get(60, TimeUnit.SECONDS);
             assertEquals(Map.of("a", 3, "b", 3), perRack(cluster.partitions("spread"), rackOf));
+
+            // A replication factor above 1 is accepted and served as one replica (durability comes from
+            // the WAL and object storage, not copies): Metadata shows the leader as sole replica and ISR.
+            admin.createTopics(List.of(new NewTopic("replicated", 2, (short) 3))).all().get(60, TimeUnit.SECONDS);
+            for (TopicPartitionInfo p : cluster.partitions("replicated")) {
+                assertEquals(List.of(p.leader()), p.replicas(), p.toString());
+                assertEquals(List.of(p.leader()), p.isr(), p.toString());
+            }
 
             Map<TopicPartition, Integer> acked = new HashMap<>();
             try (KafkaProducer<String, String> producer = producer(cluster.bootstrap(2))) {
