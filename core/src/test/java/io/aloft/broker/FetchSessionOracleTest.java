@@ -105,7 +105,7 @@ class FetchSessionOracleTest {
     static final class Side implements AutoCloseable {
         final String name;
         final String bootstrap;
-        RawKafkaConnection conn;
+        RawKafkaClient conn;
         final Admin admin;
         final KafkaProducer<String, String> producer;
         final Map<String, Uuid> ids = new HashMap<>();
@@ -115,7 +115,7 @@ class FetchSessionOracleTest {
         Side(String name, String bootstrap) throws Exception {
             this.name = name;
             this.bootstrap = bootstrap;
-            conn = new RawKafkaConnection(bootstrap);
+            conn = new RawKafkaClient(bootstrap);
             Properties p = new Properties();
             p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             admin = Admin.create(p);
@@ -310,7 +310,7 @@ class FetchSessionOracleTest {
 
         onBoth(s -> {
             s.conn.close();
-            s.conn = new RawKafkaConnection(s.bootstrap);
+            s.conn = new RawKafkaClient(s.bootstrap);
         });
         onBoth(s -> s.produce("s2", 0, 1));
         o = fetch("incremental on a new connection", latest, "A", 7, NONE, NONE, null);

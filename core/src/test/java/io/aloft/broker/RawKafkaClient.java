@@ -5,13 +5,17 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 
 /**
- * One connection sending hand-built requests at exact versions and reading their responses, for
- * comparing a broker's answers with Apache Kafka's. Not thread-safe.
+ * One plain socket to a Kafka-protocol broker, sending requests exactly as built (any version, any
+ * session id and epoch) and reading each answer before the next: for tests that send the same bytes
+ * to Aloft and to Apache Kafka and compare what comes back. Not thread-safe.
  */
 final class RawKafkaClient implements AutoCloseable {
     private final Socket socket;
@@ -38,6 +42,12 @@ final class RawKafkaClient implements AutoCloseable {
         byte[] body = new byte[in.readInt()];
         in.readFully(body);
         return (T) AbstractResponse.parseResponse(ByteBuffer.wrap(body), header);
+    }
+
+    /** The highest version of {@code api} the broker serves. */
+    short maxVersion(ApiKeys api) throws IOException {
+        ApiVersionsResponse r = send(new ApiVersionsRequest.Builder().build());
+        return r.data().apiKeys().find(api.id).maxVersion();
     }
 
     @Override
