@@ -126,6 +126,29 @@ final class FileObjectStorage implements ObjectStorage {
     }
 
     @Override
+    public CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data) {
+        Path target = path(key);
+        ByteBuffer body = data.duplicate();
+        long length = body.remaining();
+        stats.recordRequest(Operation.PUT);
+        return run(Operation.PUT, key, () -> {
+            Path temp = writeTemp(body, ".put", true);
+            try {
+                ensureDirectories(target.getParent());
+                // link(2) fails if the name exists, atomically: the file system arbitrates the race.
+                Files.createLink(target, temp);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                return false;
+            } finally {
+                Files.deleteIfExists(temp);
+            }
+            syncDirectory(target.getParent());
+            stats.recordBytes(Operation.PUT, length);
+            return true;
+        });
+    }
+
+    @Override
     public CompletableFuture<ByteBuffer> get(String key) {
         return read(key, 0, Long.MAX_VALUE, true);
     }

@@ -36,6 +36,15 @@ public interface ObjectStorage extends AutoCloseable {
     CompletableFuture<Void> put(String key, ByteBuffer data);
 
     /**
+     * Writes the buffer's remaining bytes as object {@code key} only if no object has that key: a
+     * conditional write (S3's {@code If-None-Match: *}). Of two writers racing for one key exactly
+     * one succeeds; the future completes with {@code false} (nothing written) for the other, and
+     * for a key that existed before. This is what fences a writer that lost its claim on a key
+     * range (a WAL writer whose log another broker took over).
+     */
+    CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data);
+
+    /**
      * Reads the whole object. Limited to objects under 2 GiB; read bigger ones by range.
      */
     CompletableFuture<ByteBuffer> get(String key);

@@ -161,6 +161,28 @@ final class S3ObjectStorage implements ObjectStorage {
     }
 
     @Override
+    public CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data) {
+        checkKey(key);
+        ByteBuffer body = data.duplicate();
+        long length = body.remaining();
+        return call(Operation.PUT, key, () -> client.putObject(
+                        r -> r.bucket(location.bucket()).key(key).contentLength(length).ifNoneMatch("*"),
+                        AsyncRequestBody.fromRemainingByteBufferUnsafe(body)))
+                .handle((r, error) -> {
+                    if (error == null) {
+                        stats.recordBytes(Operation.PUT, length);
+                        return true;
+                    }
+                    if (unwrap(error) instanceof ObjectStorageException e && e.getCause() instanceof S3Exception s3
+                            && (s3.statusCode() == 412 || s3.statusCode() == 409)) {
+                        return false; // 412: the key exists; 409: a concurrent conditional write won
+                    }
+                    throw error instanceof java.util.concurrent.CompletionException ce ? ce
+                            : new java.util.concurrent.CompletionException(error);
+                });
+    }
+
+    @Override
     public CompletableFuture<ByteBuffer> get(String key) {
         checkKey(key);
         return call(Operation.GET, key, () -> client.getObject(

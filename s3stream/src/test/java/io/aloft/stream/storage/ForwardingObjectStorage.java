@@ -23,6 +23,11 @@ public class ForwardingObjectStorage implements ObjectStorage {
     }
 
     @Override
+    public CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data) {
+        return delegate.putIfAbsent(key, data);
+    }
+
+    @Override
     public CompletableFuture<ByteBuffer> get(String key) {
         return delegate.get(key);
     }

@@ -39,6 +39,19 @@ public final class MemoryObjectStorage implements ObjectStorage {
     }
 
     @Override
+    public CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data) {
+        S3ObjectStorage.checkKey(key);
+        byte[] copy = copy(data);
+        return call(Operation.PUT, key, () -> {
+            boolean written = objects.putIfAbsent(key, copy) == null;
+            if (written) {
+                stats.recordBytes(Operation.PUT, copy.length);
+            }
+            return written;
+        });
+    }
+
+    @Override
     public CompletableFuture<Void> put(String key, ByteBuffer data) {
         S3ObjectStorage.checkKey(key);
         byte[] copy = copy(data);

@@ -2,6 +2,7 @@ package io.aloft.stream.storage;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -103,6 +104,34 @@ abstract class ObjectStorageContract {
         await(storage.put("k", utf8("second")));
 
         assertEquals("second", string(await(storage.get("k"))));
+    }
+
+    @Test
+    void putIfAbsent_newKeyWritten_existingKeyLeftAlone() throws Exception {
+        assertTrue(await(storage.putIfAbsent("claim/0001", utf8("first"))));
+        assertFalse(await(storage.putIfAbsent("claim/0001", utf8("second"))));
+        assertEquals("first", string(await(storage.get("claim/0001"))));
+        await(storage.put("claim/0002", utf8("plain put")));
+        assertFalse(await(storage.putIfAbsent("claim/0002", utf8("conditional"))));
+        assertEquals("plain put", string(await(storage.get("claim/0002"))));
+    }
+
+    @Test
+    void putIfAbsent_racingWriters_exactlyOneWins() throws Exception {
+        int writers = 8;
+        List<java.util.concurrent.CompletableFuture<Boolean>> attempts = new java.util.ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            attempts.add(storage.putIfAbsent("race", utf8("writer " + i)));
+        }
+        int won = -1;
+        for (int i = 0; i < writers; i++) {
+            if (await(attempts.get(i))) {
+                assertEquals(-1, won, "writers " + won + " and " + i + " both won");
+                won = i;
+            }
+        }
+        assertTrue(won >= 0, "one writer wins");
+        assertEquals("writer " + won, string(await(storage.get("race"))));
     }
 
     @Test
