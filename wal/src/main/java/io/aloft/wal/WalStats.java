@@ -19,6 +19,23 @@ public final class WalStats {
     /** Header (trim point) writes. */
     final LongAdder headerWrites = new LongAdder();
 
+    /** Counts one accepted append of {@code bytes} body bytes (for implementations outside this package). */
+    public void recordAppend(long bytes) {
+        appends.increment();
+        appendBytes.add(bytes);
+    }
+
+    /** Counts one write of {@code bytes} to the log's medium (one group commit). */
+    public void recordWrite(long bytes) {
+        writes.increment();
+        writeBytes.add(bytes);
+    }
+
+    /** Counts one write of the trim point. */
+    public void recordHeaderWrite() {
+        headerWrites.increment();
+    }
+
     public long appends() {
         return appends.sum();
     }

@@ -1,0 +1,413 @@
+package io.aloft.stream.wal;
+
+import io.aloft.stream.storage.ObjectInfo;
+import io.aloft.stream.storage.ObjectNotFoundException;
+import io.aloft.stream.storage.ObjectStorage;
+import io.aloft.wal.WalClosedException;
+import io.aloft.wal.WalException;
+import io.aloft.wal.WalRecord;
+import io.aloft.wal.WalStats;
+import io.aloft.wal.WriteAheadLog;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A write-ahead log kept in object storage, so that any broker can read (and take over) the log of
+ * a broker that died: the WAL placement for brokers without a volume that can move.
+ *
+ * <p><b>Writing.</b> Appends are group-committed: while one object PUT is in flight, the appends
+ * that arrive wait and go into the next object together (at most {@code maxObjectBytes}), so the
+ * batch grows with the load and an append waits for at most one PUT plus its own. An append's
+ * future completes once the object holding it, and every object before it, is stored. Objects are
+ * numbered in order and each is written with a conditional PUT ({@link ObjectStorage#putIfAbsent})
+ * at the key of its number ({@link ObjectWalFormat}).
+ *
+ * <p><b>Fencing.</b> A broker taking the log over ({@link #takeOver}) stores fence objects at the
+ * next {@value #FENCE_AHEAD} numbers after the last object it lists, all at once. The writer stores
+ * its objects one after another, so before those land it can take a few of those numbers at most;
+ * its next object then needs one the fences hold, its conditional PUT fails, and from then on every
+ * append fails with {@link WalFencedException}: nothing more is acknowledged. A PUT whose outcome
+ * was unknown (a timeout) is retried with the same bytes; finding the key taken by identical bytes
+ * means the first attempt succeeded.
+ *
+ * <p><b>Trimming.</b> The trim point is kept in the object {@code <prefix>trim}; objects wholly
+ * below it are deleted after it is stored. Recovery returns the records at or above it.
+ *
+ * <p>Thread-safe: appends from any thread; state under {@code this}; futures complete on the
+ * object storage's threads.
+ */
+public final class ObjectStorageWal implements WriteAheadLog {
+    private static final Logger log = LoggerFactory.getLogger(ObjectStorageWal.class);
+    private static final String TRIM_KEY = "trim";
+    private static final int PUT_ATTEMPTS = 5;
+    private static final long RETRY_BACKOFF_MS = 200;
+    private static final int TAKE_OVER_ATTEMPTS = 20;
+    private static final int FENCE_AHEAD = 8;
+
+    private final ObjectStorage storage;
+    private final String prefix;
+    private final int maxObjectBytes;
+    private final List<WalRecord> recovered;
+    private final WalStats stats = new WalStats();
+    /** Stored objects not trimmed yet: sequence number to size. */
+    private final TreeMap<Long, Long> objects = new TreeMap<>();
+    private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
+    private long pendingBytes;
+    private boolean writing;
+    private long nextSequence;
+    private long trimOffset;
+    /** Set once appends can no longer succeed: closed, fenced, or object storage gave up. */
+    private RuntimeException failure;
+    private CompletableFuture<Void> idle = CompletableFuture.completedFuture(null);
+
+    private record Pending(ByteBuffer body, CompletableFuture<Long> done) {
+    }
+
+    private ObjectStorageWal(ObjectStorage storage, String prefix, int maxObjectBytes, Map<Long, Long> objects,
+            long nextSequence, long trimOffset, List<WalRecord> recovered) {
+        this.storage = storage;
+        this.prefix = prefix;
+        this.maxObjectBytes = maxObjectBytes;
+        this.objects.putAll(objects);
+        this.nextSequence = nextSequence;
+        this.trimOffset = trimOffset;
+        this.recovered = recovered;
+    }
+
+    /**
+     * Opens the log under {@code prefix} as its owner, reading what it holds from the trim point on
+     * (nothing if another broker took it over: the log then ends in a fence, and writing goes on after it).
+     *
+     * @param prefix the key prefix of this log, e.g. {@code wal/node-3/}
+     * @param maxObjectBytes the most bytes one object (one group commit) holds
+     */
+    public static ObjectStorageWal open(ObjectStorage storage, String prefix, int maxObjectBytes) {
+        if (maxObjectBytes < ObjectWalFormat.HEADER_BYTES + ObjectWalFormat.RECORD_HEADER_BYTES + 1
+                || maxObjectBytes > ObjectWalFormat.MAX_OBJECT_BYTES) {
+            throw new IllegalArgumentException("maxObjectBytes " + maxObjectBytes + " is outside ["
+                    + (ObjectWalFormat.HEADER_BYTES + ObjectWalFormat.RECORD_HEADER_BYTES + 1) + ", "
+                    + ObjectWalFormat.MAX_OBJECT_BYTES + "]");
+        }
+        Listing listing = Listing.of(storage, prefix);
+        boolean takenOver = listing.endsInFence();
+        List<WalRecord> records = takenOver ? List.of() : listing.records(storage, prefix, listing.nextSequence());
+        long trim = takenOver ? ObjectWalFormat.offset(listing.nextSequence()) : listing.trim();
+        return new ObjectStorageWal(storage, prefix, maxObjectBytes, listing.objects(), listing.nextSequence(), trim,
+                records);
+    }
+
+    /** What a broker taking over a log recovers: its records from the trim point to the fence. */
+    public record TakenOver(List<WalRecord> records, long fenceOffset) {
+    }
+
+    /**
+     * Takes the log under {@code prefix} over from its owner (dead, or alive and about to learn it
+     * lost it): stores fences at the next numbers (see the class comment), so the owner's next object
+     * cannot be stored, then reads every record stored before the lowest fence. Call {@link #release}
+     * once they are safe elsewhere. Found already fenced (by an earlier take-over), the log has
+     * nothing to recover.
+     */
+    public static TakenOver takeOver(ObjectStorage storage, String prefix) {
+        for (int attempt = 1; attempt <= TAKE_OVER_ATTEMPTS; attempt++) {
+            Listing listing = Listing.of(storage, prefix);
+            if (listing.endsInFence()) {
+                return new TakenOver(List.of(), ObjectWalFormat.offset(listing.nextSequence()));
+            }
+            long first = listing.nextSequence();
+            List<CompletableFuture<Boolean>> fences = new ArrayList<>();
+            for (long seq = first; seq < first + FENCE_AHEAD; seq++) {
+                fences.add(storage.putIfAbsent(ObjectWalFormat.key(prefix, seq), ObjectWalFormat.fence(seq)));
+            }
+            long lowest = -1;
+            for (int i = 0; i < fences.size(); i++) {
+                if (join(fences.get(i)) && lowest < 0) {
+                    lowest = first + i;
+                }
+            }
+            if (lowest >= 0) {
+                // The owner stopped at the lowest fence: nothing of it lies beyond (it stores in order).
+                List<WalRecord> records = Listing.of(storage, prefix).records(storage, prefix, lowest);
+                log.info("Took over WAL {}: {} records before object {}", prefix, records.size(), lowest);
+                return new TakenOver(records, ObjectWalFormat.offset(lowest));
+            }
+            // The owner took every one of those numbers meanwhile: list again and fence further on.
+        }
+        throw new WalException("could not fence WAL " + prefix + " after " + TAKE_OVER_ATTEMPTS + " attempts: its "
+                + "owner keeps writing");
+    }
+
+    /** Ends a take-over: the records up to the fence are safe elsewhere, so the objects before it go. */
+    public static void release(ObjectStorage storage, String prefix, long fenceOffset) {
+        join(storage.put(prefix + TRIM_KEY, ByteBuffer.allocate(8).putLong(0, fenceOffset)));
+        List<String> gone = new ArrayList<>();
+        for (ObjectInfo o : join(storage.list(prefix))) {
+            long seq = ObjectWalFormat.sequenceOf(prefix, o.key());
+            if (seq >= 0 && seq < ObjectWalFormat.sequence(fenceOffset)) {
+                gone.add(o.key());
+            }
+        }
+        if (!gone.isEmpty()) {
+            join(storage.delete(gone));
+        }
+    }
+
+    /** The log's objects (sequence number to size, from one LIST) and its trim point. */
+    private record Listing(TreeMap<Long, Long> objects, long trim) {
+        static Listing of(ObjectStorage storage, String prefix) {
+            long trim = 0;
+            try {
+                trim = join(storage.get(prefix + TRIM_KEY)).getLong(0);
+            } catch (ObjectNotFoundException e) {
+                // Never trimmed.
+            }
+            TreeMap<Long, Long> objects = new TreeMap<>();
+            for (ObjectInfo o : join(storage.list(prefix))) {
+                long seq = ObjectWalFormat.sequenceOf(prefix, o.key());
+                if (seq >= 0) {
+                    objects.put(seq, o.size());
+                }
+            }
+            return new Listing(objects, trim);
+        }
+
+        long nextSequence() {
+            long afterTrim = ObjectWalFormat.sequence(trim) + (trim % ObjectWalFormat.MAX_OBJECT_BYTES == 0 ? 0 : 1);
+            return objects.isEmpty() ? afterTrim : Math.max(afterTrim, objects.lastKey() + 1);
+        }
+
+        /** Whether the last object is a fence (the only kind that holds no record). */
+        boolean endsInFence() {
+            return !objects.isEmpty() && objects.lastEntry().getValue() == ObjectWalFormat.HEADER_BYTES;
+        }
+
+        /**
+         * The records from the trim point in objects numbered below {@code before}, each object read
+         * and checked. Fences hold none; objects after a fence are a later run's.
+         */
+        List<WalRecord> records(ObjectStorage storage, String prefix, long before) {
+            List<WalRecord> records = new ArrayList<>();
+            long trimSequence = ObjectWalFormat.sequence(trim);
+            for (Map.Entry<Long, Long> o : objects.entrySet()) {
+                long seq = o.getKey();
+                if (seq < trimSequence || seq >= before || o.getValue() == ObjectWalFormat.HEADER_BYTES) {
+                    continue; // trimmed (deleted at the next trim), past the end asked for, or a fence
+                }
+                ByteBuffer object = join(storage.get(ObjectWalFormat.key(prefix, seq)));
+                for (WalRecord r : ObjectWalFormat.decode(object, seq)) {
+                    if (r.offset() >= trim) {
+                        records.add(r);
+                    }
+                }
+            }
+            return records;
+        }
+    }
+
+    @Override
+    public CompletableFuture<Long> append(ByteBuffer record) {
+        int size = record.remaining();
+        if (ObjectWalFormat.HEADER_BYTES + ObjectWalFormat.RECORD_HEADER_BYTES + (long) size > maxObjectBytes) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("a record of " + size
+                    + " bytes does not fit one WAL object of at most " + maxObjectBytes + " bytes"));
+        }
+        ByteBuffer copy = ByteBuffer.allocate(size).put(record.duplicate()).flip();
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        synchronized (this) {
+            if (failure != null) {
+                return CompletableFuture.failedFuture(failure);
+            }
+            pending.add(new Pending(copy, done));
+            pendingBytes += ObjectWalFormat.RECORD_HEADER_BYTES + size;
+            stats.recordAppend(size);
+            if (!writing) {
+                writeNext();
+            }
+        }
+        return done;
+    }
+
+    /** Starts the PUT of the next object from what is pending; the caller holds the lock and nothing is in flight. */
+    private void writeNext() {
+        if (pending.isEmpty()) {
+            writing = false;
+            idle.complete(null);
+            return;
+        }
+        if (!writing) {
+            writing = true;
+            idle = new CompletableFuture<>();
+        }
+        List<Pending> batch = new ArrayList<>();
+        long bytes = ObjectWalFormat.HEADER_BYTES;
+        while (!pending.isEmpty()) {
+            long next = bytes + ObjectWalFormat.RECORD_HEADER_BYTES + pending.peekFirst().body().remaining();
+            if (next > maxObjectBytes && !batch.isEmpty()) {
+                break;
+            }
+            batch.add(pending.pollFirst());
+            bytes = next;
+        }
+        pendingBytes -= bytes - ObjectWalFormat.HEADER_BYTES;
+        long seq = nextSequence++;
+        ByteBuffer object = ObjectWalFormat.encode(seq, batch.stream().map(Pending::body).toList());
+        store(seq, object, batch, 1);
+    }
+
+    private void store(long seq, ByteBuffer object, List<Pending> batch, int attempt) {
+        String key = ObjectWalFormat.key(prefix, seq);
+        storage.putIfAbsent(key, object.duplicate()).handle((written, error) -> {
+            if (error == null && written) {
+                stored(seq, object, batch);
+            } else if (error == null) {
+                // Taken: by our own earlier attempt whose answer was lost, or by a fence.
+                storage.get(key).whenComplete((existing, readError) -> {
+                    if (readError == null && existing.equals(object.duplicate())) {
+                        stored(seq, object, batch);
+                    } else {
+                        fail(batch, readError != null ? new WalException("WAL " + prefix + ": object " + key
+                                + " could not be checked", readError)
+                                : new WalFencedException("WAL " + prefix + " was taken over by another broker: "
+                                        + "nothing more is written to it"));
+                    }
+                });
+            } else if (attempt < PUT_ATTEMPTS) {
+                log.warn("WAL {}: storing object {} failed (attempt {}), retrying", prefix, key, attempt, error);
+                CompletableFuture.delayedExecutor(RETRY_BACKOFF_MS * attempt, TimeUnit.MILLISECONDS)
+                        .execute(() -> store(seq, object, batch, attempt + 1));
+            } else {
+                fail(batch, new WalException("WAL " + prefix + ": object " + key + " could not be stored after "
+                        + attempt + " attempts", error));
+            }
+            return null;
+        });
+    }
+
+    private void stored(long seq, ByteBuffer object, List<Pending> batch) {
+        stats.recordWrite(object.remaining());
+        long offset = ObjectWalFormat.offset(seq) + ObjectWalFormat.HEADER_BYTES;
+        synchronized (this) {
+            objects.put(seq, (long) object.remaining());
+        }
+        for (Pending p : batch) {
+            p.done().complete(offset);
+            offset += ObjectWalFormat.RECORD_HEADER_BYTES + p.body().remaining();
+        }
+        synchronized (this) {
+            writeNext();
+        }
+    }
+
+    /** Fails the batch and everything after it: a later object may not be acknowledged past a failed one. */
+    private void fail(List<Pending> batch, RuntimeException cause) {
+        List<Pending> rest;
+        synchronized (this) {
+            if (failure == null || failure instanceof WalClosedException) {
+                failure = cause;
+            }
+            rest = new ArrayList<>(pending);
+            pending.clear();
+            pendingBytes = 0;
+            writing = false;
+            idle.complete(null);
+        }
+        log.error("WAL {} stops accepting appends", prefix, cause);
+        batch.forEach(p -> p.done().completeExceptionally(cause));
+        rest.forEach(p -> p.done().completeExceptionally(cause));
+    }
+
+    @Override
+    public Iterator<WalRecord> recover() {
+        return recovered.iterator();
+    }
+
+    @Override
+    public CompletableFuture<Void> trim(long offset) {
+        List<String> gone = new ArrayList<>();
+        synchronized (this) {
+            if (offset > nextOffset()) {
+                throw new IllegalArgumentException("trim offset " + offset + " is past the end " + nextOffset());
+            }
+            if (offset <= trimOffset) {
+                return CompletableFuture.completedFuture(null);
+            }
+            trimOffset = offset;
+            // Object s spans [offset(s), offset(s + 1)): wholly below the trim point when offset(s + 1) <= it.
+            for (long seq : objects.headMap(ObjectWalFormat.sequence(offset)).keySet()) {
+                gone.add(ObjectWalFormat.key(prefix, seq));
+            }
+            objects.headMap(ObjectWalFormat.sequence(offset)).clear();
+        }
+        stats.recordHeaderWrite();
+        return storage.put(prefix + TRIM_KEY, ByteBuffer.allocate(8).putLong(0, offset))
+                .thenCompose(v -> gone.isEmpty() ? CompletableFuture.completedFuture(null) : storage.delete(gone));
+    }
+
+    @Override
+    public CompletableFuture<Void> reset() {
+        CompletableFuture<Void> drained;
+        synchronized (this) {
+            drained = idle;
+        }
+        return drained.thenCompose(v -> trim(nextOffset()));
+    }
+
+    @Override
+    public synchronized long nextOffset() {
+        return ObjectWalFormat.offset(nextSequence);
+    }
+
+    @Override
+    public synchronized long trimOffset() {
+        return trimOffset;
+    }
+
+    /** Unbounded: object storage has no ring to fill (the stream store's log cache bounds what is not uploaded). */
+    @Override
+    public long capacity() {
+        return Long.MAX_VALUE;
+    }
+
+    /** Bytes of the objects not trimmed yet (offsets are sparse: their difference is no size). */
+    @Override
+    public synchronized long usedBytes() {
+        return objects.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    @Override
+    public WalStats stats() {
+        return stats;
+    }
+
+    @Override
+    public void close() {
+        CompletableFuture<Void> drained;
+        synchronized (this) {
+            if (failure == null) {
+                failure = new WalClosedException("WAL " + prefix + " is closed");
+            }
+            drained = idle;
+        }
+        try {
+            drained.get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("WAL {}: appends still in flight at close", prefix, e);
+        }
+    }
+
+    private static <T> T join(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
+    }
+}
