@@ -197,6 +197,19 @@ final class TestCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends node {@code id} SIGTERM, as an operator's {@code kill} or Kubernetes' preStop does: the
+     * broker shuts down gracefully (drains, uploads, leaves the cluster) and exits. Returns its
+     * process, for the caller to wait on.
+     */
+    Process terminate(int id) {
+        Process p = processes.get(id);
+        // SIGTERM through the handle: Process.destroy() would also close the child's standard input,
+        // which BrokerChild takes for its parent's death and halts at once.
+        p.toHandle().destroy();
+        return p;
+    }
+
     /** SIGKILLs every node: tests keep nothing, and a graceful stop of several nodes costs seconds. */
     @Override
     public void close() throws InterruptedException {
