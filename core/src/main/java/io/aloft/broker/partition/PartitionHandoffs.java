@@ -212,8 +212,9 @@ final class PartitionHandoffs {
     }
 
     private static PartitionLogException stillHeld(TopicPartition tp, int holder) {
-        return new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + " is still open on broker " + holder
-                + ", which is handing it over");
+        return new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, holder < 0
+                ? tp + " waited too long for the controller to describe its streams"
+                : tp + " is still open on broker " + holder + ", which is handing it over");
     }
 
     /** Whether broker {@code id} is registered and not fenced: it may still write to what it holds open. */
