@@ -119,6 +119,8 @@ public final class Broker implements AutoCloseable {
     private String clusterId;
     /** Set once the controller registered this broker: only then does a close leave the cluster. */
     private volatile boolean registered;
+    /** Set once this broker left the cluster's metadata (UnregisterBroker) during a graceful close. */
+    private volatile boolean unregistered;
 
     private Broker(int nodeId, ProcessExit exit, long fetchSessionEvictionMs) {
         this.nodeId = nodeId;
@@ -285,7 +287,7 @@ public final class Broker implements AutoCloseable {
                 })).stream()).toList()));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures);
-        resources.add(server); // closed again, first, by the controlled shutdown below (closing twice is harmless)
+        resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
         failures.closeListenersWith(server);
 
         List<Endpoint> endpoints = new ArrayList<>();
@@ -299,7 +301,11 @@ public final class Broker implements AutoCloseable {
         registered = true;
         failures.stopHeartbeatsWith(lifecycle);
         resources.add(lifecycle);
-        resources.add(partitions);
+        // The listeners close only once this broker has handed its partitions over: until then clients
+        // get NOT_LEADER_OR_FOLLOWER naming each partition's new leader, as from Kafka's controlled
+        // shutdown, rather than a refused connection and a metadata round trip.
+        resources.add(server);
+        resources.add(() -> handOver(partitions, lifecycle, controller, controllerConfig));
         // Closed before the partition logs (resources close in reverse): no cleaning outlives its log.
         LogCleaner cleaner = new LogCleaner(settings.cleaner(), () -> partitions.openLogs().values(),
                 () -> controller.featureLevel() >= FeatureLevel.KEY_COMPACTION, System::currentTimeMillis,
@@ -313,11 +319,11 @@ public final class Broker implements AutoCloseable {
         resources.add(offsetsTopic);
         failures.closeOnFailure("group loader", offsetsTopic);
         offsetsTopic.start();
-        // Controlled shutdown, run right after the listeners close: the controller marks this broker
+        // Controlled shutdown, the first step of a graceful close: the controller marks this broker
         // DRAINING and moves its partitions to active brokers, which open them only once this broker
-        // has closed them (their data up in object storage; see PartitionManager). Marking it first,
-        // not after the upload, lets the other brokers of a cluster stopped as a whole see it is
-        // stopping and keep their voters up for it (leaveCluster).
+        // has closed them (their data up in object storage; see handOver and PartitionHandoffs).
+        // Marking it first, not after the upload, lets the other brokers of a cluster stopped as a
+        // whole see it is stopping and keep their voters up for it (leaveCluster).
         resources.add(() -> {
             try {
                 lifecycle.drain().get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
@@ -325,7 +331,6 @@ public final class Broker implements AutoCloseable {
                 log.warn("Broker {} could not drain; its partitions move once its session times out", nodeId, e);
             }
         });
-        resources.add(server);
         if (failures.failed()) {
             throw new IllegalStateException("broker " + nodeId + " failed while starting; see the critical failure "
                     + "logged above");
@@ -363,6 +368,43 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
+     * The step of a graceful close after the drain: closes every partition log at once (each close
+     * makes what only this broker's WAL holds durable in object storage and closes the streams; the
+     * stream store puts the closing logs' data into as few objects as it can), then leaves the
+     * cluster's metadata right away. The brokers that now serve those partitions wait for this one
+     * to let go of them (PartitionHandoffs), and its leaving reaches them all at once through the
+     * change feed, where each partition's stream would otherwise be asked after one by one.
+     * Heartbeats stop first: one after UnregisterBroker would register this broker again. If a log
+     * did not close cleanly, this broker stays registered until the stream store's own close has
+     * uploaded what it holds ({@link #leaveCluster}).
+     */
+    private void handOver(PartitionManager partitions, BrokerLifecycle lifecycle, ControllerClient controller,
+            ControllerConfig config) {
+        long start = System.nanoTime();
+        int count = partitions.openLogs().size();
+        if (!partitions.closeLogs()) {
+            log.warn("Broker {}: not every partition log closed cleanly; it leaves the cluster once its stream store "
+                    + "has uploaded what it holds", nodeId);
+            return;
+        }
+        lifecycle.close();
+        if (!registered) {
+            return;
+        }
+        try {
+            controller.submit(new UnregisterBroker(nodeId)).get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            unregistered = true;
+            log.info("Broker {} handed over its {} partitions in {} ms and left the cluster", nodeId, count,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("Broker {} could not leave the cluster's metadata after closing its partitions; it tries again "
+                    + "once its stream store is closed", nodeId, e);
+        }
+    }
+
+    /**
      * The last step of a graceful close, once this broker's data is uploaded: it leaves the
      * cluster's metadata (UnregisterBroker), and, when it embeds a voter, keeps that voter up while
      * another broker is still shutting down (DRAINING), for at most the controller request timeout.
@@ -375,7 +417,9 @@ public final class Broker implements AutoCloseable {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.requestTimeoutMs());
         try {
-            controller.submit(new UnregisterBroker(nodeId)).get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            if (!unregistered) {
+                controller.submit(new UnregisterBroker(nodeId)).get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            }
             if (config.self() == null) {
                 return;
             }
@@ -454,9 +498,11 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
-     * Shuts down gracefully: stops serving, closes the partition logs (uploading what they hold),
-     * drains, then stops the rest. After a critical failure it does none of that (no drain, no
-     * upload): it waits for the failure handler's stop to finish instead.
+     * Shuts down gracefully: drains (the controller moves this broker's partitions to others),
+     * closes the partition logs (uploading what only the WAL holds), leaves the cluster, closes the
+     * listeners (which answer until then, pointing clients at the new leaders), then stops the
+     * rest. After a critical failure it does none of that (no drain, no upload): it waits for the
+     * failure handler's stop to finish instead.
      */
     @Override
     public void close() {

@@ -301,12 +301,9 @@ final class TestCluster implements AutoCloseable {
         }
     }
 
-    /** Stops node {@code id} gracefully (SIGTERM: BrokerMain's shutdown hook) and returns its exit status. */
+    /** Stops node {@code id} gracefully ({@link #terminate}) and returns its exit status. */
     int stop(int id) throws InterruptedException {
-        Process p = processes.get(id);
-        // Through the handle: Process.destroy() also closes the child's standard input, at which
-        // BrokerChild halts before its shutdown hook has done anything.
-        p.toHandle().destroy();
+        Process p = terminate(id);
         if (!p.waitFor(START_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("node " + id + " did not exit after SIGTERM; see " + logFile(id));
         }
@@ -320,6 +317,19 @@ final class TestCluster implements AutoCloseable {
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("node " + id + " still runs 30 s after SIGKILL");
         }
+    }
+
+    /**
+     * Sends node {@code id} SIGTERM, as an operator's {@code kill} or Kubernetes' preStop does: the
+     * broker shuts down gracefully (drains, uploads, leaves the cluster) and exits. Returns its
+     * process, for the caller to wait on.
+     */
+    Process terminate(int id) {
+        Process p = processes.get(id);
+        // SIGTERM through the handle: Process.destroy() would also close the child's standard input,
+        // which BrokerChild takes for its parent's death and halts at once.
+        p.toHandle().destroy();
+        return p;
     }
 
     /** SIGKILLs every node: tests keep nothing, and a graceful stop of several nodes costs seconds. */

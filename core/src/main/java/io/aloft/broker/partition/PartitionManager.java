@@ -6,10 +6,8 @@ import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.PartitionLogException;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.controller.model.BrokerInfo;
-import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.PartitionInfo;
 import io.aloft.controller.model.TopicInfo;
-import io.aloft.stream.metadata.StreamInfo;
 import io.aloft.stream.metadata.StreamMetadata;
 import io.aloft.stream.store.StreamStore;
 import java.util.ArrayList;
@@ -35,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <p>Opening takes the partition's streams with an epoch above their current one, which fences
  * whichever broker had them before: no two brokers ever append to one partition. A partition
  * moved here from a live broker is opened once that broker has closed it, so what it acknowledged
- * is in object storage first (see {@link #takeOver}).
+ * is in object storage first (see {@link PartitionHandoffs}).
  *
  * <p>Thread-safe.
  */
@@ -45,24 +43,21 @@ public final class PartitionManager implements AutoCloseable {
     private final int brokerId;
     private final MetadataCache cache;
     private final StreamStore store;
-    private final StreamMetadata streams;
     private final Supplier<LogConfig> brokerDefaults;
     private final LongSupplier clock;
-    private final ScheduledExecutorService scheduler;
     /**
      * How often open logs are compared with the metadata, to close those led elsewhere now: their
      * data goes up to object storage and their memory is freed soon after a move. (The new owner
      * never waits for it: opening with a higher stream epoch fences this broker's appends.)
      */
     static final long RELEASE_INTERVAL_MS = 1_000;
-    /** How often an open of a partition another broker still holds checks whether it let go. */
-    static final long HANDOFF_POLL_MS = 50;
     /**
      * How long an open waits for the previous holder to close the partition before the request
      * fails with NOT_LEADER_OR_FOLLOWER (clients retry; the next request waits again).
      */
     static final long HANDOFF_TIMEOUT_MS = 10_000;
 
+    private final PartitionHandoffs handoffs;
     private final Map<TopicPartition, Entry> logs = new HashMap<>();
     /** Per partition, the latest append's submission: the next append is submitted after it. */
     private final Map<TopicPartition, CompletableFuture<?>> appendOrder = new HashMap<>();
@@ -77,10 +72,12 @@ public final class PartitionManager implements AutoCloseable {
         this.brokerId = brokerId;
         this.cache = cache;
         this.store = store;
-        this.streams = streams;
         this.brokerDefaults = brokerDefaults;
         this.clock = clock;
-        this.scheduler = scheduler;
+        this.handoffs = new PartitionHandoffs(brokerId, streams, id -> {
+            BrokerInfo b = cache.view().brokers().get(id);
+            return b == null ? null : b.state();
+        }, scheduler, System::nanoTime);
         scheduler.scheduleWithFixedDelay(this::maintain, maintenanceMs, maintenanceMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::releaseMoved, RELEASE_INTERVAL_MS, RELEASE_INTERVAL_MS,
                 TimeUnit.MILLISECONDS);
@@ -127,7 +124,7 @@ public final class PartitionManager implements AutoCloseable {
                 : closeQuietly(stale);
         LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults());
         long handoffDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOFF_TIMEOUT_MS);
-        previousClosed.thenCompose(v -> takeOver(tp, p.streamIds(), handoffDeadline))
+        previousClosed.thenCompose(v -> handoffs.takeOver(tp, p.streamIds(), handoffDeadline))
                 .thenCompose(epoch -> PartitionLog.open(tp, p.streamIds(), store, epoch, p.leaderEpoch(), config, clock))
                 .whenComplete((pl, error) -> {
                     if (error != null) {
@@ -179,62 +176,6 @@ public final class PartitionManager implements AutoCloseable {
             appendOrder.put(tp, submitted);
         }
         return submitted.thenCompose(f -> f);
-    }
-
-    /**
-     * One above the highest current epoch of the partition's streams, once no other live broker
-     * holds any of them open. A partition moved here from a live broker stays open there until that
-     * broker closes its log (within {@link #RELEASE_INTERVAL_MS} of seeing the move), which uploads
-     * what only its WAL holds; opening sooner would start the streams from what object storage has
-     * and lose those acknowledged records. So the open waits for the holder, polling every
-     * {@link #HANDOFF_POLL_MS} ms, and past {@code deadlineNanos} fails with the retriable
-     * NOT_LEADER_OR_FOLLOWER. A holder that is fenced or no longer registered is not waited for: its
-     * WAL is beyond reach here (recovering it is the failover work).
-     */
-    private CompletableFuture<Long> takeOver(TopicPartition tp, List<Long> streamIds, long deadlineNanos) {
-        List<CompletableFuture<StreamInfo>> infos = new ArrayList<>();
-        for (long id : streamIds) {
-            infos.add(streams.describeStream(id));
-        }
-        return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            long max = 0;
-            int holder = -1;
-            for (CompletableFuture<StreamInfo> f : infos) {
-                StreamInfo i = f.join();
-                max = Math.max(max, i.epoch());
-                if (i.state() == StreamInfo.State.OPEN && i.ownerNodeId() != brokerId && live(i.ownerNodeId())) {
-                    holder = i.ownerNodeId();
-                }
-            }
-            if (holder < 0) {
-                return CompletableFuture.completedFuture(max + 1);
-            }
-            if (System.nanoTime() > deadlineNanos) {
-                return CompletableFuture.failedFuture(new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER,
-                        tp + " is still open on broker " + holder + ", which is handing it over"));
-            }
-            CompletableFuture<Long> later = new CompletableFuture<>();
-            scheduler.schedule(() -> {
-                try {
-                    takeOver(tp, streamIds, deadlineNanos).whenComplete((epoch, e) -> {
-                        if (e != null) {
-                            later.completeExceptionally(e);
-                        } else {
-                            later.complete(epoch);
-                        }
-                    });
-                } catch (RuntimeException e) {
-                    later.completeExceptionally(e); // the open fails; this broker's scheduler goes on
-                }
-            }, HANDOFF_POLL_MS, TimeUnit.MILLISECONDS);
-            return later;
-        });
-    }
-
-    /** Whether broker {@code id} is registered and not fenced: it may still write to what it holds open. */
-    private boolean live(int id) {
-        BrokerInfo b = cache.view().brokers().get(id);
-        return b != null && b.state() != BrokerState.FENCED;
     }
 
     /** Applies a topic's changed configs to its open logs now (the periodic pass would within a minute). */
@@ -325,20 +266,36 @@ public final class PartitionManager implements AutoCloseable {
         return out;
     }
 
-    /** Closes every log (uploading what they hold). */
-    @Override
-    public void close() {
+    /**
+     * Closes every log at once (each uploads what only this broker's WAL holds and closes its
+     * streams); later opens fail with NOT_LEADER_OR_FOLLOWER. Whether every log closed cleanly
+     * within a minute (a log that never opened counts as closed).
+     */
+    public boolean closeLogs() {
         List<CompletableFuture<PartitionLog>> all;
         synchronized (this) {
             closed = true;
             all = logs.values().stream().map(Entry::log).toList();
             logs.clear();
         }
-        CompletableFuture<?>[] closing = all.stream().map(PartitionManager::closeQuietly).toArray(CompletableFuture[]::new);
+        CompletableFuture<?>[] closing = all.stream()
+                .map(f -> f.handle((pl, openError) -> pl)
+                        .thenCompose(pl -> pl == null ? CompletableFuture.completedFuture(null) : pl.close()))
+                .toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(closing).get(60, TimeUnit.SECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (Exception e) {
             log.warn("Not every partition log closed cleanly", e);
         }
+        return false;
+    }
+
+    /** Closes every log (see {@link #closeLogs}). */
+    @Override
+    public void close() {
+        closeLogs();
     }
 }

@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.slf4j.Logger;
@@ -68,6 +69,9 @@ public final class ControllerServer implements AutoCloseable {
             Objects.requireNonNull(registry, "registry");
         }
     }
+
+    /** How long a stopping leader waits for another voter to take leadership over (see handOverLeadership). */
+    static final long LEADERSHIP_TRANSFER_TIMEOUT_MS = 2_000;
 
     private final ControllerConfig config;
     private final RaftServer server;
@@ -182,6 +186,41 @@ public final class ControllerServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A leader that stops gracefully hands leadership to another voter first (Raft's leadership
+     * transfer), so the quorum has a leader again at once: otherwise the others notice only after
+     * an election timeout, while every broker's requests go to a voter that is gone (a broker
+     * drained on SIGTERM is often the leader of its cluster's quorum). Best effort, bounded by
+     * {@link #LEADERSHIP_TRANSFER_TIMEOUT_MS}; should no voter take over, they elect one as usual.
+     */
+    private void handOverLeadership() {
+        try {
+            if (!isLeader()) {
+                return;
+            }
+            RaftPeerId self = RaftSetup.peerId(config.nodeId());
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LEADERSHIP_TRANSFER_TIMEOUT_MS);
+            for (ControllerConfig.Voter v : config.voters()) {
+                if (v.id() == config.nodeId() || System.nanoTime() > deadline) {
+                    continue;
+                }
+                try (RaftClient admin = RaftClient.newBuilder().setProperties(RaftSetup.baseProperties())
+                        .setRaftGroup(RaftSetup.group(config.voters())).setLeaderId(self).build()) {
+                    RaftClientReply reply = admin.admin().transferLeadership(RaftSetup.peerId(v.id()),
+                            LEADERSHIP_TRANSFER_TIMEOUT_MS);
+                    if (reply.isSuccess()) {
+                        log.info("Controller voter {} handed leadership to voter {} before stopping", config.nodeId(),
+                                v.id());
+                        return;
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.info("Controller voter {} could not hand its leadership over before stopping ({}); the others elect "
+                    + "a leader", config.nodeId(), e.toString());
+        }
+    }
+
     /** Whether this voter is the leader right now and ready to serve (it has committed an entry of its term). */
     public boolean isLeader() throws IOException {
         return server.getDivision(RaftSetup.groupId()).getInfo().isLeaderReady();
@@ -230,6 +269,7 @@ public final class ControllerServer implements AutoCloseable {
     @Override
     public void close() throws IOException {
         closed = true;
+        handOverLeadership();
         timer.shutdownNow();
         try {
             client.close();

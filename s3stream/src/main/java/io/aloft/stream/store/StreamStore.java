@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * under one lock so the cache's order is the WAL's order; it is acknowledged once it and every
  * earlier append of its stream are durable. The cache's active block is sealed by size
  * ({@code s3.wal.upload.threshold.bytes}), age ({@code s3.wal.upload.interval.ms}), a stream's
- * close, or shutdown; a sealed block is uploaded once all its appends are durable, and blocks
+ * close (once the uploads in flight are done, so closes arriving together share a block), or
+ * shutdown; a sealed block is uploaded once all its appends are durable, and blocks
  * are committed to metadata strictly in seal order. After a commit the WAL is trimmed past the
  * block and the block becomes evictable.
  *
@@ -89,6 +90,8 @@ public final class StreamStore implements AutoCloseable {
     private final java.util.ArrayDeque<WaitingAppend> waiting = new java.util.ArrayDeque<>();
     /** Completes when every block sealed so far is committed; guarded by appendLock for chaining. */
     private CompletableFuture<Void> commitChain = CompletableFuture.completedFuture(null);
+    /** The seal that closing streams wait for while uploads are in flight (see sealForClose); guarded by appendLock. */
+    private CompletableFuture<Void> closeSeal;
     private final Object failLock = new Object();
     /** Set once, under failLock; read without it. */
     private volatile Throwable failure;
@@ -204,22 +207,6 @@ public final class StreamStore implements AutoCloseable {
             w.timeout = scheduler.schedule(() -> expire(w), config.appendTimeoutMs(), TimeUnit.MILLISECONDS);
             sealIfUploadsCannotMakeRoom(size);
             return w.future;
-        }
-    }
-
-    /** An append waiting for log-cache room; guarded by the append lock. */
-    private static final class WaitingAppend {
-        final S3Stream stream;
-        final ByteBuffer payload;
-        final int count;
-        final CompletableFuture<Long> future;
-        java.util.concurrent.ScheduledFuture<?> timeout;
-
-        WaitingAppend(S3Stream stream, ByteBuffer payload, int count, CompletableFuture<Long> future) {
-            this.stream = stream;
-            this.payload = payload;
-            this.count = count;
-            this.future = future;
         }
     }
 
@@ -381,7 +368,7 @@ public final class StreamStore implements AutoCloseable {
                 return CompletableFuture.completedFuture(null);
             }
             stream.state(S3Stream.State.CLOSING);
-            uploaded = sealAndUpload();
+            uploaded = sealForClose();
         }
         // Wait until everything appended before the close is durable and committed.
         return uploaded.thenCompose(v -> metadata.closeStream(
@@ -389,6 +376,44 @@ public final class StreamStore implements AutoCloseable {
                     stream.state(S3Stream.State.CLOSED);
                     streams.remove(stream.streamId(), stream);
                 });
+    }
+
+    /**
+     * Seals the active block for a closing stream; completes once everything sealed is committed.
+     * While uploads are in flight the seal waits for them, so closes arriving meanwhile share one
+     * block instead of a block (object, commit) each: a drain closing a thousand partitions uploads
+     * a few objects, not a thousand chained ones. Called under the append lock.
+     */
+    private CompletableFuture<Void> sealForClose() {
+        if (commitChain.isDone()) {
+            return sealAndUpload();
+        }
+        if (closeSeal == null) {
+            CompletableFuture<Void> seal = new CompletableFuture<>();
+            closeSeal = seal;
+            commitChain.whenCompleteAsync((v, error) -> {
+                CompletableFuture<Void> sealed;
+                synchronized (appendLock) {
+                    if (closeSeal != seal) {
+                        return; // close() or abort() took it over
+                    }
+                    closeSeal = null;
+                    sealed = sealAndUpload();
+                }
+                completeWith(seal, sealed);
+            }, scheduler);
+        }
+        return closeSeal;
+    }
+
+    private static void completeWith(CompletableFuture<Void> target, CompletableFuture<Void> source) {
+        source.whenComplete((v, error) -> {
+            if (error != null) {
+                target.completeExceptionally(error);
+            } else {
+                target.complete(null);
+            }
+        });
     }
 
     /**
@@ -547,6 +572,11 @@ public final class StreamStore implements AutoCloseable {
                 return;
             }
             closed = true;
+            if (closeSeal != null) {
+                closeSeal.completeExceptionally(new StreamException("stream store of node " + config.nodeId()
+                        + " was aborted"));
+                closeSeal = null;
+            }
         }
         stop(new StreamException("stream store of node " + config.nodeId() + " was aborted"));
         compaction.close();
@@ -567,6 +597,10 @@ public final class StreamStore implements AutoCloseable {
             }
             closed = true;
             done = sealAndUpload();
+            if (closeSeal != null) {
+                completeWith(closeSeal, done); // this seal holds what those closes wait for
+                closeSeal = null;
+            }
         }
         drainWaiting(); // waiting appends fail: the store is closed
         compaction.close(); // no compaction while shutting down
