@@ -66,6 +66,8 @@ import io.aloft.controller.server.ControllerServer;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorageOptions;
 import io.aloft.stream.storage.ObjectStorages;
+import io.aloft.stream.wal.ObjectStorageWal;
+import io.aloft.stream.wal.ObjectWalConfig;
 import io.aloft.stream.store.StreamStore;
 import io.aloft.wal.BlockDeviceWal;
 import io.aloft.wal.WriteAheadLog;
@@ -200,9 +202,22 @@ public final class Broker implements AutoCloseable {
         clusterId = clusterId(controller, nodeId);
 
         // A device error makes the WAL unusable (every later append fails): the broker cannot go on.
-        WriteAheadLog wal = BlockDeviceWal.builder(settings.wal()).channelOpener(walChannels)
-                .failureListener((path, cause) -> failures.fail("WAL " + path, cause))
-                .uncaughtExceptionHandler(failures).open();
+        // So does a WAL in object storage that another broker took over, or whose PUTs keep failing.
+        WriteAheadLog wal;
+        String walUrl = settings.objectWal().url();
+        if (walUrl != null) {
+            ObjectStorage walStorage = ObjectStorages.open(walUrl,
+                    ObjectStorageOptions.builder().uncaughtExceptionHandler(failures).build());
+            resources.add(walStorage); // closed after the WAL (resources close in reverse)
+            failures.closeOnFailure("WAL object storage", walStorage);
+            String prefix = ObjectWalConfig.prefix(nodeId);
+            wal = ObjectStorageWal.open(walStorage, prefix, settings.objectWal().maxObjectBytes())
+                    .onFailure(cause -> failures.fail("WAL " + walUrl + " " + prefix, cause));
+        } else {
+            wal = BlockDeviceWal.builder(settings.wal()).channelOpener(walChannels)
+                    .failureListener((path, cause) -> failures.fail("WAL " + path, cause))
+                    .uncaughtExceptionHandler(failures).open();
+        }
         resources.add(wal);
         failures.closeOnFailure("WAL", wal);
         ObjectStorage storage = ObjectStorages.open(config.objectStorageUrl(),

@@ -11,6 +11,7 @@ import io.aloft.config.UnknownKeys;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.stream.store.StreamStoreConfig;
+import io.aloft.stream.wal.ObjectWalConfig;
 import io.aloft.wal.WalConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,7 +34,7 @@ public final class ServerConfig {
     /** The keys a broker's properties may set, one definition per module, in README order. */
     public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
             FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
-            StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
+            ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
             CleanerConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
@@ -52,6 +53,7 @@ public final class ServerConfig {
     private final BrokerConfig broker;
     private final ControllerConfig controller;
     private final WalConfig wal;
+    private final ObjectWalConfig objectWal;
     private final StreamStoreConfig store;
     private final GroupCoordinatorConfig groups;
     private final LogConfig logDefaults;
@@ -67,12 +69,13 @@ public final class ServerConfig {
         properties = Map.copyOf(props);
         controller = ControllerConfig.fromProperties(props);
         wal = WalConfig.fromProperties(props);
+        objectWal = ObjectWalConfig.fromProperties(props);
         store = StreamStoreConfig.fromProperties(controller.nodeId(), props);
         groups = GroupCoordinatorConfig.fromProperties(props);
         logDefaults = LogConfig.fromBrokerProperties(props);
         cleaner = CleanerConfig.fromProperties(props);
         fetchSessions = FetchSessionConfig.fromProperties(props);
-        if (store.logCacheSizeBytes() >= wal.capacityBytes()) {
+        if (objectWal.url() == null && store.logCacheSizeBytes() >= wal.capacityBytes()) {
             throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, store.logCacheSizeBytes()
                     + " is not below " + WalConfig.CAPACITY_CONFIG + "=" + wal.capacityBytes()
                     + ": data not yet uploaded is held in both");
@@ -134,6 +137,11 @@ public final class ServerConfig {
 
     public WalConfig wal() {
         return wal;
+    }
+
+    /** The WAL in object storage; its {@code url()} is null when the block WAL is used. */
+    public ObjectWalConfig objectWal() {
+        return objectWal;
     }
 
     public StreamStoreConfig store() {

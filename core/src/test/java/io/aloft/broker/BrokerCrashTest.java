@@ -26,8 +26,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.utils.Utils;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The broker in its own JVM ({@link BrokerChild}, i.e. {@link BrokerMain} with a properties file) is
@@ -72,9 +73,11 @@ class BrokerCrashTest {
     private CrashableBroker broker;
     private String bootstrap;
 
-    @Test
-    void brokerSigkilledAtRandomMoments_everyAcknowledgedRecordOnceInOrder() throws Exception {
-        System.out.println("BrokerCrashTest seed=" + SEED + " rounds=" + ROUNDS
+    /** With the block WAL (a file here), and with the WAL in object storage ({@code wal.url}, file:// here). */
+    @ParameterizedTest
+    @ValueSource(strings = {"block", "object"})
+    void brokerSigkilledAtRandomMoments_everyAcknowledgedRecordOnceInOrder(String walPlacement) throws Exception {
+        System.out.println("BrokerCrashTest wal=" + walPlacement + " seed=" + SEED + " rounds=" + ROUNDS
                 + " (replay with -Daloft.broker.crash.seed=" + SEED + ")");
         Random random = new Random(SEED);
         int clientPort = TestQuorum.freePort();
@@ -91,10 +94,12 @@ class BrokerCrashTest {
                 "s3.log.cache.size.bytes=" + (16L << 20),
                 "s3.wal.upload.threshold.bytes=" + (4L << 20),
                 "s3.block.cache.size.bytes=" + (16L << 20),
-                "auto.create.topics.enable=false", ""));
+                "auto.create.topics.enable=false",
+                walPlacement.equals("object") ? "wal.url=file://" + dir.resolve("wal-objects").toAbsolutePath() : "",
+                ""));
         Path evidence = Files.createDirectories(
                 Path.of(System.getProperty("aloft.test.logdir", "target"), "broker-crash"));
-        Path logFile = evidence.resolve("broker-" + SEED + ".log");
+        Path logFile = evidence.resolve("broker-" + walPlacement + "-" + SEED + ".log");
         Files.deleteIfExists(logFile);
         broker = new CrashableBroker(config, logFile);
         try {

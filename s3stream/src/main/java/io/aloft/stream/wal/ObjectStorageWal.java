@@ -68,6 +68,8 @@ public final class ObjectStorageWal implements WriteAheadLog {
     /** Set once appends can no longer succeed: closed, fenced, or object storage gave up. */
     private RuntimeException failure;
     private CompletableFuture<Void> idle = CompletableFuture.completedFuture(null);
+    /** Told once when appends stop succeeding for a reason other than close (fenced, storage gave up). */
+    private volatile java.util.function.Consumer<RuntimeException> failureListener = e -> { };
 
     private record Pending(ByteBuffer body, CompletableFuture<Long> done) {
     }
@@ -101,8 +103,19 @@ public final class ObjectStorageWal implements WriteAheadLog {
         boolean takenOver = listing.endsInFence();
         List<WalRecord> records = takenOver ? List.of() : listing.records(storage, prefix, listing.nextSequence());
         long trim = takenOver ? ObjectWalFormat.offset(listing.nextSequence()) : listing.trim();
+        log.info("Opened WAL {} in object storage: {} objects, {} records to recover{}", prefix,
+                listing.objects().size(), records.size(), takenOver ? " (taken over by another broker before)" : "");
         return new ObjectStorageWal(storage, prefix, maxObjectBytes, listing.objects(), listing.nextSequence(), trim,
                 records);
+    }
+
+    /**
+     * Registers what to tell once this log stops accepting appends because it was fenced or object
+     * storage kept failing (a broker treats that like a failed WAL device). Set it right after open.
+     */
+    public ObjectStorageWal onFailure(java.util.function.Consumer<RuntimeException> listener) {
+        this.failureListener = listener;
+        return this;
     }
 
     /** What a broker taking over a log recovers: its records from the trim point to the fence. */
@@ -309,8 +322,10 @@ public final class ObjectStorageWal implements WriteAheadLog {
     /** Fails the batch and everything after it: a later object may not be acknowledged past a failed one. */
     private void fail(List<Pending> batch, RuntimeException cause) {
         List<Pending> rest;
+        boolean first;
         synchronized (this) {
-            if (failure == null || failure instanceof WalClosedException) {
+            first = failure == null || failure instanceof WalClosedException;
+            if (first) {
                 failure = cause;
             }
             rest = new ArrayList<>(pending);
@@ -322,6 +337,9 @@ public final class ObjectStorageWal implements WriteAheadLog {
         log.error("WAL {} stops accepting appends", prefix, cause);
         batch.forEach(p -> p.done().completeExceptionally(cause));
         rest.forEach(p -> p.done().completeExceptionally(cause));
+        if (first) {
+            failureListener.accept(cause);
+        }
     }
 
     @Override
