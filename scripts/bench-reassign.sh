@@ -13,14 +13,15 @@
 #     exit, time until every partition acknowledged a produce elsewhere); Kafka's controlled shutdown
 #     (time to exit; RF 1 partitions go offline until it is back) and, as Kafka's equivalent of a
 #     drain, moving all 1,000 away with one reassignment, then stopping it.
-# A harness, not a test: mvn verify never runs it. Needs about 35 GB free under DIR for the full run.
+# A harness, not a test: mvn verify never runs it. The full run peaks at about 32 GB under DIR
+# (Kafka's 10 GiB partition and the old copies it deletes a minute after a move).
 #
 #   scripts/bench-reassign.sh [--dir DIR] [--quick] [--no-build] [--objects s3|file] [--systems LIST]
 #
 #   --dir DIR         scratch file system for the clusters' data (a fresh sub-directory, deleted at
 #                     the end; default: bench/target)
-#   --quick           1 MiB and 128 MiB partitions instead of 1 MiB, 1 GiB and 10 GiB: about 4 minutes;
-#                     the full run takes 20-30 minutes on 2 cores
+#   --quick           1 MiB and 128 MiB partitions instead of 1 MiB, 1 GiB and 10 GiB: 5-9 minutes;
+#                     the full run takes about 15 minutes on 2 cores (each phase has a deadline)
 #   --no-build        run the jar already in bench/target
 #   --objects s3|file Aloft's objects on a local versitygw (default) or in a file:// directory
 #   --systems LIST    kafka,aloft (default) or one of them
@@ -48,4 +49,4 @@ if [ "$build" = 1 ]; then
 fi
 BENCH_EXTRA_ARGS="${extra[*]:-}"
 # Heap: the loader's 128 MiB buffer and the clients; the brokers are child processes.
-bench_run 30 1g io.aloft.bench.reassign.ReassignBenchmark servers core -- "${rest[@]+"${rest[@]}"}"
+bench_run 31 1g io.aloft.bench.reassign.ReassignBenchmark servers core bench -- "${rest[@]+"${rest[@]}"}"

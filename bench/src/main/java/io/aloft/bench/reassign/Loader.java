@@ -1,5 +1,6 @@
 package io.aloft.bench.reassign;
 
+import java.util.List;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,8 +45,8 @@ final class Loader {
         return (System.nanoTime() - start) / 1e9;
     }
 
-    /** Writes {@code records} 1 KiB records to each of {@code partitions} partitions of {@code topic}. */
-    static void fillEach(String bootstrap, String topic, int partitions, int records) {
+    /** Writes {@code records} 1 KiB records to each of {@code partitions} of {@code topic}. */
+    static void fillEach(String bootstrap, String topic, List<Integer> partitions, int records) {
         Properties p = props(bootstrap);
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, "16384");
@@ -54,7 +55,7 @@ final class Loader {
         AtomicLong failed = new AtomicLong();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
             for (int r = 0; r < records; r++) {
-                for (int partition = 0; partition < partitions; partition++) {
+                for (int partition : partitions) {
                     producer.send(new ProducerRecord<>(topic, partition, null, value), (md, e) -> {
                         if (e != null) {
                             failed.incrementAndGet();

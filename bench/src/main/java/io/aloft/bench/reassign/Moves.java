@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.common.TopicPartition;
@@ -35,7 +36,7 @@ final class Moves {
             return Stats.percentile(moves.stream().mapToDouble(Move::ackSeconds).toArray(), 100);
         }
 
-        double median(java.util.function.ToDoubleFunction<Move> f) {
+        double median(ToDoubleFunction<Move> f) {
             return Stats.percentile(moves.stream().mapToDouble(f).toArray(), 50);
         }
     }

@@ -11,8 +11,10 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -53,7 +55,7 @@ public final class ReassignBenchmark {
     /** One partition size and how many times it is moved. */
     record Size(String label, long bytes, int moves) {
         String topic() {
-            return "moved-" + label.replace(" ", "").toLowerCase(java.util.Locale.ROOT);
+            return "moved-" + label.replace(" ", "").toLowerCase(Locale.ROOT);
         }
 
         /** Generous: 60 s plus the bytes at 20 MB/s (Kafka copies them). */
@@ -68,6 +70,8 @@ public final class ReassignBenchmark {
     final boolean onS3;
     /** Where the nodes' logs are kept. */
     Path logDir;
+    /** The systems run, for the report's command line. */
+    List<String> systems = List.of("kafka", "aloft");
 
     ReassignBenchmark(boolean quick, boolean onS3) {
         this.quick = quick;
@@ -103,6 +107,7 @@ public final class ReassignBenchmark {
         Path work = Files.createTempDirectory(dir.toAbsolutePath(), "reassign-bench-");
         ReassignBenchmark bench = new ReassignBenchmark(quick, onS3);
         bench.logDir = jsonDir.toAbsolutePath().resolve("reassign-bench-" + stamp + "-logs");
+        bench.systems = systems;
         ReassignReport report = new ReassignReport(bench, stamp, System.getenv().getOrDefault("ALOFT_GIT_REV",
                 "unknown"), work);
         int status = 0;
@@ -231,7 +236,7 @@ public final class ReassignBenchmark {
 
     private static void deleteTree(Path dir) {
         try (var walk = Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (Exception e) {
             progress("could not delete %s: %s", dir, e);
         }

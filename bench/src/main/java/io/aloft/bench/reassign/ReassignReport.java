@@ -63,7 +63,8 @@ final class ReassignReport {
     }
 
     String command() {
-        return "scripts/bench-reassign.sh" + (bench.quick ? " --quick" : "") + (bench.onS3 ? "" : " --objects file");
+        return "scripts/bench-reassign.sh" + (bench.quick ? " --quick" : "") + (bench.onS3 ? "" : " --objects file")
+                + (bench.systems.size() == 2 ? "" : " --systems " + String.join(",", bench.systems));
     }
 
     String markdown() {
@@ -126,6 +127,8 @@ final class ReassignReport {
                         + "| figure | Apache Kafka 4.3.1 | Aloft |\n|---|---:|---:|\n");
         Drain.Result kd = kafka == null ? null : kafka.drain;
         Drain.Result ad = aloft == null ? null : aloft.drain;
+        drainRow(s, "partitions on the broker (set-up: " + Drain.PARTITIONS + " wanted)", kd == null ? ""
+                : Integer.toString(kd.partitions), ad == null ? "" : Integer.toString(ad.partitions));
         drainRow(s, "SIGTERM → process exited", kd == null ? "" : f2(kd.shutdownExitSeconds) + " (partitions stay on it)",
                 ad == null ? "" : f2(ad.drainExitSeconds) + " (drain)");
         drainRow(s, "SIGTERM → every partition acknowledged a produce elsewhere (p50 / last)", kd == null ? ""
