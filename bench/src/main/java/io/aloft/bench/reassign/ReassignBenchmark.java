@@ -50,6 +50,8 @@ public final class ReassignBenchmark {
     static final int TRAFFIC_PARTITIONS = 6;
     static final int BACKGROUND_RATE = 500;
     private static final long START = System.nanoTime();
+    /** The cluster being measured, for the shutdown hook. */
+    private static volatile NodeCluster current;
     private static final long MIB = 1L << 20;
 
     /** One partition size and how many times it is moved. */
@@ -110,6 +112,16 @@ public final class ReassignBenchmark {
         bench.systems = systems;
         ReassignReport report = new ReassignReport(bench, stamp, System.getenv().getOrDefault("ALOFT_GIT_REV",
                 "unknown"), work);
+        // On SIGTERM or Ctrl-C: the servers' own hook kills the child processes; this one also stops the
+        // cluster in use and deletes the scratch data, which would otherwise stay behind.
+        Thread cleanup = new Thread(() -> {
+            NodeCluster running = current;
+            if (running != null) {
+                running.close();
+            }
+            deleteTree(work);
+        }, "reassign-bench-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
         int status = 0;
         try {
             if (systems.contains("kafka")) {
@@ -156,6 +168,7 @@ public final class ReassignBenchmark {
         r.name = name;
         r.description = cluster.description();
         progress("%s: starting %d brokers", name, BROKERS);
+        current = cluster;
         try {
             cluster.start();
             try (Admin admin = admin(cluster.bootstrap());
@@ -200,6 +213,7 @@ public final class ReassignBenchmark {
         } finally {
             cluster.saveLogs(logDir);
             cluster.close();
+            current = null;
         }
         progress("%s: stopped, data deleted; node logs in %s", name, logDir);
         return r;
@@ -235,6 +249,9 @@ public final class ReassignBenchmark {
     }
 
     private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
         try (var walk = Files.walk(dir)) {
             walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (Exception e) {
