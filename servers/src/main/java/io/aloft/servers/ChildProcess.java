@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -129,6 +130,28 @@ final class ChildProcess {
         }
     }
 
+    /**
+     * SIGTERM without waiting: the returned future completes when the process has exited (and it
+     * leaves the shutdown hook's registry then), so a caller can time a graceful shutdown.
+     */
+    CompletableFuture<Process> terminate() {
+        CompletableFuture<Process> exit = process.onExit();
+        exit.thenRun(() -> LIVE.remove(process));
+        process.destroy();
+        return exit;
+    }
+
+    /** SIGKILL, waiting up to 10 s for the exit. Idempotent. */
+    void kill() {
+        try {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            LIVE.remove(process);
+        }
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }
@@ -188,6 +211,11 @@ final class ChildProcess {
      * file: one writer per file, and little CPU spent on logging during a measurement.
      */
     static void writeLog4j2(Path configFile) throws IOException {
+        writeLog4j2(configFile, "");
+    }
+
+    /** As {@link #writeLog4j2(Path)}, with {@code loggers} ({@code <Logger .../>} elements) added. */
+    static void writeLog4j2(Path configFile, String loggers) throws IOException {
         Files.writeString(configFile, """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <Configuration status="WARN">
@@ -198,12 +226,13 @@ final class ChildProcess {
                   </Appenders>
                   <Loggers>
                     <Logger name="org.apache.ratis.util.LifeCycle" level="OFF"/>
+                    <!--LOGGERS-->
                     <Root level="WARN">
                       <AppenderRef ref="Out"/>
                     </Root>
                   </Loggers>
                 </Configuration>
-                """, StandardCharsets.UTF_8);
+                """.replace("<!--LOGGERS-->", loggers), StandardCharsets.UTF_8);
     }
 
     /** Deletes {@code dir} and everything under it; best effort, logged if something stays. */
