@@ -36,6 +36,17 @@ public final class MetadataCache implements MetadataWatcher.Listener {
 
     private volatile View view = new View(Map.of(), Map.of(), Map.of());
     private volatile boolean loaded;
+    /** Told after a topic changed (through the change feed or this broker's own request); must not block. */
+    private final List<Runnable> topicListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Registers {@code listener} to run, on the thread that published it, after every change that
+     * touches a topic (moves included), from the controller's change feed or this broker's own
+     * requests. It must return at once (hand work to an executor).
+     */
+    public void onTopicsChanged(Runnable listener) {
+        topicListeners.add(listener);
+    }
 
     public View view() {
         return view;
@@ -52,6 +63,7 @@ public final class MetadataCache implements MetadataWatcher.Listener {
         image.brokers().forEach(b -> brokers.put(b.brokerId(), b));
         publish(brokers, image.topics());
         loaded = true;
+        topicListeners.forEach(Runnable::run);
     }
 
     @Override
@@ -71,6 +83,9 @@ public final class MetadataCache implements MetadataWatcher.Listener {
             topics.remove(e.deletedTopic().topicId());
         }
         publish(brokers, topics.values());
+        if (e.topic() != null || e.deletedTopic() != null) {
+            topicListeners.forEach(Runnable::run);
+        }
     }
 
     /** A topic this broker just created or changed (the change feed will confirm it). */
@@ -78,6 +93,7 @@ public final class MetadataCache implements MetadataWatcher.Listener {
         Map<UUID, TopicInfo> topics = new HashMap<>(view.topicsById());
         topics.put(topic.topicId(), topic);
         publish(new TreeMap<>(view.brokers()), topics.values());
+        topicListeners.forEach(Runnable::run);
     }
 
     /** A topic this broker just deleted. */

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The partition logs this broker serves: opened on first use when the metadata says this broker
- * leads the partition, closed within {@link #RELEASE_INTERVAL_MS} once it no longer does (moved,
- * topic deleted, or a new leader epoch), and kept within retention by a periodic pass.
+ * leads the partition, closed as soon as the metadata says it no longer does (moved, topic
+ * deleted, or a new leader epoch; a pass every {@link #RELEASE_INTERVAL_MS} catches anything
+ * missed), and kept within retention by a periodic pass.
  *
  * <p>Opening takes the partition's streams with an epoch above their current one, which fences
  * whichever broker had them before: no two brokers ever append to one partition. A partition
@@ -51,6 +52,7 @@ public final class PartitionManager implements AutoCloseable {
      * never waits for it: opening with a higher stream epoch fences this broker's appends.)
      */
     static final long RELEASE_INTERVAL_MS = 1_000;
+    private final java.util.concurrent.atomic.AtomicBoolean releaseQueued = new java.util.concurrent.atomic.AtomicBoolean();
     /**
      * How long an open waits for the previous holder to close the partition before the request
      * fails with NOT_LEADER_OR_FOLLOWER (clients retry; the next request waits again).
@@ -81,6 +83,20 @@ public final class PartitionManager implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(this::maintain, maintenanceMs, maintenanceMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::releaseMoved, RELEASE_INTERVAL_MS, RELEASE_INTERVAL_MS,
                 TimeUnit.MILLISECONDS);
+        // A move is usually seen here first through the change feed: release at once instead of at
+        // the next poll (up to a second later, all of it added to the move). One pass for a burst.
+        cache.onTopicsChanged(() -> {
+            if (releaseQueued.compareAndSet(false, true)) {
+                try {
+                    scheduler.execute(() -> {
+                        releaseQueued.set(false);
+                        releaseMoved();
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    releaseQueued.set(false); // shutting down: the close releases everything
+                }
+            }
+        });
     }
 
     /** The broker-wide topic defaults in force now (they can change at run time). */
