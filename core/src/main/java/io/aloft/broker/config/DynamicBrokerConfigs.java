@@ -243,11 +243,20 @@ public final class DynamicBrokerConfigs {
             }
             String scope = KV_PREFIX + (isClusterDefault(resourceName) ? DEFAULT_SCOPE : Integer.toString(brokerId))
                     + "/";
+            // This broker's own scope is written only through this broker, so its view is current there:
+            // deleting an absent key or setting the same value needs no controller write (each
+            // kafka-reassign-partitions --verify clears the throttles of every broker, usually unset).
+            // The cluster default can change through any broker, so it is always written.
+            Map<String, String> before = isClusterDefault(resourceName) ? null : current.perBroker();
             List<CompletableFuture<Object>> writes = new ArrayList<>();
-            delete.stream().filter(k -> !set.containsKey(k))
+            delete.stream().filter(k -> !set.containsKey(k)).filter(k -> before == null || before.containsKey(k))
                     .forEach(k -> writes.add(controller.submit(new DeleteKv(scope + k))));
-            set.forEach((k, v) -> writes.add(controller.submit(new PutKv(scope + k,
-                    target.get(k).getBytes(StandardCharsets.UTF_8)))));
+            set.keySet().stream().filter(k -> before == null || !target.get(k).equals(before.get(k)))
+                    .forEach(k -> writes.add(controller.submit(new PutKv(scope + k,
+                            target.get(k).getBytes(StandardCharsets.UTF_8)))));
+            if (writes.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
             return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenCompose(v -> refresh());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
