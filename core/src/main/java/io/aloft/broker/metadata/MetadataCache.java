@@ -4,6 +4,7 @@ import io.aloft.controller.client.MetadataWatcher;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.MetadataEvent;
+import io.aloft.controller.model.PartitionInfo;
 import io.aloft.controller.model.TopicInfo;
 import java.util.Collection;
 import java.util.HashMap;
@@ -77,7 +78,7 @@ public final class MetadataCache implements MetadataWatcher.Listener {
             brokers.remove(e.removedBrokerId());
         }
         if (e.topic() != null) {
-            topics.put(e.topic().topicId(), e.topic());
+            topics.put(e.topic().topicId(), newer(topics.get(e.topic().topicId()), e.topic()));
         }
         if (e.deletedTopic() != null) {
             topics.remove(e.deletedTopic().topicId());
@@ -91,7 +92,7 @@ public final class MetadataCache implements MetadataWatcher.Listener {
     /** A topic this broker just created or changed (the change feed will confirm it). */
     public synchronized void putTopic(TopicInfo topic) {
         Map<UUID, TopicInfo> topics = new HashMap<>(view.topicsById());
-        topics.put(topic.topicId(), topic);
+        topics.put(topic.topicId(), newer(topics.get(topic.topicId()), topic));
         publish(new TreeMap<>(view.brokers()), topics.values());
         topicListeners.forEach(Runnable::run);
     }
@@ -101,6 +102,40 @@ public final class MetadataCache implements MetadataWatcher.Listener {
         Map<UUID, TopicInfo> topics = new HashMap<>(view.topicsById());
         topics.remove(topicId);
         publish(new TreeMap<>(view.brokers()), topics.values());
+    }
+
+    /**
+     * {@code incoming}, except that no partition goes back to a lower leader epoch. A topic this broker
+     * just changed is put here from the controller's reply ({@link #putTopic}) before the change feed
+     * has delivered the events of commands applied before it; one of those (another partition moved
+     * by the same reassignment plan, say) carries this partition's older owner and epoch, and taking
+     * it would make this broker serve a partition it has just released. Epochs only rise, so the
+     * higher one is the later state.
+     */
+    private static TopicInfo newer(TopicInfo current, TopicInfo incoming) {
+        if (current == null || !current.topicId().equals(incoming.topicId())) {
+            return incoming;
+        }
+        List<PartitionInfo> merged = null;
+        int common = Math.min(current.partitions().size(), incoming.partitions().size());
+        for (int i = 0; i < common; i++) {
+            PartitionInfo have = current.partitions().get(i);
+            if (have.leaderEpoch() > incoming.partitions().get(i).leaderEpoch()) {
+                if (merged == null) {
+                    merged = new java.util.ArrayList<>(incoming.partitions());
+                }
+                merged.set(i, have);
+            }
+        }
+        List<PartitionInfo> partitions = merged != null ? merged : incoming.partitions();
+        if (current.partitions().size() > incoming.partitions().size()) {
+            // Partitions only grow: an event older than a local CreatePartitions keeps the new ones.
+            partitions = new java.util.ArrayList<>(partitions);
+            partitions.addAll(current.partitions().subList(incoming.partitions().size(),
+                    current.partitions().size()));
+        }
+        return partitions == incoming.partitions() ? incoming
+                : new TopicInfo(incoming.topicId(), incoming.name(), incoming.configs(), partitions);
     }
 
     private void publish(Map<Integer, BrokerInfo> brokers, Collection<TopicInfo> topics) {

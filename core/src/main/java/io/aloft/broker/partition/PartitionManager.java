@@ -66,6 +66,9 @@ public final class PartitionManager implements AutoCloseable {
     private boolean closed;
 
     /** One served partition: the leader epoch it was opened for, and the log (being) opened. */
+    /** Logs released and not closed yet, by partition (see {@link #leaderLog}). Guarded by {@code this}. */
+    private final Map<TopicPartition, CompletableFuture<Void>> closing = new HashMap<>();
+
     private record Entry(int leaderEpoch, CompletableFuture<PartitionLog> log) {
     }
 
@@ -120,6 +123,7 @@ public final class PartitionManager implements AutoCloseable {
                     tp + " is served by broker " + p.brokerId() + ", not " + brokerId));
         }
         CompletableFuture<PartitionLog> stale = null;
+        CompletableFuture<Void> ownClose;
         CompletableFuture<PartitionLog> opening;
         synchronized (this) {
             if (closed) {
@@ -135,9 +139,13 @@ public final class PartitionManager implements AutoCloseable {
             }
             opening = new CompletableFuture<>();
             logs.put(tp, new Entry(p.leaderEpoch(), opening));
+            ownClose = closing.get(tp);
         }
-        CompletableFuture<Void> previousClosed = stale == null ? CompletableFuture.completedFuture(null)
-                : closeQuietly(stale);
+        // This broker's own earlier log of the partition, released and still closing (uploading what
+        // only its WAL holds), must finish first: the handoff wait looks only at other brokers, and
+        // opening at a higher stream epoch now would fence that upload and lose those records.
+        CompletableFuture<Void> previousClosed = stale != null ? closeQuietly(stale)
+                : ownClose != null ? ownClose : CompletableFuture.completedFuture(null);
         LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults());
         long handoffDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOFF_TIMEOUT_MS);
         previousClosed.thenCompose(v -> handoffs.takeOver(tp, p.streamIds(), handoffDeadline))
@@ -257,12 +265,22 @@ public final class PartitionManager implements AutoCloseable {
             return false;
         }
         boolean removed;
+        CompletableFuture<Void> closed = new CompletableFuture<>();
         synchronized (this) {
             removed = logs.remove(tp, entry);
+            if (removed) {
+                // In the same step as the removal: an open of the partition right after must find it.
+                closing.put(tp, closed);
+            }
         }
         if (removed) {
             log.info("No longer serving {} (leader epoch {}); closing its log", tp, entry.leaderEpoch());
-            closeQuietly(entry.log());
+            closeQuietly(entry.log()).whenComplete((v, e) -> {
+                synchronized (this) {
+                    closing.remove(tp, closed);
+                }
+                closed.complete(null);
+            });
         }
         return true;
     }
