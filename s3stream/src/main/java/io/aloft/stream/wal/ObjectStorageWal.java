@@ -61,7 +61,6 @@ public final class ObjectStorageWal implements WriteAheadLog {
     /** Stored objects not trimmed yet: sequence number to size. */
     private final TreeMap<Long, Long> objects = new TreeMap<>();
     private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
-    private long pendingBytes;
     private boolean writing;
     private long nextSequence;
     private long trimOffset;
@@ -239,7 +238,6 @@ public final class ObjectStorageWal implements WriteAheadLog {
                 return CompletableFuture.failedFuture(failure);
             }
             pending.add(new Pending(copy, done));
-            pendingBytes += ObjectWalFormat.RECORD_HEADER_BYTES + size;
             stats.recordAppend(size);
             if (!writing) {
                 writeNext();
@@ -269,7 +267,6 @@ public final class ObjectStorageWal implements WriteAheadLog {
             batch.add(pending.pollFirst());
             bytes = next;
         }
-        pendingBytes -= bytes - ObjectWalFormat.HEADER_BYTES;
         long seq = nextSequence++;
         ByteBuffer object = ObjectWalFormat.encode(seq, batch.stream().map(Pending::body).toList());
         store(seq, object, batch, 1);
@@ -330,7 +327,6 @@ public final class ObjectStorageWal implements WriteAheadLog {
             }
             rest = new ArrayList<>(pending);
             pending.clear();
-            pendingBytes = 0;
             writing = false;
             idle.complete(null);
         }
