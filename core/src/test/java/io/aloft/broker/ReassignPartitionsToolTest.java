@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -98,6 +99,23 @@ class ReassignPartitionsToolTest {
         String context = "seed " + seed + " (-Daloft.reassign.seed to replay)";
         try (Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            // Every partition opened on its first broker before the load starts (ListOffsets opens it):
+            // this test is about moves. A first open that the controller stalls for tens of seconds,
+            // with an idempotent producer's batches queued behind it, can leave a gap — a known,
+            // separate problem (issue 13's notes), seen here once in a CI run.
+            Map<TopicPartition, OffsetSpec> all = new HashMap<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                all.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (true) {
+                try {
+                    admin.listOffsets(all).all().get(60, TimeUnit.SECONDS);
+                    break;
+                } catch (ExecutionException e) {
+                    assertTrue(System.nanoTime() < deadline, "every partition opened within 120 s: " + e);
+                }
+            }
         }
         SequenceProducer producer = new SequenceProducer(cluster.bootstrap(1), TOPIC, PARTITIONS, ROUND_MICROS);
         GroupConsumer consumer = new GroupConsumer(cluster.bootstrap(2));
