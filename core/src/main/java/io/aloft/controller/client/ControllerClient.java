@@ -88,8 +88,13 @@ public final class ControllerClient implements AutoCloseable {
     private final AtomicInteger nextClient = new AtomicInteger();
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong sequence = new AtomicLong();
-    /** The highest log index of a write this client saw acknowledged: reads wait until it is applied. */
-    private final AtomicLong lastWriteIndex = new AtomicLong(0);
+    /**
+     * The highest log index this node is known to depend on: its own acknowledged writes and what
+     * its change-feed watcher delivered. Reads wait until the voter asked has applied it, so a
+     * broker acting on a change it was told about (another broker's CreateTopics, a move) never
+     * reads state from before that change on a lagging follower.
+     */
+    private final AtomicLong lastSeenIndex = new AtomicLong(0);
     private final AtomicInteger nextReadPeer = new AtomicInteger();
     private final List<RaftPeerId> peers;
     private final ScheduledExecutorService retryTimer;
@@ -323,9 +328,10 @@ public final class ControllerClient implements AutoCloseable {
                     "cannot encode the query: " + e.getMessage()));
         }
         // Read-your-writes without Ratis's read-index path (which netty followers cannot forward):
-        // the chosen voter answers once it has applied this client's latest write. The leader is
+        // the chosen voter answers once it has applied everything this node saw (its writes, its
+        // change feed). The leader is
         // asked when known, else the voters in turn.
-        long minIndex = lastWriteIndex.get();
+        long minIndex = lastSeenIndex.get();
         if (minIndex == 0) {
             // No write yet, so no index to wait for: a voter still replaying its log after a restart
             // would answer a stale read from an old state (a restarted broker then read old stream
@@ -335,6 +341,15 @@ public final class ControllerClient implements AutoCloseable {
         }
         return send(c -> c.async().sendStaleRead(message, minIndex, readTarget(c)), deadline(), query,
                 this::nextReadClient);
+    }
+
+    /** Later reads wait for log {@code index} to be applied where they are answered (see {@link #lastSeenIndex}). */
+    void observed(long index) {
+        lastSeenIndex.accumulateAndGet(index, Math::max);
+    }
+
+    long lastSeenIndex() {
+        return lastSeenIndex.get();
     }
 
     private RaftPeerId readTarget(RaftClient client) {
@@ -428,7 +443,7 @@ public final class ControllerClient implements AutoCloseable {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause == null && reply.isSuccess()) {
                 if (reply.getLogIndex() > 0) {
-                    lastWriteIndex.accumulateAndGet(reply.getLogIndex(), Math::max);
+                    observed(reply.getLogIndex());
                 }
                 complete(reply, result);
                 return;

@@ -93,6 +93,8 @@ public final class MetadataWatcher implements AutoCloseable {
                 sleepQuietly(200);
                 continue;
             }
+            // Before the listener acts on these changes: its reads must see them (or later).
+            client.observed(result.nextIndex() - 1);
             try {
                 if (result.image() != null) {
                     listener.onImage(result.image());

@@ -12,4 +12,9 @@ public final class ClientAccess {
     public static CompletableFuture<Object> submitRequest(ControllerClient client, Request request) {
         return client.submitRequest(request);
     }
+
+    /** The log index this client's reads wait for. */
+    public static long lastSeenIndex(ControllerClient client) {
+        return client.lastSeenIndex();
+    }
 }
