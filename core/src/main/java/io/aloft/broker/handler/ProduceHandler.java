@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
@@ -70,9 +71,13 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ProduceRequest request) {
         short acks = request.acks();
+        // The client stops waiting after the request's timeout (its request.timeout.ms): nothing
+        // still queued behind an opening partition by then may be appended (see PartitionManager).
+        long deadlineNanos = request.timeout() > 0
+                ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.timeout()) : Long.MAX_VALUE;
         List<CompletableFuture<TopicProduceResponse>> topics = new ArrayList<>();
         for (TopicProduceData t : request.data().topicData()) {
-            topics.add(produceTopic(t, acks, request.version(), request.data().transactionalId()));
+            topics.add(produceTopic(t, acks, request.version(), request.data().transactionalId(), deadlineNanos));
         }
         return CompletableFuture.allOf(topics.toArray(CompletableFuture[]::new)).thenApply(v -> {
             TopicProduceResponseCollection out = new TopicProduceResponseCollection();
@@ -104,7 +109,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     }
 
     private CompletableFuture<TopicProduceResponse> produceTopic(TopicProduceData t, short acks, short version,
-            String transactionalId) {
+            String transactionalId, long deadlineNanos) {
         String name = t.name();
         Uuid topicId = t.topicId();
         if ((name == null || name.isEmpty()) && topicId != null && !Uuid.ZERO_UUID.equals(topicId)) {
@@ -125,7 +130,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                 MemoryRecords records = p.records() instanceof MemoryRecords m ? m : null;
                 ProduceRecordsCheck.Refusal refusal = ProduceRecordsCheck.check(version, records, transactionalId);
                 parts.add(refusal != null ? done(p.index(), refusal.error(), refusal.message())
-                        : append(new TopicPartition(name, p.index()), records));
+                        : append(new TopicPartition(name, p.index()), records, deadlineNanos));
             }
         }
         String resolved = name;
@@ -137,8 +142,9 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         });
     }
 
-    private CompletableFuture<PartitionProduceResponse> append(TopicPartition tp, MemoryRecords records) {
-        return partitions.append(tp, records).handle((AppendResult r, Throwable e) -> {
+    private CompletableFuture<PartitionProduceResponse> append(TopicPartition tp, MemoryRecords records,
+            long deadlineNanos) {
+        return partitions.append(tp, records, deadlineNanos).handle((AppendResult r, Throwable e) -> {
             if (e != null) {
                 Errors code = PartitionErrors.toKafka(e);
                 PartitionProduceResponse failed = new PartitionProduceResponse().setIndex(tp.partition())

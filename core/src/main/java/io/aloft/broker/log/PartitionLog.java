@@ -271,7 +271,7 @@ public final class PartitionLog {
             BatchValidator.assign(c, assigned, leaderEpoch, cfg.timestampType(), now);
             long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
             int size = c.bytes().remaining();
-            index.add(assigned, c.count(), maxTs, size, cfg.indexIntervalBytes());
+            index.add(assigned, c.count(), maxTs, size, cfg.indexEntryBytes());
             appends.add(streamAppend(c).thenApply(got -> {
                 if (got != assigned) {
                     throw new IllegalStateException("the records stream placed a batch at " + got + ", not "

@@ -47,7 +47,7 @@ final class PartitionLogLoader {
             }
             // Data below the records stream's start is gone; so are index entries for it.
             index.truncateHead(records.startOffset());
-            int interval = config.indexIntervalBytes();
+            int interval = config.indexEntryBytes();
             return readAll(records, index.endOffset(), b -> {
                 if (b.baseOffset() < index.endOffset()) {
                     return; // the first fetched batch may begin before the requested offset
@@ -85,7 +85,7 @@ final class PartitionLogLoader {
             }
             if (b.baseOffset() >= rebuilt[0].endOffset() && b.baseOffset() < end) {
                 RecordBatch batch = onlyBatch(tp, b);
-                rebuilt[0].add(b.baseOffset(), b.count(), batch.maxTimestamp(), b.size(), config.indexIntervalBytes());
+                rebuilt[0].add(b.baseOffset(), b.count(), batch.maxTimestamp(), b.size(), config.indexEntryBytes());
             }
         }).thenRun(() -> {
             if (rebuilt[0] != null && rebuilt[0].endOffset() == end) {

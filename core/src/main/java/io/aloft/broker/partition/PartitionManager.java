@@ -191,12 +191,30 @@ public final class PartitionManager implements AutoCloseable {
      * reordered.) Each append waits only for the previous one to be <em>submitted</em>, not durable.
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records) {
+        return append(tp, records, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #append(TopicPartition, MemoryRecords)}, refused with REQUEST_TIMED_OUT instead of
+     * appended when the log is ready only after {@code deadlineNanos} (of {@link System#nanoTime}):
+     * by then the client has given up on the request, and an idempotent producer may have resent
+     * or, past its delivery timeout, moved on with a new epoch; applying the stale batch late would
+     * duplicate it or break the sequence (seen behind a 90 s open).
+     */
+    public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
         CompletableFuture<CompletableFuture<AppendResult>> submitted;
         synchronized (appendOrder) {
             CompletableFuture<?> previous = appendOrder.getOrDefault(tp, CompletableFuture.completedFuture(null));
             submitted = previous.handle((v, e) -> null)
                     .thenCompose(v -> leaderLog(tp))
-                    .thenApply(log -> log.append(records));
+                    .thenApply(log -> {
+                        if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
+                            return CompletableFuture.<AppendResult>failedFuture(new PartitionLogException(
+                                    Errors.REQUEST_TIMED_OUT, tp + " opened only after the produce request's "
+                                    + "timeout; its records were not appended"));
+                        }
+                        return log.append(records);
+                    });
             appendOrder.put(tp, submitted);
         }
         return submitted.thenCompose(f -> f);

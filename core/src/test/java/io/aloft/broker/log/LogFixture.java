@@ -62,7 +62,7 @@ public final class LogFixture implements AutoCloseable {
     public void startStore() throws Exception {
         wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("broker.wal")).capacityBytes(16 << 20).build());
         store = StreamStore.open(StreamStoreConfig.builder(1).uploadThresholdBytes(256 * 1024)
-                .logCacheSizeBytes(1 << 20).uploadIntervalMs(60_000).objectBlockSizeBytes(16 * 1024).build(),
+                .logCacheSizeBytes(4 << 20).uploadIntervalMs(60_000).objectBlockSizeBytes(16 * 1024).build(),
                 wal, storage, metadataView.apply(metadata), clock::get);
     }
 

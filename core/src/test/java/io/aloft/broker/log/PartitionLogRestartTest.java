@@ -16,6 +16,7 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PartitionLogRestartTest {
     /** One index entry per batch, so retention and lookups are exact per batch. */
-    private static final Map<String, String> ENTRY_PER_BATCH = Map.of(LogConfig.INDEX_INTERVAL_BYTES_CONFIG, "1");
+    /** With {@link #entryBatch}: one time-index entry per batch (an entry covers at least 1 MiB). */
+    private static final Map<String, String> ENTRY_PER_BATCH = Map.of(LogConfig.INDEX_INTERVAL_BYTES_CONFIG, "1",
+            LogConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(4 << 20));
 
     @TempDir
     Path dir;
@@ -155,7 +158,7 @@ class PartitionLogRestartTest {
     void checkpoints_partialThenFull_reloadToTheSameIndex() throws Exception {
         PartitionLog log = fx.open(ENTRY_PER_BATCH);
         for (int i = 0; i < 30; i++) {
-            get(log.append(batch(Compression.NONE, T0 + i * 10, 1)));
+            get(log.append(entryBatch(T0 + i * 10, 1)));
             get(log.checkpoint()); // partial ones until they outgrow the state, then a full one
         }
         PartitionLog reopened = reopen(log, Handover.CLOSE, ENTRY_PER_BATCH);
@@ -186,13 +189,13 @@ class PartitionLogRestartTest {
 
     @Test
     void applyRetention_byTime_deletesBatchesOlderThanRetentionMs() throws Exception {
-        Map<String, String> config = Map.of(LogConfig.INDEX_INTERVAL_BYTES_CONFIG, "1",
-                LogConfig.RETENTION_MS_CONFIG, "1000");
+        Map<String, String> config = new java.util.HashMap<>(ENTRY_PER_BATCH);
+        config.put(LogConfig.RETENTION_MS_CONFIG, "1000");
         PartitionLog log = fx.open(config);
-        get(log.append(batch(Compression.NONE, T0 - 5000, 2)));
-        get(log.append(batch(Compression.NONE, T0 - 1001, 2)));
-        get(log.append(batch(Compression.NONE, T0 - 1000, 2)));
-        get(log.append(batch(Compression.NONE, T0 - 6000, 2))); // old, but after a young batch: kept
+        get(log.append(entryBatch(T0 - 5000, 2)));
+        get(log.append(entryBatch(T0 - 1001, 2)));
+        get(log.append(entryBatch(T0 - 1000, 2)));
+        get(log.append(entryBatch(T0 - 6000, 2))); // old, but after a young batch: kept
         long before = log.sizeInBytes();
 
         assertEquals(4L, get(log.applyRetention(T0)));
@@ -205,10 +208,10 @@ class PartitionLogRestartTest {
     @Test
     void applyRetention_bySize_keepsAtLeastRetentionBytes() throws Exception {
         PartitionLog log = fx.open(ENTRY_PER_BATCH);
-        get(log.append(batch(2)));
+        get(log.append(entryBatch(T0, 2)));
         long batchBytes = log.sizeInBytes();
         for (int i = 0; i < 4; i++) {
-            get(log.append(batch(2)));
+            get(log.append(entryBatch(T0, 2)));
         }
         log.updateConfig(LogConfig.fromTopicOverrides(Map.of(LogConfig.RETENTION_BYTES_CONFIG,
                 Long.toString(2 * batchBytes + 1), LogConfig.RETENTION_MS_CONFIG, "-1"), log.config()));
@@ -216,7 +219,7 @@ class PartitionLogRestartTest {
         assertEquals(4L, get(log.applyRetention(T0 + 1_000_000_000L)));
         assertEquals(3 * batchBytes, log.sizeInBytes());
         assertFails(Errors.OFFSET_OUT_OF_RANGE, log.read(3, 1024, true));
-        assertEquals(3, get(log.read(4, 1 << 20, true)).records().sizeInBytes() / batchBytes);
+        assertEquals(3, get(log.read(4, 64 << 20, true)).records().sizeInBytes() / batchBytes);
     }
 
     @Test
@@ -224,5 +227,15 @@ class PartitionLogRestartTest {
         PartitionLog log = fx.open(Map.of(LogConfig.RETENTION_MS_CONFIG, "-1", LogConfig.RETENTION_BYTES_CONFIG, "-1"));
         get(log.append(batch(Compression.NONE, 1, 2)));
         assertEquals(0L, get(log.applyRetention(Long.MAX_VALUE)));
+    }
+
+    /** A batch of {@code n} records of timestamp {@code ts} filling one time-index entry (just over 1 MiB). */
+    private static MemoryRecords entryBatch(long ts, int n) {
+        byte[] value = new byte[LogConfig.MIN_INDEX_ENTRY_BYTES / n + 1];
+        SimpleRecord[] records = new SimpleRecord[n];
+        for (int i = 0; i < n; i++) {
+            records[i] = new SimpleRecord(ts, ("k" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8), value);
+        }
+        return MemoryRecords.withRecords(Compression.NONE, records);
     }
 }

@@ -206,7 +206,7 @@ final class RangeCleaner {
             if (rewrite == null) {
                 start = sb.baseOffset();
                 rewrite = log.rewrite(start, end, plan.config().segmentBytes());
-                index = new CompactedIndex(start, plan.config().indexIntervalBytes());
+                index = new CompactedIndex(start, plan.config().indexEntryBytes());
             }
             RecordBatch batch = only(plan.tp(), sb);
             BatchRewriter.Outcome o = rewriter.rewrite(batch, sb.payloadView());

@@ -1,0 +1,98 @@
+package io.aloft.broker.partition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.aloft.broker.log.AppendResult;
+import io.aloft.broker.log.LogConfig;
+import io.aloft.broker.log.LogFixture;
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.controller.model.PartitionInfo;
+import io.aloft.controller.model.TopicInfo;
+import io.aloft.stream.metadata.StreamMetadata;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A produce queued behind a partition that opens only after the request's timeout is refused with
+ * REQUEST_TIMED_OUT and not appended: the client gave up on it, and an idempotent producer may
+ * have moved on (a late append duplicated a resent batch or broke its sequence). An append whose
+ * deadline has not passed when the log is ready is appended as before.
+ */
+class PartitionManagerAppendDeadlineTest {
+    private static final int SELF = 1;
+    private static final TopicPartition TP = new TopicPartition("late", 0);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void openReadyAfterTheDeadline_appendRefusedAndNotApplied() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (LogFixture f = new LogFixture(dir)) {
+            List<Long> streams = List.of(f.store.createStream().get(10, TimeUnit.SECONDS),
+                    f.store.createStream().get(10, TimeUnit.SECONDS));
+            MetadataCache cache = new MetadataCache();
+            cache.putTopic(new TopicInfo(UUID.randomUUID(), TP.topic(), Map.of(),
+                    List.of(new PartitionInfo(0, SELF, 1, streams))));
+            // The controller's answer about who holds the streams comes only when the test says so.
+            CompletableFuture<Void> controllerAnswers = new CompletableFuture<>();
+            PartitionManager partitions = new PartitionManager(SELF, cache, f.store, heldUntil(controllerAnswers,
+                    f.metadata), LogConfig::defaults, f.clock::get, scheduler, 60_000);
+            try {
+                CompletableFuture<AppendResult> late = partitions.append(TP, records("late"),
+                        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+                CompletableFuture<AppendResult> inTime = partitions.append(TP, records("in-time"),
+                        System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
+                Thread.sleep(200);
+                controllerAnswers.complete(null);
+
+                LogFixture.assertFails(Errors.REQUEST_TIMED_OUT, late);
+                assertEquals(0, LogFixture.get(inTime).baseOffset(), "only the append still awaited was applied");
+                assertEquals(1, LogFixture.get(partitions.append(TP, records("next"))).baseOffset());
+            } finally {
+                partitions.close();
+            }
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    private static MemoryRecords records(String value) {
+        return MemoryRecords.withRecords(Compression.NONE, LogFixture.rec(LogFixture.T0, value));
+    }
+
+    /** {@code delegate}, whose describeStream answers only once {@code gate} completes. */
+    private static StreamMetadata heldUntil(CompletableFuture<Void> gate, StreamMetadata delegate) {
+        return (StreamMetadata) Proxy.newProxyInstance(StreamMetadata.class.getClassLoader(),
+                new Class<?>[] {StreamMetadata.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("describeStream")) {
+                        return gate.thenCompose(v -> {
+                            try {
+                                return (CompletableFuture<?>) method.invoke(delegate, args);
+                            } catch (IllegalAccessException | InvocationTargetException e) {
+                                return CompletableFuture.failedFuture(e);
+                            }
+                        });
+                    }
+                    try {
+                        return method.invoke(delegate, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+}
