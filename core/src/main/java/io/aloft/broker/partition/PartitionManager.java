@@ -61,8 +61,8 @@ public final class PartitionManager implements AutoCloseable {
 
     private final PartitionHandoffs handoffs;
     private final Map<TopicPartition, Entry> logs = new HashMap<>();
-    /** Per partition, the latest append's submission: the next append is submitted after it. */
-    private final Map<TopicPartition, CompletableFuture<?>> appendOrder = new HashMap<>();
+    /** Per partition, the appends in submission order (see {@link #append}). Guarded by itself. */
+    private final Map<TopicPartition, AppendQueue> appendOrder = new HashMap<>();
     private boolean closed;
 
     /** One served partition: the leader epoch it was opened for, and the log (being) opened. */
@@ -70,6 +70,15 @@ public final class PartitionManager implements AutoCloseable {
     private final Map<TopicPartition, CompletableFuture<Void>> closing = new HashMap<>();
 
     private record Entry(int leaderEpoch, CompletableFuture<PartitionLog> log) {
+    }
+
+    /** One partition's appends: the latest submission, and which queued ones must be refused. Guarded by appendOrder. */
+    private static final class AppendQueue {
+        CompletableFuture<?> last = CompletableFuture.completedFuture(null);
+        /** Appends numbered 1, 2, ... as they arrive. */
+        long arrived;
+        /** Appends numbered up to this one are refused (they waited behind one refused for its timeout). */
+        long refuseThrough;
     }
 
     public PartitionManager(int brokerId, MetadataCache cache, StreamStore store, StreamMetadata streams,
@@ -197,27 +206,42 @@ public final class PartitionManager implements AutoCloseable {
     /**
      * {@link #append(TopicPartition, MemoryRecords)}, refused with REQUEST_TIMED_OUT instead of
      * appended when the log is ready only after {@code deadlineNanos} (of {@link System#nanoTime}):
-     * by then the client has given up on the request, and an idempotent producer may have resent
-     * or, past its delivery timeout, moved on with a new epoch; applying the stale batch late would
-     * duplicate it or break the sequence (seen behind a 90 s open).
+     * by then the client has given up on the request, and an idempotent producer resends it or,
+     * past its delivery timeout, moves on with a new epoch; appending the stale batch late
+     * duplicated it or broke the sequence (seen behind a 90 s open). Every append that arrived
+     * before that refusal (so waited for the same open) is refused as well, even within its own
+     * deadline: appending a producer's next batch without the refused one would leave a gap, which
+     * a producer the log does not know yet cannot even be told about. Clients retry them in order.
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
         CompletableFuture<CompletableFuture<AppendResult>> submitted;
         synchronized (appendOrder) {
-            CompletableFuture<?> previous = appendOrder.getOrDefault(tp, CompletableFuture.completedFuture(null));
-            submitted = previous.handle((v, e) -> null)
+            AppendQueue queue = appendOrder.computeIfAbsent(tp, k -> new AppendQueue());
+            long number = ++queue.arrived;
+            submitted = queue.last.handle((v, e) -> null)
                     .thenCompose(v -> leaderLog(tp))
                     .thenApply(log -> {
-                        if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
-                            return CompletableFuture.<AppendResult>failedFuture(new PartitionLogException(
-                                    Errors.REQUEST_TIMED_OUT, tp + " opened only after the produce request's "
-                                    + "timeout; its records were not appended"));
-                        }
-                        return log.append(records);
+                        String refusal = refusal(queue, number, deadlineNanos);
+                        return refusal == null ? log.append(records) : CompletableFuture.<AppendResult>failedFuture(
+                                new PartitionLogException(Errors.REQUEST_TIMED_OUT, tp + refusal));
                     });
-            appendOrder.put(tp, submitted);
+            queue.last = submitted;
         }
         return submitted.thenCompose(f -> f);
+    }
+
+    /** Why the append numbered {@code number}, its log ready now, must not be appended; null if it may. */
+    private String refusal(AppendQueue queue, long number, long deadlineNanos) {
+        synchronized (appendOrder) {
+            if (number <= queue.refuseThrough) {
+                return " waited behind a produce refused for its timeout; its records were not appended (retry)";
+            }
+            if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
+                queue.refuseThrough = queue.arrived;
+                return " opened only after the produce request's timeout; its records were not appended";
+            }
+            return null;
+        }
     }
 
     /** Applies a topic's changed configs to its open logs now (the periodic pass would within a minute). */

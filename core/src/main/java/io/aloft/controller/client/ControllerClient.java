@@ -339,8 +339,9 @@ public final class ControllerClient implements AutoCloseable {
             // requests only once it has applied every entry of earlier terms.
             return send(c -> c.async().sendReadOnly(message), deadline(), query);
         }
-        return send(c -> c.async().sendStaleRead(message, minIndex, readTarget(c)), deadline(), query,
-                this::nextReadClient);
+        AtomicInteger attempt = new AtomicInteger();
+        return send(c -> c.async().sendStaleRead(message, minIndex, readTarget(c, attempt.getAndIncrement())),
+                deadline(), query, this::nextReadClient);
     }
 
     /** Later reads wait for log {@code index} to be applied where they are answered (see {@link #lastSeenIndex}). */
@@ -352,15 +353,24 @@ public final class ControllerClient implements AutoCloseable {
         return lastSeenIndex.get();
     }
 
-    private RaftPeerId readTarget(RaftClient client) {
-        RaftPeerId leader = client.getLeaderId();
-        int n = nextReadPeer.getAndIncrement();
-        if (leader != null && n % 4 != 3) {
+    /**
+     * The voter asked by a read's {@code attempt}-th try: the leader, which has applied everything
+     * this node saw (writes are acknowledged once applied there, and the watcher reads from it).
+     * A follower usually trails the newest entries by a heartbeat, and its StaleReadException
+     * would close the read client's ordered pipeline to it, failing every read queued there
+     * (seen as a storm of retries while a broker opened hundreds of partitions). Retries
+     * alternate between the leader and the other voters in turn, so a stale leader id (a stopped
+     * voter) does not pin reads.
+     */
+    private RaftPeerId readTarget(RaftClient client, int attempt) {
+        RaftPeerId leader = clients[0].getLeaderId();
+        if (leader == null) {
+            leader = client.getLeaderId();
+        }
+        if (leader != null && attempt % 2 == 0) {
             return leader;
         }
-        // Every fourth read, and whenever no leader is known, the voters in turn: a stale leader id
-        // (a stopped voter) must not pin reads, and any voter that applied our writes may answer.
-        return peers.get(Math.floorMod(n, peers.size()));
+        return peers.get(Math.floorMod(nextReadPeer.getAndIncrement(), peers.size()));
     }
 
     /** {@link #submit}, with the result cast. */

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A produce queued behind a partition that opens only after the request's timeout is refused with
  * REQUEST_TIMED_OUT and not appended: the client gave up on it, and an idempotent producer may
- * have moved on (a late append duplicated a resent batch or broke its sequence). An append whose
- * deadline has not passed when the log is ready is appended as before.
+ * have moved on (a late append duplicated a resent batch or broke its sequence). The appends that
+ * queued behind it are refused too (appending them would leave a gap where it was); appends that
+ * arrive after that are appended as before.
  */
 class PartitionManagerAppendDeadlineTest {
     private static final int SELF = 1;
@@ -40,7 +41,7 @@ class PartitionManagerAppendDeadlineTest {
     Path dir;
 
     @Test
-    void openReadyAfterTheDeadline_appendRefusedAndNotApplied() throws Exception {
+    void openReadyAfterTheDeadline_appendAndThoseQueuedBehindRefusedAndNotApplied() throws Exception {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         try (LogFixture f = new LogFixture(dir)) {
             List<Long> streams = List.of(f.store.createStream().get(10, TimeUnit.SECONDS),
@@ -55,14 +56,17 @@ class PartitionManagerAppendDeadlineTest {
             try {
                 CompletableFuture<AppendResult> late = partitions.append(TP, records("late"),
                         System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
-                CompletableFuture<AppendResult> inTime = partitions.append(TP, records("in-time"),
+                CompletableFuture<AppendResult> queuedBehind = partitions.append(TP, records("queued-behind"),
                         System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
                 Thread.sleep(200);
                 controllerAnswers.complete(null);
 
                 LogFixture.assertFails(Errors.REQUEST_TIMED_OUT, late);
-                assertEquals(0, LogFixture.get(inTime).baseOffset(), "only the append still awaited was applied");
-                assertEquals(1, LogFixture.get(partitions.append(TP, records("next"))).baseOffset());
+                LogFixture.assertFails(Errors.REQUEST_TIMED_OUT, queuedBehind);
+                assertEquals(0, LogFixture.get(partitions.append(TP, records("next"))).baseOffset(),
+                        "nothing of the refused appends is in the log");
+                assertEquals(1, LogFixture.get(partitions.append(TP, records("after"),
+                        System.nanoTime() + TimeUnit.SECONDS.toNanos(60))).baseOffset());
             } finally {
                 partitions.close();
             }
