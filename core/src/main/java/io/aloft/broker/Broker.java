@@ -6,6 +6,7 @@ import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTopic;
 import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.DynamicBrokerConfigs;
+import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
 import io.aloft.broker.fetch.FetchSessionConfig;
 import io.aloft.broker.fetch.FetchSessionManager;
@@ -205,8 +206,9 @@ public final class Broker implements AutoCloseable {
         // So does a WAL in object storage that another broker took over, or whose PUTs keep failing.
         WriteAheadLog wal;
         String walUrl = settings.objectWal().url();
+        ObjectStorage walStorage = null;
         if (walUrl != null) {
-            ObjectStorage walStorage = ObjectStorages.open(walUrl,
+            walStorage = ObjectStorages.open(walUrl,
                     ObjectStorageOptions.builder().uncaughtExceptionHandler(failures).build());
             resources.add(walStorage); // closed after the WAL (resources close in reverse)
             failures.closeOnFailure("WAL object storage", walStorage);
@@ -245,8 +247,17 @@ public final class Broker implements AutoCloseable {
         failures.closeOnFailure("broker scheduler", scheduler::shutdownNow);
         DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props, ServerConfig.ALL);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
+        // WALs in object storage: a fenced broker's is recovered by a live one, and its partitions'
+        // new owners wait for that. A block WAL cannot be reached from here: nothing to wait for.
+        java.util.function.IntPredicate walRecovered = id -> true;
+        if (walStorage != null) {
+            WalFailover failover = new WalFailover(nodeId, cache, controller, walStorage, store, failures).start();
+            resources.add(failover);
+            failures.closeOnFailure("WAL failover", failover);
+            walRecovered = failover::recovered;
+        }
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
-                brokerConfigs::logDefaults, System::currentTimeMillis, scheduler, 30_000);
+                walRecovered, brokerConfigs::logDefaults, System::currentTimeMillis, scheduler, 30_000);
         resources.add(partitions);
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
         ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);

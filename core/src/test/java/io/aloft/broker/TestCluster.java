@@ -274,6 +274,22 @@ final class TestCluster implements AutoCloseable {
         perNode.put(id, props);
         writeConfig(id, true);
         launch(id);
+        awaitListed(id, "join");
+    }
+
+    /**
+     * Starts broker {@code id} again after {@link #kill} or {@link #stop}, with its data directory
+     * as it was left; returns once every running broker lists it in DescribeCluster.
+     */
+    void restart(int id) throws Exception {
+        if (processes.get(id).isAlive()) {
+            throw new IllegalStateException("node " + id + " is running");
+        }
+        launch(id);
+        awaitListed(id, "come back");
+    }
+
+    private void awaitListed(int id, String what) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
         for (int other : brokerIds) {
             if (!processes.containsKey(other) || !processes.get(other).isAlive()) {
@@ -282,7 +298,7 @@ final class TestCluster implements AutoCloseable {
             // Direct to that broker only: a bootstrapped Admin would route to any of them.
             while (!listsBroker(other, id)) {
                 if (!processes.get(id).isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("broker " + id + " did not join (broker " + other
+                    throw new IllegalStateException("broker " + id + " did not " + what + " (broker " + other
                             + " does not list it); see " + logFile(id));
                 }
                 TimeUnit.MILLISECONDS.sleep(100);

@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
@@ -32,7 +33,9 @@ import org.apache.kafka.common.protocol.Errors;
  *       as it has closed everything it held, and the change feed brings that here;
  *   <li>at most {@link #MAX_DESCRIBES_IN_FLIGHT} opens ask the controller at once, the first
  *       description included (the others are described in turn);
- *   <li>once this broker's metadata shows the holder fenced or gone, the wait ends without asking
+ *   <li>once this broker's metadata shows the holder gone, or fenced with its WAL recovered by
+ *       another broker (WALs in object storage: see {@code WalFailover}; with block WALs a fenced
+ *       holder's WAL cannot be reached, and is not waited for), the wait ends without asking
  *       again, with an epoch above the one described. (Were the streams opened by another broker
  *       meanwhile, the controller would refuse this open's epoch, and the client retries.)
  * </ul>
@@ -52,6 +55,8 @@ final class PartitionHandoffs {
     private final StreamMetadata streams;
     /** A broker's state in this broker's metadata, or null when it is not registered. */
     private final IntFunction<BrokerState> brokerState;
+    /** Whether what a (fenced) broker's WAL held is in object storage now; see {@link #live}. */
+    private final IntPredicate walRecovered;
     private final ScheduledExecutorService scheduler;
     private final LongSupplier nanoClock;
 
@@ -83,9 +88,15 @@ final class PartitionHandoffs {
 
     PartitionHandoffs(int brokerId, StreamMetadata streams, IntFunction<BrokerState> brokerState,
             ScheduledExecutorService scheduler, LongSupplier nanoClock) {
+        this(brokerId, streams, brokerState, id -> true, scheduler, nanoClock);
+    }
+
+    PartitionHandoffs(int brokerId, StreamMetadata streams, IntFunction<BrokerState> brokerState,
+            IntPredicate walRecovered, ScheduledExecutorService scheduler, LongSupplier nanoClock) {
         this.brokerId = brokerId;
         this.streams = streams;
         this.brokerState = brokerState;
+        this.walRecovered = walRecovered;
         this.scheduler = scheduler;
         this.nanoClock = nanoClock;
     }
@@ -160,7 +171,10 @@ final class PartitionHandoffs {
                 w.epoch = max;
                 w.holder = holder;
                 w.nextDescribeNanos = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(w.backoffMs);
-                long cap = brokerState.apply(holder) == BrokerState.DRAINING ? DRAINING_HOLDER_MAX_POLL_MS
+                BrokerState holderState = brokerState.apply(holder);
+                // A draining holder leaves once closed; a fenced one is waited for until its WAL is recovered.
+                long cap = holderState == BrokerState.DRAINING || holderState == BrokerState.FENCED
+                        ? DRAINING_HOLDER_MAX_POLL_MS
                         : ACTIVE_HOLDER_MAX_POLL_MS;
                 w.backoffMs = Math.min(w.backoffMs * 2, cap);
                 waiting.add(w);
@@ -217,9 +231,13 @@ final class PartitionHandoffs {
                 : tp + " is still open on broker " + holder + ", which is handing it over");
     }
 
-    /** Whether broker {@code id} is registered and not fenced: it may still write to what it holds open. */
+    /**
+     * Whether broker {@code id} still stands between this open and the partition's data: registered
+     * and not fenced (it may still write to what it holds open, and closes it itself), or fenced
+     * with its WAL not recovered yet by another broker.
+     */
     private boolean live(int id) {
         BrokerState state = brokerState.apply(id);
-        return state != null && state != BrokerState.FENCED;
+        return state != null && state != BrokerState.FENCED || !walRecovered.test(id);
     }
 }

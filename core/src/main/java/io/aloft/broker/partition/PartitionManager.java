@@ -83,6 +83,16 @@ public final class PartitionManager implements AutoCloseable {
 
     public PartitionManager(int brokerId, MetadataCache cache, StreamStore store, StreamMetadata streams,
             Supplier<LogConfig> brokerDefaults, LongSupplier clock, ScheduledExecutorService scheduler, long maintenanceMs) {
+        this(brokerId, cache, store, streams, id -> true, brokerDefaults, clock, scheduler, maintenanceMs);
+    }
+
+    /**
+     * @param walRecovered whether what a fenced broker's WAL held is in object storage now (WALs in
+     *     object storage: another broker recovers it); partitions it held open wait for that
+     */
+    public PartitionManager(int brokerId, MetadataCache cache, StreamStore store, StreamMetadata streams,
+            java.util.function.IntPredicate walRecovered, Supplier<LogConfig> brokerDefaults, LongSupplier clock,
+            ScheduledExecutorService scheduler, long maintenanceMs) {
         this.brokerId = brokerId;
         this.cache = cache;
         this.store = store;
@@ -91,7 +101,7 @@ public final class PartitionManager implements AutoCloseable {
         this.handoffs = new PartitionHandoffs(brokerId, streams, id -> {
             BrokerInfo b = cache.view().brokers().get(id);
             return b == null ? null : b.state();
-        }, scheduler, System::nanoTime);
+        }, walRecovered, scheduler, System::nanoTime);
         scheduler.scheduleWithFixedDelay(this::maintain, maintenanceMs, maintenanceMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleWithFixedDelay(this::releaseMoved, RELEASE_INTERVAL_MS, RELEASE_INTERVAL_MS,
                 TimeUnit.MILLISECONDS);

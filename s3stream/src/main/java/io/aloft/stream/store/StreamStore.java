@@ -547,6 +547,11 @@ public final class StreamStore implements AutoCloseable {
         return fetcher;
     }
 
+    /** Replays WAL records of other brokers through this store's uploader (see {@link WalTakeOverReplay}). */
+    WalRecovery replayer() {
+        return new WalRecovery(null, metadata, uploader);
+    }
+
     /** Log cache bytes not yet committed to object storage. */
     public long pendingUploadBytes() {
         return logCache.unuploadedBytes();

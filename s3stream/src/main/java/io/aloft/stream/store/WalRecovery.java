@@ -17,13 +17,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Replays the WAL on start: for each stream, keeps the records that continue exactly where its
- * committed data ends, written with its current epoch while it is still open (a stream that was
- * moved to a higher epoch belongs to its new owner now); uploads and commits them; resets the WAL.
- * Runs once, on the opening thread.
+ * Replays WAL records into object storage: for each stream, keeps the records that continue exactly
+ * where its committed data ends, written with its current epoch while it is still open (a stream
+ * that was moved to a higher epoch belongs to its new owner now); uploads and commits them. On
+ * start a broker replays its own WAL and then resets it ({@link #run}); a broker taking over a
+ * dead broker's WAL replays what it read there, for the streams that broker still holds open
+ * ({@link #replay} with its node id).
+ * Runs on the calling thread; one replay at a time.
  */
 final class WalRecovery {
     private static final Logger log = LoggerFactory.getLogger(WalRecovery.class);
+    /** Any owner: a broker's own WAL holds only streams it opened. */
+    static final int ANY_OWNER = -1;
 
     private final WriteAheadLog wal;
     private final StreamMetadata metadata;
@@ -36,9 +41,23 @@ final class WalRecovery {
     }
 
     void run() {
+        Replayed replayed = replay(wal.recover(), ANY_OWNER);
+        wal.reset().join();
+        log.info("Recovered {} WAL records; committed data of {} streams", replayed.records(), replayed.streams());
+    }
+
+    /** What a replay did: records read, streams whose data it committed. */
+    record Replayed(int records, int streams) {
+    }
+
+    /**
+     * Uploads and commits the records that continue streams open by {@code ownerNodeId}
+     * ({@link #ANY_OWNER}: by anyone) at the epoch they were written with.
+     */
+    Replayed replay(Iterator<WalRecord> walRecords, int ownerNodeId) {
         Map<Long, List<StreamRecordBatch>> byStream = new LinkedHashMap<>();
         int records = 0;
-        for (Iterator<WalRecord> it = wal.recover(); it.hasNext(); ) {
+        for (Iterator<WalRecord> it = walRecords; it.hasNext(); ) {
             WalRecord r = it.next();
             StreamRecordBatch batch;
             try {
@@ -52,7 +71,7 @@ final class WalRecovery {
         }
         Map<Long, List<StreamRecordBatch>> toCommit = new LinkedHashMap<>();
         byStream.forEach((streamId, batches) -> {
-            List<StreamRecordBatch> kept = continuation(streamId, batches);
+            List<StreamRecordBatch> kept = continuation(streamId, batches, ownerNodeId);
             if (!kept.isEmpty()) {
                 toCommit.put(streamId, kept);
             }
@@ -64,11 +83,10 @@ final class WalRecovery {
                 log.info("Recovered data of streams {} was not committed: they have new owners", fenced);
             }
         }
-        wal.reset().join();
-        log.info("Recovered {} WAL records; committed data of {} streams", records, toCommit.size());
+        return new Replayed(records, toCommit.size());
     }
 
-    private List<StreamRecordBatch> continuation(long streamId, List<StreamRecordBatch> batches) {
+    private List<StreamRecordBatch> continuation(long streamId, List<StreamRecordBatch> batches, int ownerNodeId) {
         StreamInfo info;
         try {
             info = metadata.describeStream(streamId).join();
@@ -79,7 +97,7 @@ final class WalRecovery {
             }
             throw e;
         }
-        if (info.state() != StreamInfo.State.OPEN) {
+        if (info.state() != StreamInfo.State.OPEN || (ownerNodeId != ANY_OWNER && info.ownerNodeId() != ownerNodeId)) {
             return List.of();
         }
         List<StreamRecordBatch> kept = new ArrayList<>();

@@ -125,14 +125,19 @@ public final class ObjectStorageWal implements WriteAheadLog {
      * Takes the log under {@code prefix} over from its owner (dead, or alive and about to learn it
      * lost it): stores fences at the next numbers (see the class comment), so the owner's next object
      * cannot be stored, then reads every record stored before the lowest fence. Call {@link #release}
-     * once they are safe elsewhere. Found already fenced (by an earlier take-over), the log has
-     * nothing to recover.
+     * once they are safe elsewhere. Found already fenced (an earlier take-over), it returns what that
+     * one left unreleased, from the trim point to its lowest fence: a take-over whose broker died
+     * before releasing is simply done again (nothing, once released).
      */
     public static TakenOver takeOver(ObjectStorage storage, String prefix) {
         for (int attempt = 1; attempt <= TAKE_OVER_ATTEMPTS; attempt++) {
             Listing listing = Listing.of(storage, prefix);
             if (listing.endsInFence()) {
-                return new TakenOver(List.of(), ObjectWalFormat.offset(listing.nextSequence()));
+                long lowest = listing.lowestTrailingFence();
+                List<WalRecord> records = listing.records(storage, prefix, lowest);
+                log.info("WAL {} was taken over before: {} records before object {} not released yet", prefix,
+                        records.size(), lowest);
+                return new TakenOver(records, ObjectWalFormat.offset(lowest));
             }
             long first = listing.nextSequence();
             List<CompletableFuture<Boolean>> fences = new ArrayList<>();
@@ -194,6 +199,18 @@ public final class ObjectStorageWal implements WriteAheadLog {
         long nextSequence() {
             long afterTrim = ObjectWalFormat.sequence(trim) + (trim % ObjectWalFormat.MAX_OBJECT_BYTES == 0 ? 0 : 1);
             return objects.isEmpty() ? afterTrim : Math.max(afterTrim, objects.lastKey() + 1);
+        }
+
+        /** The first of the fences the log ends in (call only when {@link #endsInFence}). */
+        long lowestTrailingFence() {
+            long lowest = objects.lastKey();
+            for (Map.Entry<Long, Long> o : objects.descendingMap().entrySet()) {
+                if (o.getValue() != ObjectWalFormat.HEADER_BYTES) {
+                    break;
+                }
+                lowest = o.getKey();
+            }
+            return lowest;
         }
 
         /** Whether the last object is a fence (the only kind that holds no record). */

@@ -175,8 +175,15 @@ class ObjectStorageWalTest {
                         + recovered.size() + " recovered)");
         assertTrue(acked.keySet().stream().allMatch(o -> o < taken.fenceOffset()));
 
+        // A take-over whose broker died before releasing is simply done again: the same records and fence.
+        ObjectStorageWal.TakenOver redone = ObjectStorageWal.takeOver(storage, PREFIX);
+        assertEquals(taken.fenceOffset(), redone.fenceOffset());
+        assertEquals(taken.records().stream().map(WalRecord::offset).toList(),
+                redone.records().stream().map(WalRecord::offset).toList());
+
         // Released: the old owner, back as a new run, recovers nothing and writes after the fence.
         ObjectStorageWal.release(storage, PREFIX, taken.fenceOffset());
+        assertEquals(List.of(), ObjectStorageWal.takeOver(storage, PREFIX).records(), "released: nothing left");
         try (ObjectStorageWal restarted = ObjectStorageWal.open(storage, PREFIX, 4096)) {
             assertEquals(Map.of(), recovered(restarted));
             assertTrue(restarted.append(text("new run")).get(10, TimeUnit.SECONDS) > taken.fenceOffset());
