@@ -3,8 +3,6 @@ package io.aloft.controller;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.server.ControllerServer;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,12 +84,9 @@ public final class TestQuorum implements AutoCloseable {
         }
     }
 
+    /** A port free now, for a server started later, often in another process (see {@link io.aloft.servers.FreePorts}). */
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return io.aloft.servers.FreePorts.next();
     }
 
     public String voters() {

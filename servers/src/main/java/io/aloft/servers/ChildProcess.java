@@ -2,8 +2,6 @@ package io.aloft.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -192,12 +190,9 @@ final class ChildProcess {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** A port free on 127.0.0.1 right now (another process may still take it before the child binds). */
+    /** A port free on 127.0.0.1 right now, for a child to bind (see {@link FreePorts}). */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
+        return FreePorts.next();
     }
 
     static void writeProperties(Path file, Map<String, String> props, String comment) throws IOException {
