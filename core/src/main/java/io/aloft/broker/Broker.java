@@ -325,6 +325,7 @@ public final class Broker implements AutoCloseable {
         BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, config.rack(), failures)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
         registered = true;
+        partitions.acknowledgeOnlyWhile(lifecycle::leaseValid);
         failures.stopHeartbeatsWith(lifecycle);
         resources.add(lifecycle);
         // The listeners close only once this broker has handed its partitions over: until then clients

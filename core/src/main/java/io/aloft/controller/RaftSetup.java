@@ -24,22 +24,11 @@ import org.apache.ratis.util.TimeDuration;
  * place, with the reason.
  */
 public final class RaftSetup {
-    /** Shaded netty's own name for io.netty.eventLoopThreads (read once, when netty's loops first load). */
-    static final String NETTY_THREADS_PROPERTY = "org.apache.ratis.thirdparty.io.netty.eventLoopThreads";
-    static final int NETTY_THREADS = 64;
-
-    static {
-        // Ratis 3.3.0's netty server answers a client request on the connection's I/O thread and
-        // blocks that thread until the reply (NettyRpcService.handle -> RaftServerImpl.waitForReply).
-        // With netty's default of two threads per core (four here), a few client requests waiting
-        // on a slow commit leave no thread to read the votes and appends voters send each other, so
-        // under load the quorum loses its leader and stalls for tens of seconds. More I/O threads
-        // (started only as connections arrive) keep voter-to-voter traffic read. Set before any
-        // Ratis netty class loads: this class builds every Ratis client and server's properties.
-        if (System.getProperty(NETTY_THREADS_PROPERTY) == null) {
-            System.setProperty(NETTY_THREADS_PROPERTY, Integer.toString(NETTY_THREADS));
-        }
-    }
+    // Ratis's netty keeps its default I/O threads (two per core). 64 were tried (its server blocks
+    // an I/O thread per client request until the reply): every netty group then allocates 64 event
+    // loops up front (130 MB of heap in the test JVM, which ran out of memory), and the drain of
+    // 1,000 partitions that seemed to need them was as fast without (2.5-4.3 s) once controller
+    // reads stopped failing on followers (ControllerClient#readTarget).
 
     private RaftSetup() {
     }

@@ -22,10 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
  * WAL held recovered by a live broker first (WalFailover), so every acknowledged record is present
  * exactly once, in order. The killed broker comes back (its WAL was taken over: it goes on after
  * the fence) before the next round. Rounds: {@code -Daloft.failover.rounds=N} (default 2); each
- * prints a FAILOVER line with the time from SIGKILL until every partition acknowledged again.
+ * prints a FAILOVER line with the time from SIGKILL until every partition acknowledged again. And a
+ * zombie: a broker paused past its session and resumed acknowledges nothing and stops.
  */
 class BrokerFailoverTest {
     private static final String TOPIC = "failover";
+    private static final String LATER_TOPIC = "after-zombie";
     private static final int PARTITIONS = 6;
     private static final int ROUNDS = Integer.getInteger("aloft.failover.rounds", 2);
 
@@ -48,7 +50,7 @@ class BrokerFailoverTest {
                 }
                 for (int round = 1; round <= ROUNDS; round++) {
                     int victim = 3 - (round - 1) % 3; // 3, 2, 1, 3, ...
-                    List<Integer> held = partitionsOf(cluster, victim);
+                    List<Integer> held = partitionsOf(cluster, TOPIC, victim);
                     int[] before = producer.acknowledgedNow();
                     long killed = System.nanoTime();
                     cluster.kill(victim);
@@ -68,20 +70,85 @@ class BrokerFailoverTest {
                 producer.stop();
             }
             producer.rethrow("after " + ROUNDS + " rounds");
-            int[] acknowledged = producer.acknowledgedNow();
-            int[] sent = producer.sent();
-            for (int p = 0; p < PARTITIONS; p++) {
-                assertEquals(sent[p], acknowledged[p], "partition " + p + ": every record sent was acknowledged");
-                List<Integer> values = SequenceProducer.readPartition(cluster.bootstrap(1), TOPIC, p, acknowledged[p]);
-                assertEquals(IntStream.range(0, acknowledged[p]).boxed().toList(), values,
-                        "partition " + p + ": every acknowledged record once, in order");
-            }
+            assertEveryAcknowledgedRecordOnceInOrder(cluster, producer, TOPIC);
         }
     }
 
-    private static List<Integer> partitionsOf(TestCluster cluster, int broker) throws Exception {
+    /**
+     * A zombie: a broker paused (SIGSTOP) past its session, its partitions moved and its WAL taken
+     * over meanwhile, then resumed (SIGCONT). Its heartbeat makes it active again, so the next topic's
+     * partitions go to it first (it serves none now); its first WAL object then meets the take-over's
+     * fence: it acknowledges nothing and stops (critical failure, status 3) instead of serving on, and
+     * those partitions move on once it is fenced again. Started again, it rejoins. Nothing
+     * acknowledged on either topic is lost or duplicated.
+     */
+    @Test
+    void sigstopPastSession_thenSigcont_zombieAcknowledgesNothingAndStops_nothingLost() throws Exception {
+        Path walObjects = Files.createDirectories(dir.resolve("wal-objects"));
+        Map<String, String> props = Map.of("wal.url", "file://" + walObjects.toAbsolutePath(),
+                "broker.session.timeout.ms", "3000", "broker.heartbeat.interval.ms", "500");
+        try (TestCluster cluster = TestCluster.start(dir, 3, 0, props); Admin admin = cluster.admin(1)) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            String bootstrap = cluster.bootstrap(1) + "," + cluster.bootstrap(2);
+            SequenceProducer producer = new SequenceProducer(bootstrap, TOPIC, PARTITIONS, 5_000);
+            SequenceProducer later = null;
+            producer.start();
+            int zombie = 3;
+            try {
+                for (int p = 0; p < PARTITIONS; p++) {
+                    producer.awaitAcknowledged(p, 50, "before the pause");
+                }
+                assertTrue(!partitionsOf(cluster, TOPIC, zombie).isEmpty(), "broker " + zombie + " serves partitions");
+                int[] before = producer.acknowledgedNow();
+                cluster.pause(zombie);
+                // Fenced after its session, partitions moved, WAL taken over: every partition moves on.
+                for (int p = 0; p < PARTITIONS; p++) {
+                    producer.awaitAcknowledged(p, before[p] + 20, "while broker " + zombie + " is paused");
+                }
+                cluster.resume(zombie);
+                // Active again and empty, it gets the new topic's partitions first.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!cluster.listsBroker(1, zombie) && System.nanoTime() < deadline) {
+                    TimeUnit.MILLISECONDS.sleep(100);
+                }
+                admin.createTopics(List.of(new NewTopic(LATER_TOPIC, PARTITIONS, (short) 1))).all()
+                        .get(60, TimeUnit.SECONDS);
+                later = new SequenceProducer(bootstrap, LATER_TOPIC, PARTITIONS, 5_000);
+                later.start();
+                assertEquals(3, cluster.awaitExit(zombie, 60_000), "the zombie stops on its fenced WAL; see "
+                        + cluster.logFile(zombie));
+                for (int p = 0; p < PARTITIONS; p++) {
+                    later.awaitAcknowledged(p, 20, "after the zombie stopped");
+                }
+                cluster.restart(zombie);
+            } finally {
+                producer.stop();
+                if (later != null) {
+                    later.stop();
+                }
+            }
+            producer.rethrow("after the zombie");
+            later.rethrow("after the zombie");
+            assertEveryAcknowledgedRecordOnceInOrder(cluster, producer, TOPIC);
+            assertEveryAcknowledgedRecordOnceInOrder(cluster, later, LATER_TOPIC);
+        }
+    }
+
+    private static void assertEveryAcknowledgedRecordOnceInOrder(TestCluster cluster, SequenceProducer producer,
+            String topic) {
+        int[] acknowledged = producer.acknowledgedNow();
+        int[] sent = producer.sent();
+        for (int p = 0; p < PARTITIONS; p++) {
+            assertEquals(sent[p], acknowledged[p], topic + "-" + p + ": every record sent was acknowledged");
+            List<Integer> values = SequenceProducer.readPartition(cluster.bootstrap(1), topic, p, acknowledged[p]);
+            assertEquals(IntStream.range(0, acknowledged[p]).boxed().toList(), values,
+                    topic + "-" + p + ": every acknowledged record once, in order");
+        }
+    }
+
+    private static List<Integer> partitionsOf(TestCluster cluster, String topic, int broker) throws Exception {
         List<Integer> held = new ArrayList<>();
-        for (TopicPartitionInfo info : cluster.partitions(TOPIC)) {
+        for (TopicPartitionInfo info : cluster.partitions(topic)) {
             if (info.leader() != null && info.leader().id() == broker) {
                 held.add(info.partition());
             }

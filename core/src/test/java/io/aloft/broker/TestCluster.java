@@ -307,7 +307,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     /** Whether broker {@code asked}'s own DescribeCluster answer lists broker {@code id}. */
-    private boolean listsBroker(int asked, int id) throws Exception {
+    boolean listsBroker(int asked, int id) throws Exception {
         try (RawKafkaClient raw = new RawKafkaClient(bootstrap(asked))) {
             DescribeClusterResponse r = raw.send(new DescribeClusterRequest.Builder(new DescribeClusterRequestData())
                     .build((short) 0));
@@ -332,6 +332,38 @@ final class TestCluster implements AutoCloseable {
         p.destroyForcibly();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("node " + id + " still runs 30 s after SIGKILL");
+        }
+    }
+
+    /** SIGSTOPs node {@code id}: it stays alive but does nothing (a long pause, a frozen VM) until {@link #resume}. */
+    void pause(int id) throws Exception {
+        signal(id, "STOP");
+    }
+
+    /** SIGCONTs node {@code id} after {@link #pause}. */
+    void resume(int id) throws Exception {
+        signal(id, "CONT");
+    }
+
+    /** Whether node {@code id}'s process is running (not exited). */
+    boolean alive(int id) {
+        return processes.get(id).isAlive();
+    }
+
+    /** Waits up to {@code timeoutMs} for node {@code id} to exit; its exit status. */
+    int awaitExit(int id, long timeoutMs) throws InterruptedException {
+        Process p = processes.get(id);
+        if (!p.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("node " + id + " still runs after " + timeoutMs + " ms; see " + logFile(id));
+        }
+        return p.exitValue();
+    }
+
+    private void signal(int id, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(processes.get(id).pid()))
+                .redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill -" + signal + " of node " + id + " failed");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.aloft.controller;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A broker's registration and heartbeats against a one-voter quorum. */
+/** A broker's registration, heartbeats and lease against a one-voter quorum. */
 class BrokerLifecycleTest {
     @TempDir
     Path dir;
@@ -48,6 +49,7 @@ class BrokerLifecycleTest {
             BrokerLifecycle first = BrokerLifecycle.start(client, 5, ENDPOINTS, "rack-a").get(30, TimeUnit.SECONDS);
             long epoch = first.brokerEpoch();
             assertEquals(epoch, broker(client, 5).brokerEpoch());
+            assertTrue(first.leaseValid(), "registered and heartbeating: it may acknowledge appends");
             assertEquals("rack-a", broker(client, 5).rack());
 
             // Unregistered behind its back: the next heartbeat finds out and registers this run again.
@@ -59,11 +61,14 @@ class BrokerLifecycleTest {
             // Silent for longer than the session: the leader fences it.
             first.close();
             await("fencing after a lapsed session", () -> broker(client, 5).state() == BrokerState.FENCED);
+            // The lease ends before the controller can fence: once fenced, it has long lapsed.
+            assertFalse(first.leaseValid(), "a fenced broker's lease has lapsed");
 
             // A new run of the broker registers a new incarnation and is active again.
             try (BrokerLifecycle second = BrokerLifecycle.start(client, 5, ENDPOINTS, null).get(30, TimeUnit.SECONDS)) {
                 assertTrue(second.brokerEpoch() > epoch);
                 assertEquals(BrokerState.ACTIVE, broker(client, 5).state());
+                assertTrue(second.leaseValid());
             }
         }
     }

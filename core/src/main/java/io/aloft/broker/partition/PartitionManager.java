@@ -64,6 +64,8 @@ public final class PartitionManager implements AutoCloseable {
     /** Per partition, the appends in submission order (see {@link #append}). Guarded by itself. */
     private final Map<TopicPartition, AppendQueue> appendOrder = new HashMap<>();
     private boolean closed;
+    /** Whether appends may be acknowledged now (see {@link #acknowledgeOnlyWhile}). */
+    private volatile java.util.function.BooleanSupplier acknowledgeable = () -> true;
 
     /** One served partition: the leader epoch it was opened for, and the log (being) opened. */
     /** Logs released and not closed yet, by partition (see {@link #leaderLog}). Guarded by {@code this}. */
@@ -77,8 +79,11 @@ public final class PartitionManager implements AutoCloseable {
         CompletableFuture<?> last = CompletableFuture.completedFuture(null);
         /** Appends numbered 1, 2, ... as they arrive. */
         long arrived;
-        /** Appends numbered up to this one are refused (they waited behind one refused for its timeout). */
+        /** Appends numbered up to this one are refused (they waited behind one that failed before its append). */
         long refuseThrough;
+        /** The error and reason they are refused with. */
+        Errors refusal = Errors.NOT_LEADER_OR_FOLLOWER;
+        String refusalReason = "";
     }
 
     public PartitionManager(int brokerId, MetadataCache cache, StreamStore store, StreamMetadata streams,
@@ -119,6 +124,17 @@ public final class PartitionManager implements AutoCloseable {
                 }
             }
         });
+    }
+
+    /**
+     * Appends complete only while {@code lease} holds (the broker's session with the controller,
+     * see {@code BrokerLifecycle#leaseValid}); otherwise they fail with NOT_LEADER_OR_FOLLOWER
+     * although appended: a broker paused past its session may have been fenced and its partitions
+     * opened elsewhere, where what it appends now would never be seen. The client retries; an
+     * idempotent producer's retry is recognised as a duplicate if it comes back here.
+     */
+    public void acknowledgeOnlyWhile(java.util.function.BooleanSupplier lease) {
+        this.acknowledgeable = lease;
     }
 
     /** The broker-wide topic defaults in force now (they can change at run time). */
@@ -220,8 +236,10 @@ public final class PartitionManager implements AutoCloseable {
      * past its delivery timeout, moves on with a new epoch; appending the stale batch late
      * duplicated it or broke the sequence (seen behind a 90 s open). Every append that arrived
      * before that refusal (so waited for the same open) is refused as well, even within its own
-     * deadline: appending a producer's next batch without the refused one would leave a gap, which
-     * a producer the log does not know yet cannot even be told about. Clients retry them in order.
+     * deadline, and so is every append that waited for an open that failed: appending a producer's
+     * next batch without the refused one would leave a gap, which a producer the log does not know
+     * yet cannot even be told about (seen: "value 21 acknowledged at offset 0" after a first open
+     * failed). Clients retry them in order.
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
         CompletableFuture<CompletableFuture<AppendResult>> submitted;
@@ -229,29 +247,68 @@ public final class PartitionManager implements AutoCloseable {
             AppendQueue queue = appendOrder.computeIfAbsent(tp, k -> new AppendQueue());
             long number = ++queue.arrived;
             submitted = queue.last.handle((v, e) -> null)
-                    .thenCompose(v -> leaderLog(tp))
+                    .thenCompose(v -> {
+                        PartitionLogException refused = refusedBehind(queue, number, tp);
+                        if (refused != null) {
+                            return CompletableFuture.failedFuture(refused);
+                        }
+                        // An open that fails fails every append waiting for it: appending a producer's later
+                        // batches after a new open would leave a gap where the failed ones were (a producer
+                        // the log does not know yet is accepted at any sequence).
+                        return leaderLog(tp).whenComplete((log, error) -> {
+                            if (error != null) {
+                                refuseQueued(queue, errorOf(error), "could not be opened");
+                            }
+                        });
+                    })
                     .thenApply(log -> {
-                        String refusal = refusal(queue, number, deadlineNanos);
-                        return refusal == null ? log.append(records) : CompletableFuture.<AppendResult>failedFuture(
-                                new PartitionLogException(Errors.REQUEST_TIMED_OUT, tp + refusal));
+                        if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
+                            refuseQueued(queue, Errors.REQUEST_TIMED_OUT, "opened only after a produce request's "
+                                    + "timeout");
+                            return CompletableFuture.<AppendResult>failedFuture(new PartitionLogException(
+                                    Errors.REQUEST_TIMED_OUT, tp + " opened only after the produce request's timeout; "
+                                    + "its records were not appended"));
+                        }
+                        return log.append(records);
                     });
             queue.last = submitted;
         }
-        return submitted.thenCompose(f -> f);
+        return submitted.thenCompose(f -> f).thenApply(result -> {
+            if (!acknowledgeable.getAsBoolean()) {
+                throw new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + ": this broker's session with "
+                        + "the controller may have lapsed (no heartbeat answered within the lease); the append is not "
+                        + "acknowledged");
+            }
+            return result;
+        });
     }
 
-    /** Why the append numbered {@code number}, its log ready now, must not be appended; null if it may. */
-    private String refusal(AppendQueue queue, long number, long deadlineNanos) {
+    /** Refuses every append that has arrived so far and not been submitted (they waited for the same open). */
+    private void refuseQueued(AppendQueue queue, Errors error, String why) {
         synchronized (appendOrder) {
-            if (number <= queue.refuseThrough) {
-                return " waited behind a produce refused for its timeout; its records were not appended (retry)";
-            }
-            if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
-                queue.refuseThrough = queue.arrived;
-                return " opened only after the produce request's timeout; its records were not appended";
-            }
-            return null;
+            queue.refuseThrough = queue.arrived;
+            queue.refusal = error;
+            queue.refusalReason = why;
         }
+    }
+
+    /** The refusal of the append numbered {@code number} if it waited behind a refused one; else null. */
+    private PartitionLogException refusedBehind(AppendQueue queue, long number, TopicPartition tp) {
+        synchronized (appendOrder) {
+            if (number > queue.refuseThrough) {
+                return null;
+            }
+            return new PartitionLogException(queue.refusal, tp + " " + queue.refusalReason + " while this produce "
+                    + "waited behind another; its records were not appended (retry)");
+        }
+    }
+
+    private static Errors errorOf(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause instanceof PartitionLogException ple ? ple.error() : Errors.NOT_LEADER_OR_FOLLOWER;
     }
 
     /** Applies a topic's changed configs to its open logs now (the periodic pass would within a minute). */

@@ -28,6 +28,13 @@ import org.slf4j.LoggerFactory;
  * would silently cancel every later heartbeat, and the broker would serve on unfenced until the
  * controller noticed.
  *
+ * <p>The lease ({@link #leaseValid}): the controller fences a broker once it has heard nothing from
+ * it for {@code broker.session.timeout.ms}, and hears a heartbeat only after it was sent; so until
+ * the session timeout (less a margin) has passed since the send of the last answered heartbeat,
+ * this broker cannot have been fenced. A broker that was paused (SIGSTOP, a long GC, a frozen VM)
+ * past that may have lost its partitions, and must not acknowledge what it appends until a
+ * heartbeat answers again: with a block WAL no one else would ever see those records.
+ *
  * <p>Thread-safe; heartbeats run on one daemon thread, {@code broker-heartbeat-N}.
  */
 public final class BrokerLifecycle implements AutoCloseable {
@@ -42,6 +49,10 @@ public final class BrokerLifecycle implements AutoCloseable {
     private final Thread.UncaughtExceptionHandler uncaughtHandler;
     private volatile long brokerEpoch = -1;
     private volatile BrokerState state;
+    /** How long a heartbeat's send keeps the lease: the session timeout less a fifth. */
+    private final long leaseNanos;
+    /** {@link System#nanoTime} until which this broker cannot have been fenced. */
+    private volatile long leaseUntilNanos;
 
     private BrokerLifecycle(ControllerClient client, int brokerId, List<Endpoint> endpoints, String rack,
             Thread.UncaughtExceptionHandler uncaughtHandler) {
@@ -50,6 +61,8 @@ public final class BrokerLifecycle implements AutoCloseable {
         this.endpoints = List.copyOf(endpoints);
         this.rack = rack;
         this.uncaughtHandler = uncaughtHandler;
+        long sessionMs = client.config().sessionTimeoutMs();
+        this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(sessionMs - sessionMs / 5);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "broker-heartbeat-" + brokerId);
             t.setDaemon(true);
@@ -97,11 +110,13 @@ public final class BrokerLifecycle implements AutoCloseable {
     }
 
     private CompletableFuture<Long> register() {
+        long sent = System.nanoTime();
         return client.submit(new RegisterBroker(brokerId, incarnationId, endpoints, rack, client.supportedFeatures()),
                         Long.class)
                 .thenApply(epoch -> {
                     brokerEpoch = epoch;
                     state = BrokerState.ACTIVE;
+                    leaseUntilNanos = sent + leaseNanos;
                     log.info("Broker {} registered with epoch {}", brokerId, epoch);
                     return epoch;
                 });
@@ -109,7 +124,11 @@ public final class BrokerLifecycle implements AutoCloseable {
 
     private void heartbeat() {
         try {
+            long sent = System.nanoTime();
             state = client.submit(new BrokerHeartbeat(brokerId, brokerEpoch), BrokerState.class).join();
+            if (sent - leaseUntilNanos + leaseNanos > 0) {
+                leaseUntilNanos = sent + leaseNanos;
+            }
         } catch (RuntimeException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             if (cause instanceof ControllerException ce && (ce.code() == ControllerException.Code.STALE_BROKER_EPOCH
@@ -141,6 +160,14 @@ public final class BrokerLifecycle implements AutoCloseable {
     /** The epoch of this run's registration (-1 before it). */
     public long brokerEpoch() {
         return brokerEpoch;
+    }
+
+    /**
+     * Whether this broker is certainly not fenced now: registered, and a heartbeat sent less than
+     * the lease ago was answered (see the class comment).
+     */
+    public boolean leaseValid() {
+        return brokerEpoch >= 0 && System.nanoTime() - leaseUntilNanos < 0;
     }
 
     /** The state the controller reported at the last heartbeat. */

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
@@ -51,8 +52,9 @@ class PartitionManagerAppendDeadlineTest {
                     List.of(new PartitionInfo(0, SELF, 1, streams))));
             // The controller's answer about who holds the streams comes only when the test says so.
             CompletableFuture<Void> controllerAnswers = new CompletableFuture<>();
-            PartitionManager partitions = new PartitionManager(SELF, cache, f.store, heldUntil(controllerAnswers,
-                    f.metadata), LogConfig::defaults, f.clock::get, scheduler, 60_000);
+            PartitionManager partitions = new PartitionManager(SELF, cache, f.store, heldUntil(
+                    new AtomicReference<>(controllerAnswers), f.metadata), LogConfig::defaults, f.clock::get,
+                    scheduler, 60_000);
             try {
                 CompletableFuture<AppendResult> late = partitions.append(TP, records("late"),
                         System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
@@ -75,16 +77,52 @@ class PartitionManagerAppendDeadlineTest {
         }
     }
 
+    /**
+     * An open that fails fails every append that waited for it, not only the first: the next
+     * append would otherwise open the log again and land where the failed ones should have been.
+     */
+    @Test
+    void openFails_everyAppendWaitingForItRefused_nextOneAppendedAtTheStart() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (LogFixture f = new LogFixture(dir)) {
+            List<Long> streams = List.of(f.store.createStream().get(10, TimeUnit.SECONDS),
+                    f.store.createStream().get(10, TimeUnit.SECONDS));
+            MetadataCache cache = new MetadataCache();
+            cache.putTopic(new TopicInfo(UUID.randomUUID(), TP.topic(), Map.of(),
+                    List.of(new PartitionInfo(0, SELF, 1, streams))));
+            CompletableFuture<Void> failing = new CompletableFuture<>();
+            AtomicReference<CompletableFuture<Void>> controller = new AtomicReference<>(failing);
+            PartitionManager partitions = new PartitionManager(SELF, cache, f.store, heldUntil(controller, f.metadata),
+                    LogConfig::defaults, f.clock::get, scheduler, 60_000);
+            try {
+                long later = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                CompletableFuture<AppendResult> first = partitions.append(TP, records("first"), later);
+                CompletableFuture<AppendResult> second = partitions.append(TP, records("second"), later);
+                controller.set(CompletableFuture.completedFuture(null)); // the next open will succeed
+                failing.completeExceptionally(new java.io.IOException("controller unavailable"));
+
+                LogFixture.assertFails(Errors.KAFKA_STORAGE_ERROR, first);
+                LogFixture.assertFails(Errors.KAFKA_STORAGE_ERROR, second);
+                assertEquals(0, LogFixture.get(partitions.append(TP, records("retried"), later)).baseOffset(),
+                        "nothing of the refused appends is in the log");
+            } finally {
+                partitions.close();
+            }
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
     private static MemoryRecords records(String value) {
         return MemoryRecords.withRecords(Compression.NONE, LogFixture.rec(LogFixture.T0, value));
     }
 
-    /** {@code delegate}, whose describeStream answers only once {@code gate} completes. */
-    private static StreamMetadata heldUntil(CompletableFuture<Void> gate, StreamMetadata delegate) {
+    /** {@code delegate}, whose describeStream answers only once the gate in force when it was called completes. */
+    private static StreamMetadata heldUntil(AtomicReference<CompletableFuture<Void>> gate, StreamMetadata delegate) {
         return (StreamMetadata) Proxy.newProxyInstance(StreamMetadata.class.getClassLoader(),
                 new Class<?>[] {StreamMetadata.class}, (proxy, method, args) -> {
                     if (method.getName().equals("describeStream")) {
-                        return gate.thenCompose(v -> {
+                        return gate.get().thenCompose(v -> {
                             try {
                                 return (CompletableFuture<?>) method.invoke(delegate, args);
                             } catch (IllegalAccessException | InvocationTargetException e) {
