@@ -100,9 +100,9 @@ class ReassignPartitionsToolTest {
         try (Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
             // Every partition opened on its first broker before the load starts (ListOffsets opens it):
-            // this test is about moves. A first open that the controller stalls for tens of seconds,
-            // with an idempotent producer's batches queued behind it, can leave a gap — a known,
-            // separate problem (issue 13's notes), seen here once in a CI run.
+            // this test is about moves. (A first open that failed with an idempotent producer's batches
+            // queued behind it once left a gap here; every queued append now fails with it:
+            // PartitionManagerAppendDeadlineTest.)
             Map<TopicPartition, OffsetSpec> all = new HashMap<>();
             for (int p = 0; p < PARTITIONS; p++) {
                 all.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
