@@ -86,7 +86,8 @@ public final class ObjectStorageWal implements WriteAheadLog {
 
     /**
      * Opens the log under {@code prefix} as its owner, reading what it holds from the trim point on
-     * (nothing if another broker took it over: the log then ends in a fence, and writing goes on after it).
+     * (if another broker took it over, the log ends in fences and writing goes on after them; what
+     * lies before them is read only if that take-over was not released).
      *
      * @param prefix the key prefix of this log, e.g. {@code wal/node-3/}
      * @param maxObjectBytes the most bytes one object (one group commit) holds
@@ -100,8 +101,11 @@ public final class ObjectStorageWal implements WriteAheadLog {
         }
         Listing listing = Listing.of(storage, prefix);
         boolean takenOver = listing.endsInFence();
-        List<WalRecord> records = takenOver ? List.of() : listing.records(storage, prefix, listing.nextSequence());
-        long trim = takenOver ? ObjectWalFormat.offset(listing.nextSequence()) : listing.trim();
+        // Taken over: what lies before the fence is the take-over's, unless it was never released (its
+        // broker died midway); then it is recovered here, like any record, and nothing is lost.
+        List<WalRecord> records = listing.records(storage, prefix,
+                takenOver ? listing.lowestTrailingFence() : listing.nextSequence());
+        long trim = listing.trim();
         log.info("Opened WAL {} in object storage: {} objects, {} records to recover{}", prefix,
                 listing.objects().size(), records.size(), takenOver ? " (taken over by another broker before)" : "");
         return new ObjectStorageWal(storage, prefix, maxObjectBytes, listing.objects(), listing.nextSequence(), trim,
