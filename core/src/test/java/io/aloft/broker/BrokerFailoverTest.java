@@ -8,10 +8,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * exactly once, in order. The killed broker comes back (its WAL was taken over: it goes on after
  * the fence) before the next round. Rounds: {@code -Daloft.failover.rounds=N} (default 2); each
  * prints a FAILOVER line with the time from SIGKILL until every partition acknowledged again. And a
- * zombie: a broker paused past its session and resumed acknowledges nothing and stops.
+ * zombie (a broker paused past its session and resumed acknowledges nothing and stops), and brokers
+ * killed in the middle of a move and of a drain.
  */
 class BrokerFailoverTest {
     private static final String TOPIC = "failover";
@@ -131,6 +135,54 @@ class BrokerFailoverTest {
             later.rethrow("after the zombie");
             assertEveryAcknowledgedRecordOnceInOrder(cluster, producer, TOPIC);
             assertEveryAcknowledgedRecordOnceInOrder(cluster, later, LATER_TOPIC);
+        }
+    }
+
+    /**
+     * Brokers dying in the middle of a handoff: the old owner SIGKILLed right after a reassignment
+     * moved one of its partitions (the new owner waits for it, then for its WAL's recovery once it
+     * is fenced), and a broker SIGKILLed just after its SIGTERM started a graceful drain (its
+     * partitions already moved, its logs not all closed). Nothing acknowledged is lost.
+     */
+    @Test
+    void killedMidMoveAndMidDrain_nothingAcknowledgedLost() throws Exception {
+        Path walObjects = Files.createDirectories(dir.resolve("wal-objects"));
+        Map<String, String> props = Map.of("wal.url", "file://" + walObjects.toAbsolutePath(),
+                "broker.session.timeout.ms", "3000", "broker.heartbeat.interval.ms", "500");
+        try (TestCluster cluster = TestCluster.start(dir, 3, 0, props); Admin admin = cluster.admin(1)) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            SequenceProducer producer = new SequenceProducer(cluster.bootstrap(1) + "," + cluster.bootstrap(2) + ","
+                    + cluster.bootstrap(3), TOPIC, PARTITIONS, 5_000);
+            producer.start();
+            try {
+                for (int p = 0; p < PARTITIONS; p++) {
+                    producer.awaitAcknowledged(p, 50, "before the move");
+                }
+                // Mid-move: broker 3's partition goes to broker 2, and broker 3 dies before closing it.
+                int moved = partitionsOf(cluster, TOPIC, 3).get(0);
+                admin.alterPartitionReassignments(Map.of(new TopicPartition(TOPIC, moved),
+                        Optional.of(new NewPartitionReassignment(List.of(2))))).all().get(60, TimeUnit.SECONDS);
+                cluster.kill(3);
+                int[] before = producer.acknowledgedNow();
+                for (int p = 0; p < PARTITIONS; p++) {
+                    producer.awaitAcknowledged(p, before[p] + 20, "after broker 3 died mid-move of partition " + moved);
+                }
+                cluster.restart(3);
+
+                // Mid-drain: SIGTERM starts broker 2's drain, SIGKILL follows at once.
+                cluster.terminate(2);
+                TimeUnit.MILLISECONDS.sleep(100);
+                cluster.kill(2);
+                before = producer.acknowledgedNow();
+                for (int p = 0; p < PARTITIONS; p++) {
+                    producer.awaitAcknowledged(p, before[p] + 20, "after broker 2 died mid-drain");
+                }
+                cluster.restart(2);
+            } finally {
+                producer.stop();
+            }
+            producer.rethrow("after the kills");
+            assertEveryAcknowledgedRecordOnceInOrder(cluster, producer, TOPIC);
         }
     }
 

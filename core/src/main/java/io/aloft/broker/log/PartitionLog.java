@@ -180,6 +180,13 @@ public final class PartitionLog {
         }
     }
 
+    /** Whether this partition remembers idempotent producer {@code producerId} (and so checks its sequence). */
+    public boolean knowsProducer(long producerId) {
+        synchronized (lock) {
+            return producers.knows(producerId);
+        }
+    }
+
     /** The idempotent producers this partition remembers (DescribeProducers). */
     public List<ActiveProducer> activeProducers() {
         synchronized (lock) {

@@ -81,6 +81,11 @@ final class ProducerStateManager {
         return producers.size();
     }
 
+    /** Whether this partition remembers producer {@code producerId} (its sequence is then checked). */
+    boolean knows(long producerId) {
+        return producers.containsKey(producerId);
+    }
+
     /** Every producer remembered, for DescribeProducers. */
     java.util.List<ActiveProducer> activeProducers() {
         java.util.List<ActiveProducer> out = new java.util.ArrayList<>(producers.size());

@@ -76,6 +76,12 @@ public final class PartitionManager implements AutoCloseable {
 
     /** One partition's appends: the latest submission, and which queued ones must be refused. Guarded by appendOrder. */
     private static final class AppendQueue {
+        /**
+         * Idempotent producers whose batch was refused here before it reached the log (the partition
+         * not known or not open yet, an open failed, a timeout), by producer id: the epoch and first
+         * sequence refused, and when. See {@link #producerGap}.
+         */
+        final Map<Long, long[]> refusedProducers = new HashMap<>();
         CompletableFuture<?> last = CompletableFuture.completedFuture(null);
         /** Appends numbered 1, 2, ... as they arrive. */
         long arrived;
@@ -246,6 +252,7 @@ public final class PartitionManager implements AutoCloseable {
         synchronized (appendOrder) {
             AppendQueue queue = appendOrder.computeIfAbsent(tp, k -> new AppendQueue());
             long number = ++queue.arrived;
+            java.util.concurrent.atomic.AtomicBoolean reached = new java.util.concurrent.atomic.AtomicBoolean();
             submitted = queue.last.handle((v, e) -> null)
                     .thenCompose(v -> {
                         PartitionLogException refused = refusedBehind(queue, number, tp);
@@ -262,6 +269,10 @@ public final class PartitionManager implements AutoCloseable {
                         });
                     })
                     .thenApply(log -> {
+                        PartitionLogException gap = producerGap(queue, log, records, tp);
+                        if (gap != null) {
+                            return CompletableFuture.<AppendResult>failedFuture(gap);
+                        }
                         if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
                             refuseQueued(queue, Errors.REQUEST_TIMED_OUT, "opened only after a produce request's "
                                     + "timeout");
@@ -269,9 +280,15 @@ public final class PartitionManager implements AutoCloseable {
                                     Errors.REQUEST_TIMED_OUT, tp + " opened only after the produce request's timeout; "
                                     + "its records were not appended"));
                         }
+                        reached.set(true);
                         return log.append(records);
                     });
             queue.last = submitted;
+            submitted.whenComplete((f, error) -> {
+                if (!reached.get()) {
+                    rememberRefused(queue, records);
+                }
+            });
         }
         return submitted.thenCompose(f -> f).thenApply(result -> {
             if (!acknowledgeable.getAsBoolean()) {
@@ -300,6 +317,59 @@ public final class PartitionManager implements AutoCloseable {
             }
             return new PartitionLogException(queue.refusal, tp + " " + queue.refusalReason + " while this produce "
                     + "waited behind another; its records were not appended (retry)");
+        }
+    }
+
+    /** How long a refused producer batch holds back that producer's later ones (the Java client's delivery timeout). */
+    static final long REFUSED_PRODUCER_MEMORY_MS = 120_000;
+
+    /** Notes the idempotent batches of an append refused before it reached the log (see {@link #producerGap}). */
+    private void rememberRefused(AppendQueue queue, MemoryRecords records) {
+        long now = System.nanoTime();
+        synchronized (appendOrder) {
+            for (org.apache.kafka.common.record.internal.RecordBatch b : records.batches()) {
+                if (!b.hasProducerId() || b.baseSequence() < 0) {
+                    continue;
+                }
+                long[] refused = queue.refusedProducers.get(b.producerId());
+                if (refused == null || refused[0] != b.producerEpoch() || b.baseSequence() < refused[1]) {
+                    queue.refusedProducers.put(b.producerId(), new long[] {b.producerEpoch(), b.baseSequence(), now});
+                }
+            }
+        }
+    }
+
+    /**
+     * Refuses (NOT_LEADER_OR_FOLLOWER, retriable) a batch of an idempotent producer the log does not
+     * know yet while an earlier batch of it was refused here unappended: the log accepts an unknown
+     * producer at any sequence (as Kafka's does), so appending the later batch first would leave the
+     * earlier one's records out for good ("value 4 acknowledged at offset 0" when a new topic's first
+     * batches reached this broker before its metadata did). The retry of the earlier batch clears
+     * the way; so does the producer's next epoch, or {@link #REFUSED_PRODUCER_MEMORY_MS}.
+     */
+    private PartitionLogException producerGap(AppendQueue queue, PartitionLog log, MemoryRecords records,
+            TopicPartition tp) {
+        synchronized (appendOrder) {
+            if (queue.refusedProducers.isEmpty()) {
+                return null;
+            }
+            long now = System.nanoTime();
+            queue.refusedProducers.values().removeIf(r ->
+                    now - r[2] > TimeUnit.MILLISECONDS.toNanos(REFUSED_PRODUCER_MEMORY_MS));
+            for (org.apache.kafka.common.record.internal.RecordBatch b : records.batches()) {
+                long[] refused = b.hasProducerId() ? queue.refusedProducers.get(b.producerId()) : null;
+                if (refused == null) {
+                    continue;
+                }
+                if (b.producerEpoch() != refused[0] || b.baseSequence() <= refused[1] || log.knowsProducer(b.producerId())) {
+                    queue.refusedProducers.remove(b.producerId()); // the refused batch (or a new epoch) is here
+                    continue;
+                }
+                return new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + ": producer " + b.producerId()
+                        + "'s batch at sequence " + refused[1] + " was refused here; sequence " + b.baseSequence()
+                        + " waits for it (retry)");
+            }
+            return null;
         }
     }
 

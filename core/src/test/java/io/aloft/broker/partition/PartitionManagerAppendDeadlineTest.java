@@ -113,6 +113,44 @@ class PartitionManagerAppendDeadlineTest {
         }
     }
 
+    /**
+     * A new topic's first batches can reach its broker before the topic does (UNKNOWN_TOPIC_OR_PARTITION,
+     * not appended); a later batch of the same idempotent producer arriving once the topic is known
+     * must wait for them, since the log would accept a producer it does not know at any sequence.
+     */
+    @Test
+    void producersEarlierBatchRefusedUnappended_laterBatchWaitsForItsRetry() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (LogFixture f = new LogFixture(dir)) {
+            List<Long> streams = List.of(f.store.createStream().get(10, TimeUnit.SECONDS),
+                    f.store.createStream().get(10, TimeUnit.SECONDS));
+            MetadataCache cache = new MetadataCache(); // the topic is not known here yet
+            PartitionManager partitions = new PartitionManager(SELF, cache, f.store, f.metadata, LogConfig::defaults,
+                    f.clock::get, scheduler, 60_000);
+            try {
+                long pid = 42;
+                LogFixture.assertFails(Errors.UNKNOWN_TOPIC_OR_PARTITION, partitions.append(TP, idempotent(pid, 0)));
+                cache.putTopic(new TopicInfo(UUID.randomUUID(), TP.topic(), Map.of(),
+                        List.of(new PartitionInfo(0, SELF, 1, streams))));
+                LogFixture.assertFails(Errors.NOT_LEADER_OR_FOLLOWER, partitions.append(TP, idempotent(pid, 1)));
+                // The retries, in order: nothing missing.
+                assertEquals(0, LogFixture.get(partitions.append(TP, idempotent(pid, 0))).baseOffset());
+                assertEquals(1, LogFixture.get(partitions.append(TP, idempotent(pid, 1))).baseOffset());
+                // Another producer was never held back.
+                assertEquals(2, LogFixture.get(partitions.append(TP, idempotent(pid + 1, 7))).baseOffset());
+            } finally {
+                partitions.close();
+            }
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    private static MemoryRecords idempotent(long pid, int sequence) {
+        return MemoryRecords.withIdempotentRecords(Compression.NONE, pid, (short) 0, sequence,
+                LogFixture.rec(LogFixture.T0, "p" + pid + "-" + sequence));
+    }
+
     private static MemoryRecords records(String value) {
         return MemoryRecords.withRecords(Compression.NONE, LogFixture.rec(LogFixture.T0, value));
     }
