@@ -91,7 +91,10 @@ class BrokerFailoverTest {
         Path walObjects = Files.createDirectories(dir.resolve("wal-objects"));
         Map<String, String> props = Map.of("wal.url", "file://" + walObjects.toAbsolutePath(),
                 "broker.session.timeout.ms", "3000", "broker.heartbeat.interval.ms", "500");
-        try (TestCluster cluster = TestCluster.start(dir, 3, 0, props); Admin admin = cluster.admin(1)) {
+        // Dedicated controller voters: a broker embedding a voter that is paused while it leads the quorum
+        // stalls every broker's heartbeat for the Raft client's timeout, so the controller fences them
+        // all (a known problem, issue 14's notes); this test is about the paused broker itself.
+        try (TestCluster cluster = TestCluster.start(dir, 3, 3, props); Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
             String bootstrap = cluster.bootstrap(1) + "," + cluster.bootstrap(2);
             SequenceProducer producer = new SequenceProducer(bootstrap, TOPIC, PARTITIONS, 5_000);

@@ -120,6 +120,13 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         List<CompletableFuture<PartitionProduceResponse>> parts = new ArrayList<>();
         for (PartitionProduceData p : t.partitionData()) {
             if (name == null) {
+                if (topicId != null && !Uuid.ZERO_UUID.equals(topicId)) {
+                    // Likely a topic just created, not in this broker's metadata yet: the producer's next
+                    // batch must not be appended before this one's retry (see PartitionManager).
+                    partitions.refusedUnknownTopicId(new UUID(topicId.getMostSignificantBits(),
+                            topicId.getLeastSignificantBits()), p.index(),
+                            p.records() instanceof MemoryRecords m ? m : null);
+                }
                 parts.add(done(p.index(), Errors.UNKNOWN_TOPIC_ID, "unknown topic id " + topicId));
             } else if (org.apache.kafka.common.internals.Topic.isInternal(name)) {
                 // Only the broker's group coordinator writes there (as in Kafka).

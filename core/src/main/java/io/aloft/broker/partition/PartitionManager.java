@@ -63,6 +63,8 @@ public final class PartitionManager implements AutoCloseable {
     private final Map<TopicPartition, Entry> logs = new HashMap<>();
     /** Per partition, the appends in submission order (see {@link #append}). Guarded by itself. */
     private final Map<TopicPartition, AppendQueue> appendOrder = new HashMap<>();
+    /** Refusals of produces that named a topic id not known here yet, until it is (guarded by appendOrder). */
+    private final Map<TopicPartition, AppendQueue> refusedByTopicId = new HashMap<>();
     private boolean closed;
     /** Whether appends may be acknowledged now (see {@link #acknowledgeOnlyWhile}). */
     private volatile java.util.function.BooleanSupplier acknowledgeable = () -> true;
@@ -251,6 +253,7 @@ public final class PartitionManager implements AutoCloseable {
         CompletableFuture<CompletableFuture<AppendResult>> submitted;
         synchronized (appendOrder) {
             AppendQueue queue = appendOrder.computeIfAbsent(tp, k -> new AppendQueue());
+            adoptRefusalsByTopicId(tp, queue);
             long number = ++queue.arrived;
             java.util.concurrent.atomic.AtomicBoolean reached = new java.util.concurrent.atomic.AtomicBoolean();
             submitted = queue.last.handle((v, e) -> null)
@@ -317,6 +320,44 @@ public final class PartitionManager implements AutoCloseable {
             }
             return new PartitionLogException(queue.refusal, tp + " " + queue.refusalReason + " while this produce "
                     + "waited behind another; its records were not appended (retry)");
+        }
+    }
+
+    /**
+     * A produce this broker refused with UNKNOWN_TOPIC_ID (a topic id its metadata does not know yet:
+     * Kafka 4's clients name topics by id): its idempotent batches count as refused unappended for
+     * the partition, once the id is known (see {@link #producerGap}).
+     */
+    public void refusedUnknownTopicId(java.util.UUID topicId, int partition, MemoryRecords records) {
+        if (records == null) {
+            return;
+        }
+        synchronized (appendOrder) {
+            long now = System.nanoTime();
+            refusedByTopicId.values().removeIf(q -> {
+                q.refusedProducers.values().removeIf(r ->
+                        now - r[2] > TimeUnit.MILLISECONDS.toNanos(REFUSED_PRODUCER_MEMORY_MS));
+                return q.refusedProducers.isEmpty();
+            });
+            rememberRefused(refusedByTopicId.computeIfAbsent(byTopicId(topicId, partition), k -> new AppendQueue()),
+                    records);
+        }
+    }
+
+    /** The key under which refusals of a topic id not known yet wait. */
+    private static TopicPartition byTopicId(java.util.UUID topicId, int partition) {
+        return new TopicPartition("#id:" + topicId, partition);
+    }
+
+    /** Moves refusals remembered under {@code tp}'s topic id into its queue. Called under appendOrder. */
+    private void adoptRefusalsByTopicId(TopicPartition tp, AppendQueue queue) {
+        if (refusedByTopicId.isEmpty()) {
+            return; // nearly always: no cost on the produce path
+        }
+        TopicInfo topic = cache.view().topic(tp.topic());
+        AppendQueue byId = topic == null ? null : refusedByTopicId.remove(byTopicId(topic.topicId(), tp.partition()));
+        if (byId != null) {
+            byId.refusedProducers.forEach(queue.refusedProducers::putIfAbsent);
         }
     }
 

@@ -138,6 +138,19 @@ class PartitionManagerAppendDeadlineTest {
                 assertEquals(1, LogFixture.get(partitions.append(TP, idempotent(pid, 1))).baseOffset());
                 // Another producer was never held back.
                 assertEquals(2, LogFixture.get(partitions.append(TP, idempotent(pid + 1, 7))).baseOffset());
+
+                // The same when the refusal named the topic by an id not known yet (UNKNOWN_TOPIC_ID).
+                long other = pid + 2;
+                UUID laterId = UUID.randomUUID();
+                partitions.refusedUnknownTopicId(laterId, 0, idempotent(other, 0));
+                TopicPartition later = new TopicPartition("later", 0);
+                List<Long> laterStreams = List.of(f.store.createStream().get(10, TimeUnit.SECONDS),
+                        f.store.createStream().get(10, TimeUnit.SECONDS));
+                cache.putTopic(new TopicInfo(laterId, later.topic(), Map.of(),
+                        List.of(new PartitionInfo(0, SELF, 1, laterStreams))));
+                LogFixture.assertFails(Errors.NOT_LEADER_OR_FOLLOWER, partitions.append(later, idempotent(other, 1)));
+                assertEquals(0, LogFixture.get(partitions.append(later, idempotent(other, 0))).baseOffset());
+                assertEquals(1, LogFixture.get(partitions.append(later, idempotent(other, 1))).baseOffset());
             } finally {
                 partitions.close();
             }
