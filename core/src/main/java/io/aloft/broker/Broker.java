@@ -59,6 +59,7 @@ import io.aloft.controller.command.PutKv;
 import io.aloft.controller.command.UnregisterBroker;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
+import io.aloft.controller.model.WalMarkers;
 import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.Endpoint;
 import io.aloft.controller.model.FeatureLevel;
@@ -222,6 +223,12 @@ public final class Broker implements AutoCloseable {
         }
         resources.add(wal);
         failures.closeOnFailure("WAL", wal);
+        // Where this run's WAL lives, before it registers: whoever recovers it after a failure looks here.
+        String walLocation = walUrl != null ? WalFailover.objectLocation(walUrl)
+                : WalFailover.blockLocation(settings.wal().path());
+        controller.submit(new PutKv(WalMarkers.key(WalMarkers.LOCATION_PREFIX, nodeId),
+                walLocation.getBytes(StandardCharsets.UTF_8))).get(controllerConfig.requestTimeoutMs(),
+                TimeUnit.MILLISECONDS);
         ObjectStorage storage = ObjectStorages.open(config.objectStorageUrl(),
                 ObjectStorageOptions.builder().uncaughtExceptionHandler(failures).build());
         this.storage = storage;
@@ -247,17 +254,12 @@ public final class Broker implements AutoCloseable {
         failures.closeOnFailure("broker scheduler", scheduler::shutdownNow);
         DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props, ServerConfig.ALL);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
-        // WALs in object storage: a fenced broker's is recovered by a live one, and its partitions'
-        // new owners wait for that. A block WAL cannot be reached from here: nothing to wait for.
-        java.util.function.IntPredicate walRecovered = id -> true;
-        if (walStorage != null) {
-            WalFailover failover = new WalFailover(nodeId, cache, controller, walStorage, store, failures).start();
-            resources.add(failover);
-            failures.closeOnFailure("WAL failover", failover);
-            walRecovered = failover::recovered;
-        }
+        // A fenced broker's WAL is recovered by a live one, and its partitions' new owners wait for that.
+        WalFailover failover = new WalFailover(nodeId, cache, controller, walStorage, walUrl, store, failures).start();
+        resources.add(failover);
+        failures.closeOnFailure("WAL failover", failover);
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
-                walRecovered, brokerConfigs::logDefaults, System::currentTimeMillis, scheduler, 30_000);
+                failover::recovered, brokerConfigs::logDefaults, System::currentTimeMillis, scheduler, 30_000);
         resources.add(partitions);
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
         ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);

@@ -18,31 +18,48 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Failover with WALs in object storage (issue 14): a broker SIGKILLed under an idempotent acks=all
- * load has its partitions served by the others once the controller fences it, with what only its
- * WAL held recovered by a live broker first (WalFailover), so every acknowledged record is present
- * exactly once, in order. The killed broker comes back (its WAL was taken over: it goes on after
- * the fence) before the next round. Rounds: {@code -Daloft.failover.rounds=N} (default 2); each
- * prints a FAILOVER line with the time from SIGKILL until every partition acknowledged again. And a
- * zombie (a broker paused past its session and resumed acknowledges nothing and stops), and brokers
- * killed in the middle of a move and of a drain.
+ * Failover (issue 14), with each WAL placement: in object storage ({@code wal.url}) and a block WAL
+ * another broker can open (here a file). A broker SIGKILLed under an idempotent acks=all load has
+ * its partitions served by the others once the controller fences it, with what only its WAL held
+ * recovered by a live broker first (WalFailover), so every acknowledged record is present exactly
+ * once, in order. The killed broker comes back (its WAL was taken over: it goes on after the fence)
+ * before the next round. Rounds: {@code -Daloft.failover.rounds=N} (default 3); each prints a
+ * FAILOVER line with the time from SIGKILL until every partition acknowledged again. And a zombie
+ * (a broker paused past its session and resumed acknowledges nothing and stops), and brokers killed
+ * in the middle of a move and of a drain.
  */
 class BrokerFailoverTest {
     private static final String TOPIC = "failover";
-    private static final String LATER_TOPIC = "after-zombie";
     private static final int PARTITIONS = 6;
-    private static final int ROUNDS = Integer.getInteger("aloft.failover.rounds", 2);
+    private static final int ROUNDS = Integer.getInteger("aloft.failover.rounds", 3);
 
     @TempDir
     Path dir;
 
-    @Test
-    void sigkill_objectStorageWal_partitionsServedElsewhere_everyAcknowledgedRecordOnceInOrder() throws Exception {
-        Path walObjects = Files.createDirectories(dir.resolve("wal-objects"));
-        Map<String, String> props = Map.of("wal.url", "file://" + walObjects.toAbsolutePath(),
-                "broker.session.timeout.ms", "3000", "broker.heartbeat.interval.ms", "500");
+    /** Where the brokers' WALs live. */
+    enum Placement {
+        OBJECT_STORAGE, BLOCK;
+
+        /** The brokers' properties: a short session, so a round takes seconds. */
+        Map<String, String> properties(Path dir) throws java.io.IOException {
+            Map<String, String> props = new java.util.HashMap<>(Map.of("broker.session.timeout.ms", "3000",
+                    "broker.heartbeat.interval.ms", "500"));
+            if (this == OBJECT_STORAGE) {
+                Path walObjects = Files.createDirectories(dir.resolve("wal-objects"));
+                props.put("wal.url", "file://" + walObjects.toAbsolutePath());
+            }
+            return props; // BLOCK: each broker's wal.path under its data directory, a file the others can open
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Placement.class)
+    void sigkill_partitionsServedElsewhere_everyAcknowledgedRecordOnceInOrder(Placement placement) throws Exception {
+        Map<String, String> props = placement.properties(dir);
         try (TestCluster cluster = TestCluster.start(dir, 3, 0, props); Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
             SequenceProducer producer = new SequenceProducer(cluster.bootstrap(1) + "," + cluster.bootstrap(2) + ","
@@ -63,8 +80,8 @@ class BrokerFailoverTest {
                                 + victim + " (it held " + held + ")");
                     }
                     long failoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-                    System.out.printf("FAILOVER round=%d killed=%d held=%s all_acknowledged_again_ms=%d%n", round,
-                            victim, held, failoverMs);
+                    System.out.printf("FAILOVER wal=%s round=%d killed=%d held=%s all_acknowledged_again_ms=%d%n",
+                            placement, round, victim, held, failoverMs);
                     for (TopicPartitionInfo info : cluster.partitions(TOPIC)) {
                         assertTrue(info.leader().id() != victim, "round " + round + ": " + info);
                     }
@@ -80,25 +97,23 @@ class BrokerFailoverTest {
 
     /**
      * A zombie: a broker paused (SIGSTOP) past its session, its partitions moved and its WAL taken
-     * over meanwhile, then resumed (SIGCONT). Its heartbeat makes it active again, so the next topic's
-     * partitions go to it first (it serves none now); its first WAL object then meets the take-over's
-     * fence: it acknowledges nothing and stops (critical failure, status 3) instead of serving on, and
-     * those partitions move on once it is fenced again. Started again, it rejoins. Nothing
-     * acknowledged on either topic is lost or duplicated.
+     * over meanwhile, then resumed (SIGCONT). The controller refuses its heartbeats (its WAL was taken
+     * over), and the take-over fenced its WAL: it acknowledges nothing and stops (critical failure,
+     * status 3) instead of serving on. Started again, it rejoins as a new incarnation. Nothing
+     * acknowledged is lost or duplicated.
      */
-    @Test
-    void sigstopPastSession_thenSigcont_zombieAcknowledgesNothingAndStops_nothingLost() throws Exception {
-        Path walObjects = Files.createDirectories(dir.resolve("wal-objects"));
-        Map<String, String> props = Map.of("wal.url", "file://" + walObjects.toAbsolutePath(),
-                "broker.session.timeout.ms", "3000", "broker.heartbeat.interval.ms", "500");
+    @ParameterizedTest
+    @EnumSource(Placement.class)
+    void sigstopPastSession_thenSigcont_zombieAcknowledgesNothingAndStops_nothingLost(Placement placement)
+            throws Exception {
+        Map<String, String> props = placement.properties(dir);
         // Dedicated controller voters: a broker embedding a voter that is paused while it leads the quorum
         // stalls every broker's heartbeat for the Raft client's timeout, so the controller fences them
         // all (a known problem, issue 14's notes); this test is about the paused broker itself.
         try (TestCluster cluster = TestCluster.start(dir, 3, 3, props); Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            String bootstrap = cluster.bootstrap(1) + "," + cluster.bootstrap(2);
-            SequenceProducer producer = new SequenceProducer(bootstrap, TOPIC, PARTITIONS, 5_000);
-            SequenceProducer later = null;
+            SequenceProducer producer = new SequenceProducer(cluster.bootstrap(1) + "," + cluster.bootstrap(2),
+                    TOPIC, PARTITIONS, 5_000);
             producer.start();
             int zombie = 3;
             try {
@@ -113,31 +128,17 @@ class BrokerFailoverTest {
                     producer.awaitAcknowledged(p, before[p] + 20, "while broker " + zombie + " is paused");
                 }
                 cluster.resume(zombie);
-                // Active again and empty, it gets the new topic's partitions first.
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (!cluster.listsBroker(1, zombie) && System.nanoTime() < deadline) {
-                    TimeUnit.MILLISECONDS.sleep(100);
-                }
-                admin.createTopics(List.of(new NewTopic(LATER_TOPIC, PARTITIONS, (short) 1))).all()
-                        .get(60, TimeUnit.SECONDS);
-                later = new SequenceProducer(bootstrap, LATER_TOPIC, PARTITIONS, 5_000);
-                later.start();
-                assertEquals(3, cluster.awaitExit(zombie, 60_000), "the zombie stops on its fenced WAL; see "
-                        + cluster.logFile(zombie));
-                for (int p = 0; p < PARTITIONS; p++) {
-                    later.awaitAcknowledged(p, 20, "after the zombie stopped");
-                }
+                assertEquals(3, cluster.awaitExit(zombie, 60_000), "the zombie stops; see " + cluster.logFile(zombie));
+                before = producer.acknowledgedNow();
                 cluster.restart(zombie);
+                for (int p = 0; p < PARTITIONS; p++) {
+                    producer.awaitAcknowledged(p, before[p] + 20, "after the zombie came back");
+                }
             } finally {
                 producer.stop();
-                if (later != null) {
-                    later.stop();
-                }
             }
             producer.rethrow("after the zombie");
-            later.rethrow("after the zombie");
             assertEveryAcknowledgedRecordOnceInOrder(cluster, producer, TOPIC);
-            assertEveryAcknowledgedRecordOnceInOrder(cluster, later, LATER_TOPIC);
         }
     }
 
@@ -149,9 +150,7 @@ class BrokerFailoverTest {
      */
     @Test
     void killedMidMoveAndMidDrain_nothingAcknowledgedLost() throws Exception {
-        Path walObjects = Files.createDirectories(dir.resolve("wal-objects"));
-        Map<String, String> props = Map.of("wal.url", "file://" + walObjects.toAbsolutePath(),
-                "broker.session.timeout.ms", "3000", "broker.heartbeat.interval.ms", "500");
+        Map<String, String> props = Placement.OBJECT_STORAGE.properties(dir);
         try (TestCluster cluster = TestCluster.start(dir, 3, 0, props); Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
             SequenceProducer producer = new SequenceProducer(cluster.bootstrap(1) + "," + cluster.bootstrap(2) + ","

@@ -203,12 +203,14 @@ final class TestCluster implements AutoCloseable {
     }
 
     /**
-     * A topic's partitions as Admin (on broker 1) describes them, once it can: a broker may learn of a
-     * topic just created through another a moment later (the change feed), as with Kafka.
+     * A topic's partitions as Admin (bootstrapped on every broker: any may be down) describes them,
+     * once it can: a broker may learn of a topic just created through another a moment later (the
+     * change feed), as with Kafka.
      */
     List<TopicPartitionInfo> partitions(String topic) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (Admin admin = admin(1)) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapAll(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000))) {
             while (true) {
                 try {
                     return admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic)
@@ -243,6 +245,11 @@ final class TestCluster implements AutoCloseable {
     /** Broker {@code id}'s client address. */
     String bootstrap(int id) {
         return "127.0.0.1:" + ports.get(id);
+    }
+
+    /** Every broker's address, comma-separated. */
+    String bootstrapAll() {
+        return brokerIds.stream().map(this::bootstrap).collect(java.util.stream.Collectors.joining(","));
     }
 
     /** Broker {@code id}'s client port. */

@@ -8,6 +8,7 @@ import io.aloft.wal.format.WalHeader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -52,6 +53,15 @@ import org.slf4j.LoggerFactory;
 public final class BlockDeviceWal implements WriteAheadLog {
     private static final Logger log = LoggerFactory.getLogger(BlockDeviceWal.class);
     private static final long CLOSE_TIMEOUT_MS = 30_000;
+    /**
+     * How long an open waits for the header lock: a broker taking this log over holds it while it
+     * replays what the log held (seconds), then the open finds those records released.
+     */
+    static final long OPEN_LOCK_TIMEOUT_MS = 120_000;
+    /** How long a trim's header write waits for the header lock before the log fails. */
+    static final long HEADER_LOCK_TIMEOUT_MS = 60_000;
+    /** How often the header is read to learn whether another broker took this log over. */
+    static final long OWNERSHIP_CHECK_MS = 1_000;
 
     private final WalConfig config;
     private final WalDevice device;
@@ -67,6 +77,8 @@ public final class BlockDeviceWal implements WriteAheadLog {
     private final ScheduledThreadPoolExecutor timer;
     private final GroupCommitWriter writer;
     private final ByteBuffer headerSlot = WalDevice.allocate(WalHeader.SLOT_SIZE);
+    /** Read buffer of the ownership check (timer thread) and of the trims' check (header thread): guarded by itself. */
+    private final ByteBuffer ownershipSlots = WalDevice.allocate(WalHeader.SLOT_SIZE * WalHeader.SLOT_COUNT);
 
     // Guarded by this:
     private long headerSequence;
@@ -102,6 +114,8 @@ public final class BlockDeviceWal implements WriteAheadLog {
         this.timer.setRemoveOnCancelPolicy(true);
         this.writer = new GroupCommitWriter(device, ring, epoch, config, start, header.scanStart(), boundaries, io,
                 callbacks, timer, stats, failureListener);
+        this.timer.scheduleWithFixedDelay(this::checkOwnership, OWNERSHIP_CHECK_MS, OWNERSHIP_CHECK_MS,
+                TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -173,7 +187,13 @@ public final class BlockDeviceWal implements WriteAheadLog {
             createIfMissing(config);
             WalDevice device = WalDevice.open(config.path(), config.directIo(), opener);
             try {
-                return recover(config, device, listener, handler);
+                // Not while another broker takes this log over: its records are released once it is done.
+                FileLock lock = device.lockHeaders(OPEN_LOCK_TIMEOUT_MS);
+                try {
+                    return recover(config, device, listener, handler);
+                } finally {
+                    lock.release();
+                }
             } catch (IOException | RuntimeException e) {
                 device.close();
                 throw e;
@@ -214,8 +234,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
                     + size + " bytes of " + (device.blockDevice() ? "device " : "file ") + device.path());
         }
         ByteBuffer slots = WalDevice.allocate(WalHeader.SLOT_SIZE * WalHeader.SLOT_COUNT);
-        device.read(slots, 0);
-        WalHeader header = newestHeader(slots);
+        WalHeader header = readNewestHeader(device, slots);
         if (header == null) {
             if (!isZero(slots.flip())) {
                 throw new ConfigException(WalConfig.PATH_CONFIG, device.path() + " holds no valid WAL header "
@@ -290,6 +309,13 @@ public final class BlockDeviceWal implements WriteAheadLog {
         return blockStart + size;
     }
 
+    /** Reads both header slots into {@code slots} and returns the valid copy with the highest sequence, or null. */
+    static WalHeader readNewestHeader(WalDevice device, ByteBuffer slots) throws IOException {
+        slots.clear();
+        device.read(slots, 0);
+        return newestHeader(slots);
+    }
+
     private static WalHeader newestHeader(ByteBuffer slots) {
         WalHeader best = null;
         for (int i = 0; i < WalHeader.SLOT_COUNT; i++) {
@@ -310,7 +336,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
         return true;
     }
 
-    private static void writeHeader(WalDevice device, WalHeader header, ByteBuffer slot) throws IOException {
+    static void writeHeader(WalDevice device, WalHeader header, ByteBuffer slot) throws IOException {
         slot.clear().limit(WalHeader.SLOT_SIZE);
         for (int i = 0; i < WalHeader.ENCODED_SIZE; i++) {
             slot.put(i, (byte) 0);
@@ -405,7 +431,7 @@ public final class BlockDeviceWal implements WriteAheadLog {
                         epoch);
             }
             try {
-                writeHeader(device, header, headerSlot);
+                writeOwnHeader(header);
                 stats.headerWrites.increment();
             } catch (Throwable e) {
                 List<TrimWaiter> failed;
@@ -417,8 +443,8 @@ public final class BlockDeviceWal implements WriteAheadLog {
                 try {
                     // Tells the listener (by default an ERROR line), then fails pending appends. A torn
                     // header write leaves the other copy intact: recovery starts from the previous trim.
-                    writer.failExternally(new WalException("writing the header of WAL " + device.path()
-                            + " failed", e));
+                    writer.failExternally(e instanceof WalTakenOverException ? e
+                            : new WalException("writing the header of WAL " + device.path() + " failed", e));
                 } finally {
                     failed.forEach(w -> w.future.completeExceptionally(
                             new WalClosedException("WAL " + device.path() + " failed", e)));
@@ -438,6 +464,62 @@ public final class BlockDeviceWal implements WriteAheadLog {
                 });
             }
             done.forEach(f -> f.complete(null));
+        }
+    }
+
+    /**
+     * Header thread: writes {@code header} unless another broker took this log over (then it throws
+     * {@link WalTakenOverException}); under the header lock, so a take-over's fence is never
+     * overwritten by this log's older view.
+     */
+    private void writeOwnHeader(WalHeader header) throws IOException {
+        FileLock lock = device.lockHeaders(HEADER_LOCK_TIMEOUT_MS);
+        try {
+            requireOwned();
+            writeHeader(device, header, headerSlot);
+        } finally {
+            lock.release();
+        }
+    }
+
+    /** Throws {@link WalTakenOverException} if the newest header on the device is not this incarnation's. */
+    private void requireOwned() throws IOException {
+        WalHeader newest;
+        synchronized (ownershipSlots) {
+            newest = readNewestHeader(device, ownershipSlots);
+        }
+        if (newest == null || newest.epoch() != epoch) {
+            throw new WalTakenOverException("WAL " + device.path() + " was taken over: its header is at epoch "
+                    + (newest == null ? "(none valid)" : newest.epoch()) + ", this log wrote epoch " + epoch
+                    + "; nothing more is appended or acknowledged");
+        }
+    }
+
+    /**
+     * Timer thread: a log whose header another broker rewrote (it took the log over while this
+     * process was paused or cut off) fails at once: every pending and later append fails and the
+     * failure listener hears of it. Nothing it appends after the take-over would be recovered.
+     */
+    private void checkOwnership() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+        }
+        if (writer.failure() != null) {
+            return;
+        }
+        try {
+            requireOwned();
+        } catch (WalTakenOverException e) {
+            writer.failExternally(e);
+        } catch (IOException e) {
+            synchronized (this) {
+                if (closed) {
+                    return; // the device closed under the check
+                }
+            }
+            writer.failExternally(new WalException("reading the header of WAL " + device.path() + " failed", e));
         }
     }
 

@@ -339,8 +339,21 @@ public final class PartitionManager implements AutoCloseable {
                         now - r[2] > TimeUnit.MILLISECONDS.toNanos(REFUSED_PRODUCER_MEMORY_MS));
                 return q.refusedProducers.isEmpty();
             });
-            rememberRefused(refusedByTopicId.computeIfAbsent(byTopicId(topicId, partition), k -> new AppendQueue()),
-                    records);
+            TopicPartition key = byTopicId(topicId, partition);
+            if (!refusedByTopicId.containsKey(key) && refusedByTopicId.size() >= MAX_REFUSED_TOPIC_IDS) {
+                return; // bad input (made-up topic ids) must not grow this: the guard is best effort beyond the cap
+            }
+            rememberRefused(refusedByTopicId.computeIfAbsent(key, k -> new AppendQueue()), records);
+        }
+    }
+
+    /** Most topic-id partitions whose refusals are remembered at once (see {@link #refusedUnknownTopicId}). */
+    static final int MAX_REFUSED_TOPIC_IDS = 10_000;
+
+    /** How many topic-id partitions have refusals remembered (tests). */
+    int refusedTopicIdCount() {
+        synchronized (appendOrder) {
+            return refusedByTopicId.size();
         }
     }
 

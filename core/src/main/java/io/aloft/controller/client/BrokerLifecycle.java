@@ -9,6 +9,7 @@ import io.aloft.controller.model.Endpoint;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -135,10 +136,18 @@ public final class BrokerLifecycle implements AutoCloseable {
                     || ce.code() == ControllerException.Code.BROKER_NOT_FOUND)) {
                 log.warn("Broker {} is no longer registered as epoch {} ({}); registering again", brokerId,
                         brokerEpoch, ce.getMessage());
-                register().exceptionally(err -> {
-                    log.warn("Broker {} could not register again; will retry", brokerId, err);
-                    return -1L;
-                }).join();
+                try {
+                    register().join();
+                } catch (CompletionException err) {
+                    if (err.getCause() instanceof ControllerException refused
+                            && refused.code() == ControllerException.Code.STALE_BROKER_EPOCH) {
+                        // This run was fenced and its WAL taken over: it must not serve again. Escapes to
+                        // the uncaught-exception handler, which stops the broker (a new run rejoins).
+                        throw new IllegalStateException("Broker " + brokerId + " cannot register again: "
+                                + refused.getMessage(), refused);
+                    }
+                    log.warn("Broker {} could not register again; will retry", brokerId, err.getCause());
+                }
             } else {
                 log.warn("Broker {} heartbeat failed; will retry", brokerId, cause);
             }

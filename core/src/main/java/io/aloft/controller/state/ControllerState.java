@@ -22,9 +22,11 @@ import io.aloft.controller.command.Request;
 import io.aloft.controller.command.UnregisterBroker;
 import io.aloft.controller.command.UpdateFeatureLevel;
 import io.aloft.controller.model.BrokerInfo;
+import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.ClusterImage;
 import io.aloft.controller.model.MetadataEvent;
 import io.aloft.controller.model.TopicInfo;
+import io.aloft.controller.model.WalMarkers;
 import io.aloft.controller.query.Queries;
 import io.aloft.stream.metadata.CloseStreamRequest;
 import io.aloft.stream.metadata.CommitStreamObjectRequest;
@@ -131,8 +133,13 @@ public final class ControllerState {
             streams.objectsDeleted(c.objectIds());
         // Brokers.
         } else if (command instanceof RegisterBroker c) {
+            BrokerInfo existing = cluster.broker(c.brokerId());
+            if (existing != null && existing.incarnationId().equals(c.incarnationId())) {
+                refuseIfTakenOver(existing.brokerId(), existing.brokerEpoch());
+            }
             return cluster.register(c, events, index);
         } else if (command instanceof BrokerHeartbeat c) {
+            refuseIfTakenOver(c.brokerId(), c.brokerEpoch());
             return cluster.heartbeat(c, events, index);
         } else if (command instanceof FenceBroker c) {
             cluster.fence(c, events, index);
@@ -174,6 +181,22 @@ public final class ControllerState {
                     + command.getClass().getSimpleName());
         }
         return null;
+    }
+
+    /**
+     * A fenced incarnation whose WAL another broker is taking over (see {@link WalMarkers}) is not
+     * unfenced again: were it, it would acknowledge into a WAL whose records were already read.
+     */
+    private void refuseIfTakenOver(int brokerId, long brokerEpoch) {
+        BrokerInfo b = cluster.broker(brokerId);
+        if (b == null || b.state() != BrokerState.FENCED || b.brokerEpoch() != brokerEpoch) {
+            return;
+        }
+        if (WalMarkers.epoch(kv.get(WalMarkers.key(WalMarkers.TAKEOVER_PREFIX, brokerId))) >= brokerEpoch) {
+            throw new ControllerException(ControllerException.Code.STALE_BROKER_EPOCH, "broker " + brokerId
+                    + " epoch " + brokerEpoch + " was fenced and another broker took its WAL over; this run cannot "
+                    + "come back (a new run registers as a new incarnation)");
+        }
     }
 
     /** Answers a read-only query from the current state. */

@@ -159,6 +159,27 @@ class PartitionManagerAppendDeadlineTest {
         }
     }
 
+    /** Bad input: produces naming made-up topic ids must not grow the broker's memory of refusals without bound. */
+    @Test
+    void refusalsByUnknownTopicId_areCapped() throws Exception {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        try (LogFixture f = new LogFixture(dir)) {
+            PartitionManager partitions = new PartitionManager(SELF, new MetadataCache(), f.store, f.metadata,
+                    LogConfig::defaults, f.clock::get, scheduler, 60_000);
+            try {
+                MemoryRecords batch = idempotent(7, 0);
+                for (int i = 0; i < PartitionManager.MAX_REFUSED_TOPIC_IDS + 500; i++) {
+                    partitions.refusedUnknownTopicId(UUID.randomUUID(), 0, batch);
+                }
+                assertEquals(PartitionManager.MAX_REFUSED_TOPIC_IDS, partitions.refusedTopicIdCount());
+            } finally {
+                partitions.close();
+            }
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
     private static MemoryRecords idempotent(long pid, int sequence) {
         return MemoryRecords.withIdempotentRecords(Compression.NONE, pid, (short) 0, sequence,
                 LogFixture.rec(LogFixture.T0, "p" + pid + "-" + sequence));

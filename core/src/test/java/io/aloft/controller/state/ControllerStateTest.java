@@ -15,6 +15,7 @@ import io.aloft.controller.command.DeleteTopic;
 import io.aloft.controller.command.DrainBroker;
 import io.aloft.controller.command.Failure;
 import io.aloft.controller.command.FenceBroker;
+import io.aloft.controller.model.WalMarkers;
 import io.aloft.controller.command.PutKv;
 import io.aloft.controller.command.ReassignPartition;
 import io.aloft.controller.command.RegisterBroker;
@@ -98,6 +99,23 @@ class ControllerStateTest extends StateTestSupport {
         assertEquals(BrokerState.ACTIVE, ok(new BrokerHeartbeat(1, e1)));
         assertEquals(BrokerState.ACTIVE, state.broker(1).state());
         assertEquals(List.of(2, 2, 3, 3, 2, 3), brokersOf(topic("t")));
+    }
+
+    @Test
+    void aFencedIncarnationWhoseWalIsTakenOver_isNeverUnfencedAgain_aNewRunIs() {
+        long e1 = register(1, "a");
+        register(2, "b");
+        ok(new FenceBroker(1, e1));
+        // A take-over announced for an older incarnation does not hold this one back.
+        ok(new PutKv(WalMarkers.key(WalMarkers.TAKEOVER_PREFIX, 1), WalMarkers.epochValue(e1 - 1)));
+        assertEquals(BrokerState.ACTIVE, ok(new BrokerHeartbeat(1, e1)));
+        ok(new FenceBroker(1, e1));
+        ok(new PutKv(WalMarkers.key(WalMarkers.TAKEOVER_PREFIX, 1), WalMarkers.epochValue(e1)));
+        rejected(new BrokerHeartbeat(1, e1), "STALE_BROKER_EPOCH");
+        rejected(new RegisterBroker(1, "a", ENDPOINTS, null, FeatureRange.INITIAL_ONLY), "STALE_BROKER_EPOCH");
+        assertEquals(BrokerState.FENCED, state.broker(1).state());
+        long e2 = register(1, "a-restarted");
+        assertEquals(BrokerState.ACTIVE, ok(new BrokerHeartbeat(1, e2)));
     }
 
     @Test

@@ -6,6 +6,8 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -28,6 +30,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class WalDevice implements Closeable {
     public static final int ALIGNMENT = 4096;
+    /** The locked region: the two header slots. */
+    private static final long HEADER_LOCK_BYTES = 2L * ALIGNMENT;
+    private static final long LOCK_POLL_MS = 10;
 
     private static final Logger log = LoggerFactory.getLogger(WalDevice.class);
 
@@ -187,6 +192,44 @@ public final class WalDevice implements Closeable {
     private static void checkAligned(ByteBuffer buf, long position) {
         if (position % ALIGNMENT != 0 || buf.remaining() % ALIGNMENT != 0) {
             throw new IllegalArgumentException("unaligned I/O: position " + position + ", length " + buf.remaining());
+        }
+    }
+
+    /**
+     * Takes the exclusive advisory lock on the header slots, or returns null at once if another
+     * process (or another channel of this JVM) holds it. The lock serializes header changes between
+     * a log's owner and a broker taking the log over (see {@code BlockWalTakeOver}); it is released
+     * by {@link FileLock#release()}, by closing this device, or by the kernel when the process dies.
+     */
+    public FileLock tryLockHeaders() throws IOException {
+        try {
+            return channel.tryLock(0, HEADER_LOCK_BYTES, false);
+        } catch (OverlappingFileLockException e) {
+            return null; // held through another channel of this JVM: the same answer as another process's lock
+        }
+    }
+
+    /**
+     * As {@link #tryLockHeaders()}, trying every {@value #LOCK_POLL_MS} ms for up to {@code timeoutMs};
+     * an {@link IOException} naming the path once that passes.
+     */
+    public FileLock lockHeaders(long timeoutMs) throws IOException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (true) {
+            FileLock lock = tryLockHeaders();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("WAL " + path + " stayed locked for " + timeoutMs + " ms (another broker is "
+                        + "recovering it, or another process has it open)");
+            }
+            try {
+                Thread.sleep(LOCK_POLL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted waiting for the lock of WAL " + path);
+            }
         }
     }
 
