@@ -37,8 +37,8 @@ public final class RaftSetup {
     private static final RaftGroupId GROUP_ID =
             RaftGroupId.valueOf(UUID.nameUUIDFromBytes("aloft-controller".getBytes(StandardCharsets.UTF_8)));
 
-    /** How long a client waits for one Raft reply: above the change feed's longest wait. */
-    private static final TimeDuration CLIENT_RPC_TIMEOUT = TimeDuration.valueOf(10, TimeUnit.SECONDS);
+    /** How long a client waits for one Raft reply by default: above the change feed's longest wait (the watcher). */
+    public static final TimeDuration CLIENT_RPC_TIMEOUT = TimeDuration.valueOf(10, TimeUnit.SECONDS);
 
     public static RaftGroupId groupId() {
         return GROUP_ID;

@@ -247,6 +247,34 @@ final class TestCluster implements AutoCloseable {
         return "127.0.0.1:" + ports.get(id);
     }
 
+    /** The node id of the controller quorum's leader now, as the voters describe themselves; -1 if none says so. */
+    int controllerLeader() throws java.io.IOException {
+        List<io.aloft.controller.ControllerConfig.Voter> voterList = java.util.Arrays.stream(voters.split(","))
+                .map(v -> {
+                    String[] idAndAddress = v.split("@");
+                    String[] hostPort = idAndAddress[1].split(":");
+                    return new io.aloft.controller.ControllerConfig.Voter(Integer.parseInt(idAndAddress[0]),
+                            hostPort[0], Integer.parseInt(hostPort[1]));
+                }).toList();
+        try (org.apache.ratis.client.RaftClient admin = org.apache.ratis.client.RaftClient.newBuilder()
+                .setProperties(io.aloft.controller.RaftSetup.baseProperties())
+                .setRaftGroup(io.aloft.controller.RaftSetup.group(voterList))
+                .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.noRetry()).build()) {
+            for (io.aloft.controller.ControllerConfig.Voter v : voterList) {
+                try {
+                    org.apache.ratis.protocol.GroupInfoReply info = admin.getGroupManagementApi(
+                            io.aloft.controller.RaftSetup.peerId(v.id())).info(io.aloft.controller.RaftSetup.groupId());
+                    if (info.getRoleInfoProto().getRole() == org.apache.ratis.proto.RaftProtos.RaftPeerRole.LEADER) {
+                        return v.id();
+                    }
+                } catch (java.io.IOException | RuntimeException e) {
+                    // a voter down or paused: ask the next
+                }
+            }
+        }
+        return -1;
+    }
+
     /** Every broker's address, comma-separated. */
     String bootstrapAll() {
         return brokerIds.stream().map(this::bootstrap).collect(java.util.stream.Collectors.joining(","));

@@ -126,7 +126,7 @@ public final class BrokerLifecycle implements AutoCloseable {
     private void heartbeat() {
         try {
             long sent = System.nanoTime();
-            state = client.submit(new BrokerHeartbeat(brokerId, brokerEpoch), BrokerState.class).join();
+            state = client.submitNow(new BrokerHeartbeat(brokerId, brokerEpoch), BrokerState.class).join();
             if (sent - leaseUntilNanos + leaseNanos > 0) {
                 leaseUntilNanos = sent + leaseNanos;
             }

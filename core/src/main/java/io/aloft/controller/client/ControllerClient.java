@@ -85,6 +85,12 @@ public final class ControllerClient implements AutoCloseable {
      * stopped voter for up to the request timeout); {@link #attempt} retries on another voter.
      */
     private final RaftClient[] readClients;
+    /**
+     * For {@link #submitNow} (heartbeats): its own connection, so nothing queued ahead of it, and a
+     * short RPC timeout, so a leader that went silent (paused, cut off) costs one short wait before
+     * Ratis tries another voter, instead of the 10 s the other clients allow a reply.
+     */
+    private final RaftClient livenessClient;
     private final AtomicInteger nextClient = new AtomicInteger();
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong sequence = new AtomicLong();
@@ -120,6 +126,7 @@ public final class ControllerClient implements AutoCloseable {
             clients[i] = newRaftClient(config);
             readClients[i] = newRaftClient(config, RetryPolicies.noRetry());
         }
+        this.livenessClient = newLivenessClient(config);
         this.retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "controller-client-retry");
             t.setDaemon(true);
@@ -194,20 +201,53 @@ public final class ControllerClient implements AutoCloseable {
         return reply;
     }
 
+    /**
+     * How long the write and read clients wait for one reply before Ratis tries another voter: a
+     * leader that went silent (its process paused) costs this much per client, not the 10 s the
+     * watcher's long polls need. A command that outlives it is sent again and applied once.
+     */
+    static final long OPERATION_RPC_TIMEOUT_MS = 3_000;
+
+    private static org.apache.ratis.conf.RaftProperties properties(long rpcTimeoutMs) {
+        org.apache.ratis.conf.RaftProperties props = RaftSetup.baseProperties();
+        org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(props,
+                TimeDuration.valueOf(rpcTimeoutMs, TimeUnit.MILLISECONDS));
+        return props;
+    }
+
     static RaftClient newRaftClient(ControllerConfig config, RetryPolicy policy) {
         return RaftClient.newBuilder()
-                .setProperties(RaftSetup.baseProperties())
+                .setProperties(properties(OPERATION_RPC_TIMEOUT_MS))
                 .setRaftGroup(RaftSetup.group(config.voters()))
                 .setRetryPolicy(policy)
                 .build();
     }
 
     static RaftClient newRaftClient(ControllerConfig config) {
+        return newRaftClient(config, OPERATION_RPC_TIMEOUT_MS);
+    }
+
+    private static RaftClient newRaftClient(ControllerConfig config, long rpcTimeoutMs) {
         // Bounded: Ratis's default retries forever without sleeping. Leader changes are retried here,
         // and again by submit() until the request timeout.
         int attempts = (int) Math.max(1, config.requestTimeoutMs() / RETRY_SLEEP_MS);
         return RaftClient.newBuilder()
-                .setProperties(RaftSetup.baseProperties())
+                .setProperties(properties(rpcTimeoutMs))
+                .setRaftGroup(RaftSetup.group(config.voters()))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
+                        TimeDuration.valueOf(RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /** One reply may take a quarter of the session (0.5 to 3 s): a heartbeat gets several voters to try within it. */
+    static long livenessRpcTimeoutMs(ControllerConfig config) {
+        return Math.max(500, Math.min(3_000, config.sessionTimeoutMs() / 4));
+    }
+
+    private static RaftClient newLivenessClient(ControllerConfig config) {
+        int attempts = (int) Math.max(1, config.sessionTimeoutMs() / RETRY_SLEEP_MS);
+        return RaftClient.newBuilder()
+                .setProperties(properties(livenessRpcTimeoutMs(config)))
                 .setRaftGroup(RaftSetup.group(config.voters()))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
                         TimeDuration.valueOf(RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
@@ -216,6 +256,32 @@ public final class ControllerClient implements AutoCloseable {
 
     ControllerConfig config() {
         return config;
+    }
+
+    /**
+     * Replicates {@code command} at once, on a connection of its own with a short reply timeout,
+     * retrying until {@code broker.session.timeout.ms} (an older heartbeat is worthless): for
+     * heartbeats, which must reach the leader within the session even while another voter's
+     * process is paused or the quorum elects a new leader. The batched {@link #submit} path would
+     * queue it behind entries in flight to a leader that went silent, for that client's 10 s
+     * timeout, and the controller would fence every broker.
+     */
+    public CompletableFuture<Object> submitNow(Object command) {
+        Request request = new Request(clientId, sequence.incrementAndGet(), System.currentTimeMillis(), command);
+        Message message;
+        try {
+            message = Message.valueOf(ByteString.copyFrom(encode(request)));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new ControllerException(ControllerException.Code.INVALID_REQUEST,
+                    "cannot encode the command: " + e.getMessage()));
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.sessionTimeoutMs());
+        return send(c -> c.async().send(message), deadline, command, () -> livenessClient);
+    }
+
+    /** As {@link #submitNow(Object)}, the reply cast to {@code type}. */
+    public <T> CompletableFuture<T> submitNow(Object command, Class<T> type) {
+        return submitNow(command).thenApply(v -> v == null ? null : type.cast(v));
     }
 
     /**
@@ -363,7 +429,13 @@ public final class ControllerClient implements AutoCloseable {
      * voter) does not pin reads.
      */
     private RaftPeerId readTarget(RaftClient client, int attempt) {
-        RaftPeerId leader = clients[0].getLeaderId();
+        // The heartbeats' client knows the leader best: it talks to it every heartbeat interval and
+        // follows a change within a short timeout, while an idle write client may still name a leader
+        // that went silent long ago.
+        RaftPeerId leader = livenessClient.getLeaderId();
+        if (leader == null) {
+            leader = clients[0].getLeaderId();
+        }
         if (leader == null) {
             leader = client.getLeaderId();
         }
@@ -575,7 +647,7 @@ public final class ControllerClient implements AutoCloseable {
 
     /** A dedicated Raft client for the watcher's polls, which would otherwise queue in the ordered pipelines. */
     RaftClient newWatchClient() {
-        return newRaftClient(config);
+        return newRaftClient(config, RaftSetup.CLIENT_RPC_TIMEOUT.toLong(TimeUnit.MILLISECONDS));
     }
 
     @Override
@@ -584,6 +656,7 @@ public final class ControllerClient implements AutoCloseable {
         retryTimer.shutdownNow();
         IOException first = null;
         List<RaftClient> all = new ArrayList<>(List.of(clients));
+        all.add(livenessClient);
         synchronized (readClients) {
             all.addAll(List.of(readClients));
         }
