@@ -83,9 +83,6 @@ class ObjectStorageOutageTest {
      * object storage is back, the uploads make room and produce resumes.
      */
     @Test
-    @Disabled("issue 14 finding: an append that waited s3.append.timeout.ms for log-cache room fails its PartitionLog"
-            + " for good (PartitionLog.fail: KAFKA_STORAGE_ERROR until the log is reopened, and nothing reopens it),"
-            + " so produce never resumes after object storage returns")
     void s3Outage_blockWal_logCacheFull_answersRetriable_resumes_nothingLost() throws Exception {
         Outcome o = runOutage("block-full", Map.of("s3.log.cache.size.bytes", Long.toString(256 << 10),
                 "s3.wal.upload.threshold.bytes", Long.toString(64 << 10), "s3.append.timeout.ms", "5000"));

@@ -42,6 +42,18 @@ public interface Stream {
     CompletableFuture<Long> append(ByteBuffer payload, int count);
 
     /**
+     * Whether an append of {@code bytes} would be taken at once now, rather than wait for memory
+     * while object storage is slow or down (and fail with {@link StreamStoreFullException} if that
+     * lasts). A caller that cannot take an append back once issued (a Kafka partition log moves its
+     * offsets and producer state first) asks before appending and refuses with a retriable error
+     * instead. Advisory: concurrent appends may take the room meanwhile, which the store keeps some
+     * headroom for. Thread-safe.
+     */
+    default boolean admits(int bytes) {
+        return true;
+    }
+
+    /**
      * Reads batches from {@code startOffset} (inclusive) towards {@code endOffset} (exclusive),
      * stopping once {@code maxBytes} are collected; at least one batch is returned when any data
      * exists at {@code startOffset}, however large. The first batch may begin before

@@ -72,6 +72,9 @@ import org.slf4j.LoggerFactory;
 public final class StreamStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamStore.class);
 
+    /** {@link #admits} keeps 1/this of the log-cache budget as headroom. */
+    static final int ADMISSION_SHARE_DIVISOR = 8;
+
     private final StreamStoreConfig config;
     private final WriteAheadLog wal;
     private final StreamMetadata metadata;
@@ -207,6 +210,21 @@ public final class StreamStore implements AutoCloseable {
             w.timeout = scheduler.schedule(() -> expire(w), config.appendTimeoutMs(), TimeUnit.MILLISECONDS);
             sealIfUploadsCannotMakeRoom(size);
             return w.future;
+        }
+    }
+
+    /**
+     * Whether an append of {@code bytes} is taken at once (see {@link Stream#admits}): the store is
+     * usable, no append waits for room, and data not yet uploaded stays within the admission limit,
+     * {@link #ADMISSION_SHARE_DIVISOR}ths of the log cache short of the full budget. That last share
+     * is headroom for appends admitted concurrently and for callers that do not ask (a partition's
+     * checkpoints), so an append its caller was told it could make places rather than waits.
+     */
+    boolean admits(int bytes) {
+        long budget = config.logCacheSizeBytes();
+        long limit = budget - budget / ADMISSION_SHARE_DIVISOR;
+        synchronized (appendLock) {
+            return failure == null && !closed && waiting.isEmpty() && logCache.unuploadedBytes() + bytes <= limit;
         }
     }
 

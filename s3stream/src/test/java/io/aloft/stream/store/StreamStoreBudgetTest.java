@@ -137,6 +137,47 @@ class StreamStoreBudgetTest {
         }
     }
 
+    /**
+     * Issue 14 (object-storage outage): a caller that cannot take an append back asks
+     * {@link Stream#admits} first. It is told no once data not yet uploaded reaches 7/8 of the
+     * budget, so what it was admitted for still places at once in the last eighth instead of
+     * waiting past s3.append.timeout.ms and failing; once uploads resume it is admitted again.
+     */
+    @Test
+    void admits_stalledUploads_refusesBeforeTheBudgetIsFull_headroomPlacesAtOnce_admitsAgainAfterUploads()
+            throws Exception {
+        MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+        StreamStoreConfig config = StreamStoreConfig.builder(1).uploadThresholdBytes(64 * 1024)
+                .logCacheSizeBytes(256 * 1024).uploadIntervalMs(60_000).appendTimeoutMs(300).build();
+        try (ObjectStorage files = ObjectStorages.open(dir.resolve("objects").toUri().toString());
+                WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("a.wal"))
+                        .capacityBytes(4 << 20).build())) {
+            StalledStorage storage = new StalledStorage(files);
+            StreamStore store = StreamStore.open(config, wal, storage, metadata);
+            Stream stream = store.openStream(store.createStream().get(), 1).get();
+            List<CompletableFuture<Long>> acked = new ArrayList<>();
+            while (stream.admits(1000) && acked.size() < 1000) {
+                acked.add(stream.append(payload(stream.streamId(), acked.size(), 1000), 1));
+            }
+            // 1000-byte batches: 7/8 of 256 KiB holds 229 of them.
+            assertEquals(229, acked.size());
+            // Admitted concurrently with the last ones: the headroom takes them without waiting.
+            for (int i = 0; i < 30; i++) {
+                acked.add(stream.append(payload(stream.streamId(), acked.size(), 1000), 1));
+            }
+            for (CompletableFuture<Long> f : acked) {
+                f.get(10, TimeUnit.SECONDS); // well within the 300 ms append timeout had any waited
+            }
+            assertFalse(stream.admits(1), "nothing more is admitted while object storage is down");
+
+            storage.release(); // object storage answers again
+            store.flush().get(10, TimeUnit.SECONDS);
+            assertTrue(stream.admits(1000), "uploads made room");
+            assertEquals(259, readAll(stream, 0, 1000).size());
+            store.close();
+        }
+    }
+
     @Test
     void open_logCacheNotBelowWalCapacity_namesSetting() throws Exception {
         StreamStoreConfig config = StreamStoreConfig.builder(1).logCacheSizeBytes(8L << 20)
