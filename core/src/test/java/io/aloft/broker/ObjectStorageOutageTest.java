@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>the producer sees no error it cannot retry (retriable ones, which it absorbs, are counted);
  *   <li>with the block WAL, produce goes on being acknowledged during the outage: unuploaded data
  *       waits in the log cache ({@code s3.log.cache.size.bytes}), which this modest load does not
- *       fill;
+ *       fill; with a log cache it fills within seconds, produce is then refused with a retriable
+ *       error (counted) rather than the partitions failing;
  *   <li>once the server is back every partition acknowledges more within a bound, and at the end
  *       every acknowledged record is in its partition once, in order.
  * </ul>

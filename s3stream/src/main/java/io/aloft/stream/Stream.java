@@ -42,12 +42,12 @@ public interface Stream {
     CompletableFuture<Long> append(ByteBuffer payload, int count);
 
     /**
-     * Whether an append of {@code bytes} would be taken at once now, rather than wait for memory
-     * while object storage is slow or down (and fail with {@link StreamStoreFullException} if that
-     * lasts). A caller that cannot take an append back once issued (a Kafka partition log moves its
-     * offsets and producer state first) asks before appending and refuses with a retriable error
-     * instead. Advisory: concurrent appends may take the room meanwhile, which the store keeps some
-     * headroom for. Thread-safe.
+     * Whether to append {@code bytes} now: false while object storage (or metadata) is failing and
+     * the memory for data not yet uploaded is nearly full, when an append would wait for room and,
+     * if the outage lasts, fail with {@link StreamStoreFullException}. A caller that cannot take an
+     * append back once issued (a Kafka partition log moves its offsets and producer state first)
+     * asks before appending and refuses with a retriable error instead. Advisory: concurrent
+     * appends may take the room meanwhile, which the store keeps some headroom for. Thread-safe.
      */
     default boolean admits(int bytes) {
         return true;

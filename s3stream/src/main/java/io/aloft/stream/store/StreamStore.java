@@ -214,17 +214,26 @@ public final class StreamStore implements AutoCloseable {
     }
 
     /**
-     * Whether an append of {@code bytes} is taken at once (see {@link Stream#admits}): the store is
-     * usable, no append waits for room, and data not yet uploaded stays within the admission limit,
-     * {@link #ADMISSION_SHARE_DIVISOR}ths of the log cache short of the full budget. That last share
-     * is headroom for appends admitted concurrently and for callers that do not ask (a partition's
-     * checkpoints), so an append its caller was told it could make places rather than waits.
+     * Whether to take an append of {@code bytes} now (see {@link Stream#admits}): the store is
+     * usable and, while uploads are failing (object storage or metadata down), no append waits for
+     * room and data not yet uploaded stays within the admission limit, {@link #ADMISSION_SHARE_DIVISOR}ths
+     * of the log cache short of the full budget. That last share is headroom for appends admitted
+     * concurrently and for callers that do not ask (a partition's checkpoints), so an append its
+     * caller was told it could make places rather than waits past s3.append.timeout.ms. While
+     * uploads succeed every append is admitted, and one that finds the budget full waits for them
+     * as before (back-pressure rather than refusals when object storage is merely busy).
      */
     boolean admits(int bytes) {
+        if (failure != null || closed) {
+            return false;
+        }
+        if (!retries.failing()) {
+            return true;
+        }
         long budget = config.logCacheSizeBytes();
         long limit = budget - budget / ADMISSION_SHARE_DIVISOR;
         synchronized (appendLock) {
-            return failure == null && !closed && waiting.isEmpty() && logCache.unuploadedBytes() + bytes <= limit;
+            return waiting.isEmpty() && logCache.unuploadedBytes() + bytes <= limit;
         }
     }
 

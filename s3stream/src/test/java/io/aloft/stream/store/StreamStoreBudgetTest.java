@@ -138,13 +138,42 @@ class StreamStoreBudgetTest {
     }
 
     /**
+     * Real file storage whose puts fail (connection refused, say) until {@link #restore()}: an object
+     * store that is down, as in the outage test's stopped versitygw.
+     */
+    static final class DownStorage extends ForwardingObjectStorage {
+        private volatile boolean down = true;
+
+        DownStorage(ObjectStorage delegate) {
+            super(delegate);
+        }
+
+        void restore() {
+            down = false;
+        }
+
+        @Override
+        public CompletableFuture<Void> put(String key, ByteBuffer data) {
+            return down ? CompletableFuture.failedFuture(new java.io.IOException("connection refused"))
+                    : delegate.put(key, data);
+        }
+
+        @Override
+        public CompletableFuture<MultipartUpload> createMultipartUpload(String key) {
+            return down ? CompletableFuture.failedFuture(new java.io.IOException("connection refused"))
+                    : delegate.createMultipartUpload(key);
+        }
+    }
+
+    /**
      * Issue 14 (object-storage outage): a caller that cannot take an append back asks
-     * {@link Stream#admits} first. It is told no once data not yet uploaded reaches 7/8 of the
-     * budget, so what it was admitted for still places at once in the last eighth instead of
-     * waiting past s3.append.timeout.ms and failing; once uploads resume it is admitted again.
+     * {@link Stream#admits} first. While uploads fail it is told no once data not yet uploaded
+     * reaches 7/8 of the budget, so what it was admitted for still places at once in the last
+     * eighth instead of waiting past s3.append.timeout.ms and failing; once uploads succeed again it
+     * is admitted again.
      */
     @Test
-    void admits_stalledUploads_refusesBeforeTheBudgetIsFull_headroomPlacesAtOnce_admitsAgainAfterUploads()
+    void admits_uploadsFailing_refusesBeforeTheBudgetIsFull_headroomPlacesAtOnce_admitsAgainAfterUploads()
             throws Exception {
         MemoryStreamMetadata metadata = new MemoryStreamMetadata();
         StreamStoreConfig config = StreamStoreConfig.builder(1).uploadThresholdBytes(64 * 1024)
@@ -152,25 +181,35 @@ class StreamStoreBudgetTest {
         try (ObjectStorage files = ObjectStorages.open(dir.resolve("objects").toUri().toString());
                 WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("a.wal"))
                         .capacityBytes(4 << 20).build())) {
-            StalledStorage storage = new StalledStorage(files);
+            DownStorage storage = new DownStorage(files);
             StreamStore store = StreamStore.open(config, wal, storage, metadata);
             Stream stream = store.openStream(store.createStream().get(), 1).get();
+            assertTrue(stream.admits(1 << 30), "uploads not failing: everything is admitted (and may wait)");
             List<CompletableFuture<Long>> acked = new ArrayList<>();
+            // 1000-byte batches: the first seal (64 KiB) is uploaded, and fails.
+            for (int i = 0; i < 70; i++) {
+                acked.add(stream.append(payload(stream.streamId(), acked.size(), 1000), 1));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (stream.admits(1 << 30)) { // polling: the upload fails on the store's thread
+                assertTrue(System.nanoTime() < deadline, "the failed upload is noticed");
+                Thread.sleep(10);
+            }
             while (stream.admits(1000) && acked.size() < 1000) {
                 acked.add(stream.append(payload(stream.streamId(), acked.size(), 1000), 1));
             }
-            // 1000-byte batches: 7/8 of 256 KiB holds 229 of them.
+            // 7/8 of 256 KiB holds 229 of them.
             assertEquals(229, acked.size());
             // Admitted concurrently with the last ones: the headroom takes them without waiting.
             for (int i = 0; i < 30; i++) {
                 acked.add(stream.append(payload(stream.streamId(), acked.size(), 1000), 1));
             }
             for (CompletableFuture<Long> f : acked) {
-                f.get(10, TimeUnit.SECONDS); // well within the 300 ms append timeout had any waited
+                f.get(10, TimeUnit.SECONDS); // none waited: the 300 ms append timeout would have failed it
             }
             assertFalse(stream.admits(1), "nothing more is admitted while object storage is down");
 
-            storage.release(); // object storage answers again
+            storage.restore(); // object storage answers again; the retry (1 s) uploads
             store.flush().get(10, TimeUnit.SECONDS);
             assertTrue(stream.admits(1000), "uploads made room");
             assertEquals(259, readAll(stream, 0, 1000).size());
