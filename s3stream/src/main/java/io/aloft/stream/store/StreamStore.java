@@ -215,19 +215,22 @@ public final class StreamStore implements AutoCloseable {
 
     /**
      * Whether to take an append of {@code bytes} now (see {@link Stream#admits}): the store is
-     * usable and, while uploads are failing (object storage or metadata down), no append waits for
-     * room and data not yet uploaded stays within the admission limit, {@link #ADMISSION_SHARE_DIVISOR}ths
-     * of the log cache short of the full budget. That last share is headroom for appends admitted
-     * concurrently and for callers that do not ask (a partition's checkpoints), so an append its
-     * caller was told it could make places rather than waits past s3.append.timeout.ms. While
-     * uploads succeed every append is admitted, and one that finds the budget full waits for them
-     * as before (back-pressure rather than refusals when object storage is merely busy).
+     * usable and, while uploads are stalled, no append waits for room and data not yet uploaded
+     * stays within the admission limit, {@link #ADMISSION_SHARE_DIVISOR}ths of the log cache short
+     * of the full budget. Stalled: the last upload or commit attempt failed (object storage or
+     * metadata down: connections refused), or the oldest sealed block has waited for its upload
+     * half of s3.append.timeout.ms (object storage not answering). The last share is headroom for
+     * appends admitted concurrently and for callers that do not ask (a partition's checkpoints),
+     * so an append its caller was told it could make places rather than waits past
+     * s3.append.timeout.ms. While uploads keep up every append is admitted, and one that finds the
+     * budget full waits for them as before (back-pressure rather than refusals when object storage
+     * is merely busy).
      */
     boolean admits(int bytes) {
         if (failure != null || closed) {
             return false;
         }
-        if (!retries.failing()) {
+        if (!uploadsStalled()) {
             return true;
         }
         long budget = config.logCacheSizeBytes();
@@ -235,6 +238,14 @@ public final class StreamStore implements AutoCloseable {
         synchronized (appendLock) {
             return waiting.isEmpty() && logCache.unuploadedBytes() + bytes <= limit;
         }
+    }
+
+    private boolean uploadsStalled() {
+        if (retries.failing()) {
+            return true;
+        }
+        long pendingSince = logCache.oldestPendingSealMs();
+        return pendingSince != Long.MAX_VALUE && clock.getAsLong() - pendingSince >= config.appendTimeoutMs() / 2;
     }
 
     /**

@@ -217,6 +217,36 @@ class StreamStoreBudgetTest {
         }
     }
 
+    /**
+     * Object storage that takes requests and never answers (no failure to notice): once the oldest
+     * sealed block has waited half of s3.append.timeout.ms, admission is refused near the budget too.
+     */
+    @Test
+    void admits_uploadsHeldPastHalfTheAppendTimeout_refusesNearTheBudget() throws Exception {
+        MemoryStreamMetadata metadata = new MemoryStreamMetadata();
+        StreamStoreConfig config = StreamStoreConfig.builder(1).uploadThresholdBytes(64 * 1024)
+                .logCacheSizeBytes(256 * 1024).uploadIntervalMs(60_000).appendTimeoutMs(20_000).build();
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+        try (ObjectStorage files = ObjectStorages.open(dir.resolve("objects").toUri().toString());
+                WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("a.wal"))
+                        .capacityBytes(4 << 20).build())) {
+            StalledStorage storage = new StalledStorage(files);
+            StreamStore store = StreamStore.open(config, wal, storage, metadata, clock::get);
+            Stream stream = store.openStream(store.createStream().get(), 1).get();
+            for (int i = 0; i < 230; i++) { // past 7/8 of the budget; the first seals are held
+                stream.append(payload(stream.streamId(), i, 1000), 1).get(10, TimeUnit.SECONDS);
+            }
+            clock.addAndGet(9_999);
+            assertTrue(stream.admits(1000), "uploads behind for less than half the append timeout: admitted");
+            clock.addAndGet(1);
+            assertFalse(stream.admits(1000), "held for half the append timeout: refused near the budget");
+            storage.release();
+            store.flush().get(10, TimeUnit.SECONDS);
+            assertTrue(stream.admits(1000), "uploads caught up");
+            store.close();
+        }
+    }
+
     @Test
     void open_logCacheNotBelowWalCapacity_namesSetting() throws Exception {
         StreamStoreConfig config = StreamStoreConfig.builder(1).logCacheSizeBytes(8L << 20)
