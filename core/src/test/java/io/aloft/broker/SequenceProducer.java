@@ -1,8 +1,11 @@
 package io.aloft.broker;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -10,12 +13,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -123,6 +129,20 @@ final class SequenceProducer {
         producer.close(Duration.ofSeconds(30));
     }
 
+    /**
+     * Retriable errors the client absorbed so far: batches it sent again after an error answer or a
+     * request timeout (its {@code record-retry-total}). An error it could not retry fails a send
+     * instead, which {@link #rethrow} reports.
+     */
+    long retries() {
+        for (Map.Entry<MetricName, ? extends Metric> e : producer.metrics().entrySet()) {
+            if (e.getKey().name().equals("record-retry-total") && e.getKey().group().equals("producer-metrics")) {
+                return (long) ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        throw new IllegalStateException("the producer has no record-retry-total metric");
+    }
+
     /** What was sent to each partition (read once stopped). */
     int[] sent() {
         return next.clone();
@@ -132,6 +152,21 @@ final class SequenceProducer {
         Throwable first = failures.peek();
         if (first != null) {
             throw new AssertionError("the producer failed (" + failures.size() + " failures); " + context, first);
+        }
+    }
+
+    /**
+     * Once stopped: every record sent to {@code topic} was acknowledged, and each partition's log
+     * holds exactly the acknowledged values 0..n-1, once each, in order (read through {@code bootstrap}).
+     */
+    static void assertEveryAcknowledgedRecordOnceInOrder(String bootstrap, SequenceProducer producer, String topic) {
+        int[] acknowledged = producer.acknowledgedNow();
+        int[] sent = producer.sent();
+        for (int p = 0; p < acknowledged.length; p++) {
+            assertEquals(sent[p], acknowledged[p], topic + "-" + p + ": every record sent was acknowledged");
+            List<Integer> values = readPartition(bootstrap, topic, p, acknowledged[p]);
+            assertEquals(IntStream.range(0, acknowledged[p]).boxed().toList(), values,
+                    topic + "-" + p + ": every acknowledged record once, in order");
         }
     }
 

@@ -42,6 +42,18 @@ public interface Stream {
     CompletableFuture<Long> append(ByteBuffer payload, int count);
 
     /**
+     * Whether to append {@code bytes} now: false while object storage (or metadata) is failing and
+     * the memory for data not yet uploaded is nearly full, when an append would wait for room and,
+     * if the outage lasts, fail with {@link StreamStoreFullException}. A caller that cannot take an
+     * append back once issued (a Kafka partition log moves its offsets and producer state first)
+     * asks before appending and refuses with a retriable error instead. Advisory: concurrent
+     * appends may take the room meanwhile, which the store keeps some headroom for. Thread-safe.
+     */
+    default boolean admits(int bytes) {
+        return true;
+    }
+
+    /**
      * Reads batches from {@code startOffset} (inclusive) towards {@code endOffset} (exclusive),
      * stopping once {@code maxBytes} are collected; at least one batch is returned when any data
      * exists at {@code startOffset}, however large. The first batch may begin before

@@ -264,9 +264,31 @@ public final class PartitionLog {
                 }
                 next += c.count();
             }
+            PartitionLogException full = refusedForRoom(batches);
+            if (full != null) {
+                return CompletableFuture.failedFuture(full); // nothing taken: the update is dropped
+            }
             update.commit();
             return appendLocked(batches, cfg, now, logAppendTime);
         }
+    }
+
+    /**
+     * KAFKA_STORAGE_ERROR (retriable) when the records stream would not take these batches at once
+     * (object storage down and the log cache full of data not yet uploaded); null otherwise. Asked
+     * before offsets and producer state move: an append that waited for room past
+     * {@code s3.append.timeout.ms} and failed would leave them ahead of the data and stop the log.
+     */
+    private PartitionLogException refusedForRoom(List<BatchValidator.Checked> batches) {
+        int bytes = 0;
+        for (BatchValidator.Checked c : batches) {
+            bytes += c.bytes().remaining();
+        }
+        if (records.admits(bytes)) {
+            return null;
+        }
+        return new PartitionLogException(Errors.KAFKA_STORAGE_ERROR, tp + ": the log cache is full of data not yet "
+                + "uploaded to object storage (slow or unavailable); nothing was appended (retry)");
     }
 
     private CompletableFuture<AppendResult> appendLocked(List<BatchValidator.Checked> batches, LogConfig cfg,

@@ -51,11 +51,44 @@ public final class LogFixture implements AutoCloseable {
 
     public LogFixture(Path dir) throws Exception {
         this.dir = dir;
-        this.storage = ObjectStorages.open(dir.resolve("objects").toUri().toString());
+        this.storage = new SwitchableStorage(ObjectStorages.open(dir.resolve("objects").toUri().toString()));
         startStore();
         for (int i = 0; i < PartitionLog.STREAMS_PER_PARTITION; i++) {
             streamIds.add(store.createStream().get(10, TimeUnit.SECONDS));
         }
+    }
+
+    /** File storage whose writes fail (as against a stopped S3 server) while {@link #objectStorageDown} is set. */
+    private static final class SwitchableStorage extends io.aloft.stream.storage.ForwardingObjectStorage {
+        volatile boolean down;
+
+        SwitchableStorage(ObjectStorage delegate) {
+            super(delegate);
+        }
+
+        private <T> CompletableFuture<T> refused() {
+            return CompletableFuture.failedFuture(new java.io.IOException("connection refused (object storage down)"));
+        }
+
+        @Override
+        public CompletableFuture<Void> put(String key, ByteBuffer data) {
+            return down ? refused() : delegate.put(key, data);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data) {
+            return down ? refused() : delegate.putIfAbsent(key, data);
+        }
+
+        @Override
+        public CompletableFuture<io.aloft.stream.storage.MultipartUpload> createMultipartUpload(String key) {
+            return down ? refused() : delegate.createMultipartUpload(key);
+        }
+    }
+
+    /** Makes object storage refuse writes (an outage) or take them again. */
+    public void objectStorageDown(boolean down) {
+        ((SwitchableStorage) storage).down = down;
     }
 
     /** Opens the WAL and a stream store on it (recovering what the WAL holds). */

@@ -9,6 +9,7 @@ import static io.aloft.broker.log.LogFixture.idempotent;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
@@ -30,6 +31,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,6 +53,52 @@ class PartitionLogTest {
     @AfterEach
     void tearDown() throws Exception {
         fx.close();
+    }
+
+    /**
+     * Issue 14 (object-storage outage): with uploads failing, appends go on into the WAL and the log
+     * cache until data not yet uploaded nears the budget (4 MiB here), then are refused with the
+     * retriable KAFKA_STORAGE_ERROR before taking offsets, rather than waiting past
+     * s3.append.timeout.ms and stopping the log. Once object storage is back the log appends at the
+     * next offset.
+     */
+    @Test
+    void append_objectStorageDownLogCacheNearlyFull_refusedRetriably_logAppendsOnAfterwards() throws Exception {
+        PartitionLog log = fx.open();
+        fx.objectStorageDown(true);
+        long next = 0;
+        PartitionLogException refused = null;
+        while (refused == null && next < 200) {
+            CompletableFuture<AppendResult> f = log.append(bigBatch());
+            try {
+                assertEquals(next, get(f).baseOffset());
+                next++;
+            } catch (java.util.concurrent.ExecutionException e) {
+                refused = assertFails(Errors.KAFKA_STORAGE_ERROR, f);
+            }
+        }
+        assertNotNull(refused, "refused before 200 batches of 64 KiB");
+        assertTrue(next >= 40, "acknowledged into the log cache first: " + next + " batches");
+        assertEquals(next, log.highWatermark());
+
+        fx.objectStorageDown(false);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        AppendResult resumed = null;
+        while (resumed == null) { // uploads are retried every second; refusals until they make room
+            CompletableFuture<AppendResult> f = log.append(bigBatch());
+            try {
+                resumed = get(f);
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertFails(Errors.KAFKA_STORAGE_ERROR, f);
+                assertTrue(System.nanoTime() < deadline, "appending again within 30 s of object storage's return");
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+        }
+        assertEquals(next, resumed.baseOffset(), "the next offset: nothing was taken by the refused appends");
+    }
+
+    private static MemoryRecords bigBatch() {
+        return MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(T0, null, new byte[64 << 10]));
     }
 
     @Test

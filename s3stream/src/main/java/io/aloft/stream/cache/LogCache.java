@@ -53,6 +53,8 @@ public final class LogCache {
         private int unconfirmed;
         private boolean sealed;
         private boolean uploaded;
+        /** When {@link LogCache#seal} sealed it; written under the cache's write lock. */
+        private long sealedAtMs;
 
         Block(long id, long createdAtMs) {
             this.id = id;
@@ -195,6 +197,7 @@ public final class LogCache {
             if (active.bytes() == 0 && active.streams().isEmpty()) {
                 return null;
             }
+            active.sealedAtMs = nowMs;
             active.seal();
             blocks.addLast(new Block(nextBlockId++, nowMs));
             return active;
@@ -295,6 +298,24 @@ public final class LogCache {
                 }
             }
             return -1;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * When the oldest sealed block not yet uploaded was sealed, or {@link Long#MAX_VALUE} if every
+     * sealed block is uploaded: how long uploads have been behind.
+     */
+    public long oldestPendingSealMs() {
+        lock.readLock().lock();
+        try {
+            for (Block b : blocks) {
+                if (b.sealed && !b.uploaded) {
+                    return b.sealedAtMs;
+                }
+            }
+            return Long.MAX_VALUE;
         } finally {
             lock.readLock().unlock();
         }

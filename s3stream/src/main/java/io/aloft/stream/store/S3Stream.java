@@ -120,6 +120,11 @@ final class S3Stream implements Stream {
     }
 
     @Override
+    public boolean admits(int bytes) {
+        return store.admits(bytes);
+    }
+
+    @Override
     public CompletableFuture<FetchResult> fetch(long startOffset, long endOffset, int maxBytes) {
         return store.fetch(this, startOffset, endOffset, maxBytes);
     }

@@ -72,6 +72,9 @@ import org.slf4j.LoggerFactory;
 public final class StreamStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamStore.class);
 
+    /** {@link #admits} keeps 1/this of the log-cache budget as headroom. */
+    static final int ADMISSION_SHARE_DIVISOR = 8;
+
     private final StreamStoreConfig config;
     private final WriteAheadLog wal;
     private final StreamMetadata metadata;
@@ -208,6 +211,41 @@ public final class StreamStore implements AutoCloseable {
             sealIfUploadsCannotMakeRoom(size);
             return w.future;
         }
+    }
+
+    /**
+     * Whether to take an append of {@code bytes} now (see {@link Stream#admits}): the store is
+     * usable and, while uploads are stalled, no append waits for room and data not yet uploaded
+     * stays within the admission limit, {@link #ADMISSION_SHARE_DIVISOR}ths of the log cache short
+     * of the full budget. Stalled: the last upload or commit attempt failed (object storage or
+     * metadata down: connections refused), or the oldest sealed block has waited for its upload
+     * half of s3.append.timeout.ms (object storage not answering). The last share is headroom for
+     * appends admitted concurrently and for callers that do not ask (a partition's checkpoints),
+     * so an append its caller was told it could make places rather than waits past
+     * s3.append.timeout.ms. While uploads keep up every append is admitted, and one that finds the
+     * budget full waits for them as before (back-pressure rather than refusals when object storage
+     * is merely busy).
+     */
+    boolean admits(int bytes) {
+        if (failure != null || closed) {
+            return false;
+        }
+        if (!uploadsStalled()) {
+            return true;
+        }
+        long budget = config.logCacheSizeBytes();
+        long limit = budget - budget / ADMISSION_SHARE_DIVISOR;
+        synchronized (appendLock) {
+            return waiting.isEmpty() && logCache.unuploadedBytes() + bytes <= limit;
+        }
+    }
+
+    private boolean uploadsStalled() {
+        if (retries.failing()) {
+            return true;
+        }
+        long pendingSince = logCache.oldestPendingSealMs();
+        return pendingSince != Long.MAX_VALUE && clock.getAsLong() - pendingSince >= config.appendTimeoutMs() / 2;
     }
 
     /**

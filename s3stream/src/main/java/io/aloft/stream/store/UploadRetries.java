@@ -44,6 +44,8 @@ final class UploadRetries {
     private final BooleanSupplier stopped;
     private final AtomicLong lastRetryWarnNanos = new AtomicLong();
     private final AtomicLong suppressedRetryWarnings = new AtomicLong();
+    /** Whether the last upload or commit attempt failed (and is being retried): an outage is on. */
+    private volatile boolean failing;
 
     /** @param stopped whether to give up retrying (the store failed) */
     UploadRetries(BlockUploader uploader, ScheduledExecutorService scheduler, BooleanSupplier stopped) {
@@ -57,7 +59,7 @@ final class UploadRetries {
      * {@link StreamException} naming the block when a failure is permanent.
      */
     CompletableFuture<BlockUploader.Uploaded> upload(LogCache.Block block) {
-        return uploader.upload(block.streams()).exceptionallyCompose(error -> {
+        return uploader.upload(block.streams()).thenApply(this::succeeded).exceptionallyCompose(error -> {
             Throwable cause = unwrap(error);
             if (isPermanent(cause)) {
                 return CompletableFuture.failedFuture(new StreamException("uploading log cache block " + block.id()
@@ -66,6 +68,7 @@ final class UploadRetries {
             if (stopped.getAsBoolean()) {
                 return CompletableFuture.failedFuture(cause);
             }
+            failing = true;
             warnRateLimited("Uploading log cache block " + block.id() + " failed; retrying every "
                     + RETRY_BACKOFF_MS + " ms", cause);
             return delay().thenCompose(v -> upload(block));
@@ -74,7 +77,7 @@ final class UploadRetries {
 
     /** Commits an upload of the block; fails as {@link #upload} does. */
     CompletableFuture<Set<Long>> commit(LogCache.Block block, BlockUploader.Uploaded uploaded) {
-        return uploader.commit(uploaded).exceptionallyCompose(error -> {
+        return uploader.commit(uploaded).thenApply(this::succeeded).exceptionallyCompose(error -> {
             Throwable cause = unwrap(error);
             if (isPermanent(cause)) {
                 return CompletableFuture.failedFuture(new StreamException("committing log cache block " + block.id()
@@ -83,10 +86,24 @@ final class UploadRetries {
             if (stopped.getAsBoolean()) {
                 return CompletableFuture.failedFuture(cause);
             }
+            failing = true;
             warnRateLimited("Committing log cache block " + block.id() + " failed; retrying every "
                     + RETRY_BACKOFF_MS + " ms", cause);
             return delay().thenCompose(v -> commit(block, uploaded));
         });
+    }
+
+    /**
+     * Whether uploads are failing now: the last upload or commit attempt failed and is retried
+     * (object storage or metadata down), until an attempt succeeds.
+     */
+    boolean failing() {
+        return failing;
+    }
+
+    private <T> T succeeded(T result) {
+        failing = false;
+        return result;
     }
 
     /** Whether retrying the same upload or commit can never succeed (see the class comment). */

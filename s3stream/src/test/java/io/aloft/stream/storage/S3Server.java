@@ -16,9 +16,11 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -31,7 +33,9 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
  * A real S3-protocol server process for tests: versitygw (default) or MinIO, on 127.0.0.1 and a
  * free port, with random keys and a fresh data directory under {@code target/}. Its output goes
  * to a log file next to the data, not to the console. {@link #close()} stops the process through
- * its own {@link Process} handle and deletes the data. Thread-safe for {@link #createBucket}.
+ * its own {@link Process} handle and deletes the data. {@link #stop()} and {@link #restart()}
+ * simulate an outage: the process goes away and comes back on the same port, data and keys.
+ * Thread-safe for {@link #createBucket}; one thread drives stop and restart.
  *
  * <p>The binary comes from {@code ALOFT_VERSITYGW} / {@code -Daloft.versitygw} (or
  * {@code ALOFT_MINIO} / {@code -Daloft.minio}), else {@code ~/.cache/aloft/bin}, else
@@ -46,7 +50,10 @@ public final class S3Server implements AutoCloseable {
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(20);
 
     private final Kind kind;
-    private final Process process;
+    /** The running server; replaced by {@link #restart()}. */
+    private volatile Process process;
+    private final List<String> command;
+    private final Map<String, String> environment;
     private final Path dataDir;
     private final Path logFile;
     private final URI endpoint;
@@ -55,10 +62,12 @@ public final class S3Server implements AutoCloseable {
     private final S3AsyncClient admin;
     private final Thread shutdownHook;
 
-    private S3Server(Kind kind, Process process, Path dataDir, Path logFile, URI endpoint, String accessKey,
-                     String secretKey) {
+    private S3Server(Kind kind, Process process, List<String> command, Map<String, String> environment,
+                     Path dataDir, Path logFile, URI endpoint, String accessKey, String secretKey) {
         this.kind = kind;
         this.process = process;
+        this.command = List.copyOf(command);
+        this.environment = Map.copyOf(environment);
         this.dataDir = dataDir;
         this.logFile = logFile;
         this.endpoint = endpoint;
@@ -72,7 +81,7 @@ public final class S3Server implements AutoCloseable {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
                 .build();
         // A JVM killed before the extension store closes must not leave the server running.
-        this.shutdownHook = new Thread(process::destroyForcibly, "aloft-s3-server-reaper");
+        this.shutdownHook = new Thread(() -> this.process.destroyForcibly(), "aloft-s3-server-reaper");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
@@ -116,6 +125,7 @@ public final class S3Server implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(binary.toString());
         ProcessBuilder builder = new ProcessBuilder(command);
+        Map<String, String> environment = new HashMap<>();
         if (kind == Kind.VERSITYGW) {
             command.addAll(List.of("--access", accessKey, "--secret", secretKey, "--port", "127.0.0.1:" + port,
                     "posix", dataDir.toString()));
@@ -123,10 +133,11 @@ public final class S3Server implements AutoCloseable {
             int consolePort = freePort();
             command.addAll(List.of("server", dataDir.toString(), "--address", "127.0.0.1:" + port,
                     "--console-address", "127.0.0.1:" + consolePort));
-            builder.environment().put("MINIO_ROOT_USER", accessKey);
-            builder.environment().put("MINIO_ROOT_PASSWORD", secretKey);
-            builder.environment().put("MINIO_UPDATE", "off");
+            environment.put("MINIO_ROOT_USER", accessKey);
+            environment.put("MINIO_ROOT_PASSWORD", secretKey);
+            environment.put("MINIO_UPDATE", "off");
         }
+        builder.environment().putAll(environment);
         builder.command(command).redirectErrorStream(true).redirectOutput(logFile.toFile());
         Process process = builder.start();
         URI endpoint = URI.create("http://127.0.0.1:" + port);
@@ -137,7 +148,40 @@ public final class S3Server implements AutoCloseable {
             deleteRecursively(dataDir);
             throw e;
         }
-        return new S3Server(kind, process, dataDir, logFile, endpoint, accessKey, secretKey);
+        return new S3Server(kind, process, command, environment, dataDir, logFile, endpoint, accessKey, secretKey);
+    }
+
+    /**
+     * Stops the server process (SIGTERM, then SIGKILL after 10 s) but keeps its data, port and keys
+     * for {@link #restart()}: an object-storage outage. Clients see refused connections meanwhile.
+     */
+    public void stop() {
+        stop(process);
+    }
+
+    /**
+     * Starts the server again after {@link #stop()} on the same port, data directory and keys, and
+     * returns once it answers. Its output is appended to the same log file.
+     */
+    public void restart() {
+        if (process.isAlive()) {
+            throw new IllegalStateException("the S3 server is running: " + this);
+        }
+        try {
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+            builder.environment().putAll(environment);
+            Process started = builder.start();
+            process = started;
+            awaitReady(started, endpoint, logFile);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not restart " + this, e);
+        }
+    }
+
+    /** Whether the server process runs (false between {@link #stop()} and {@link #restart()}). */
+    public boolean isAlive() {
+        return process.isAlive();
     }
 
     /**
