@@ -170,6 +170,14 @@ public abstract class NodeCluster implements AutoCloseable {
     }
 
     /**
+     * SIGKILLs node {@code id} (a crash: no shutdown hook, no drain, nothing flushed) and returns
+     * once the process has exited (at most 10 s); {@link #relaunch} starts it again.
+     */
+    public final void kill(int id) {
+        process(id).kill();
+    }
+
+    /**
      * Starts node {@code id} again, after it exited, on the same data, configuration and ports (its
      * log is appended to); returns once it answers describeCluster with every broker.
      */

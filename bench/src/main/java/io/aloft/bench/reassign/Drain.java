@@ -1,5 +1,8 @@
 package io.aloft.bench.reassign;
 
+import io.aloft.bench.cluster.Reassignments;
+import io.aloft.bench.cluster.ServedProbe;
+import io.aloft.bench.cluster.Stats;
 import io.aloft.servers.NodeCluster;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -94,7 +97,8 @@ final class Drain {
             for (int p : batch) {
                 toVictim.put(new TopicPartition(TOPIC, p), Optional.of(new NewPartitionReassignment(List.of(victim))));
             }
-            alterWithRetry(admin, toVictim, start + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+            Reassignments.alterWithRetry(admin, toVictim, start + TimeUnit.MILLISECONDS.toNanos(timeoutMs),
+                    m -> ReassignBenchmark.progress("drain set-up: %s", m));
             long batchStart = System.nanoTime();
             ServedProbe.Served placed = probe.await(TOPIC, batch, id -> id == victim, batchStart,
                     batchStart + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
@@ -185,26 +189,6 @@ final class Drain {
                 + "then the empty broker exited %.2f s after SIGTERM", PARTITIONS, r.reassignAwaySeconds,
                 r.reassignAwayNotServed, r.emptyExitSeconds);
         return r;
-    }
-
-    /**
-     * Set-up only: retries a reassignment the controller refuses for a while (Aloft refuses a target
-     * it has fenced for a missed heartbeat, which a loaded machine causes) until the deadline.
-     */
-    private static void alterWithRetry(Admin admin, Map<TopicPartition, Optional<NewPartitionReassignment>> moves,
-            long deadlineNanos) throws Exception {
-        while (true) {
-            try {
-                admin.alterPartitionReassignments(moves).all().get(60, TimeUnit.SECONDS);
-                return;
-            } catch (ExecutionException e) {
-                if (System.nanoTime() > deadlineNanos) {
-                    throw e;
-                }
-                ReassignBenchmark.progress("drain set-up: %s; retrying", e.getCause());
-                ReassignBenchmark.pause(2_000);
-            }
-        }
     }
 
     /** Polls Metadata until every partition of the new topic has a leader. */

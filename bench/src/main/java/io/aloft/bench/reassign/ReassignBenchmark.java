@@ -1,5 +1,8 @@
 package io.aloft.bench.reassign;
 
+import io.aloft.bench.cluster.BackgroundProducer;
+import io.aloft.bench.cluster.Machine;
+import io.aloft.bench.cluster.ServedProbe;
 import io.aloft.servers.AloftCluster;
 import io.aloft.servers.ApacheKafkaCluster;
 import io.aloft.servers.ApacheKafkaServer;
@@ -140,7 +143,7 @@ public final class ReassignBenchmark {
             deleteTree(work);
         }
         report.elapsedSeconds = (System.nanoTime() - START) / 1e9;
-        report.loadAtEnd = ReassignReport.loadAverage();
+        report.loadAtEnd = Machine.loadAverage();
         String markdown = report.markdown();
         System.out.print(markdown);
         Files.createDirectories(jsonDir);
