@@ -208,6 +208,11 @@ public abstract class NodeCluster implements AutoCloseable {
         }
     }
 
+    /** Node {@code id}'s log file (appended to across restarts), e.g. to read its evidence for a timing. */
+    public final Path logFile(int id) {
+        return node(id).dir().resolve("node.log");
+    }
+
     /** The temp directory holding every node's data and log, or null before {@link #start()}. */
     public final Path directory() {
         return dir;

@@ -111,11 +111,12 @@ final class FailoverReport {
         }
         s.append("\n**Rounds** (s from the SIGKILL; partition p50 / last = failover; Metadata: when it named a live "
                 + "leader for the last of them; load: when the load producer had a record acknowledged on the last "
-                + "of them; restart: until the broker answered with every broker registered; moved back: until its "
+                + "of them; fenced / WAL recovered: from the surviving brokers' logs, when the controller fenced the "
+                + "dead broker and when a live broker had recovered its WAL (and how long that took); restart: until the broker answered with every broker registered; moved back: until its "
                 + "partitions acknowledged a probe on it; lost / dup: records sent in that round)\n\n"
-                + "| setting | round | killed | partitions | p50 | **last** | Metadata | load | restart | moved back "
-                + "| steady | probe errors | lost | dup |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-                + "---:|---:|\n");
+                + "| setting | round | killed | partitions | p50 | **last** | fenced | WAL recovered (took) | Metadata "
+                + "| load | restart | moved back | steady | probe errors | lost | dup |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (FailoverBenchmark.SettingResult r : settings) {
             for (Rounds.Round x : r.rounds) {
                 s.append("| ").append(r.setting.label()).append(" | ").append(x.number()).append(" | ")
@@ -123,6 +124,8 @@ final class FailoverReport {
                         .append(f2(x.p50PartitionSeconds())).append(" | **").append(f2(x.failoverSeconds()))
                         .append("**").append(x.waitedForRestart() ? " (waited for restart)" : "")
                         .append(x.notServed() > 0 ? " (" + x.notServed() + " not served)" : "").append(" | ")
+                        .append(f2(x.logs().fencedSeconds())).append(" | ").append(f2(x.logs().walRecoveredSeconds()))
+                        .append(" (").append(f2(x.logs().recoveryMs() / 1000)).append(") | ")
                         .append(f2(x.metadataSeconds())).append(" | ").append(f2(x.loadFirstAckSeconds())).append(" | ")
                         .append(f1(x.restartSeconds())).append(" | ").append(f1(x.moveBackSeconds())).append(" | ")
                         .append(f1(x.steadySeconds())).append(" | ").append(x.probeErrorsRetriable()).append(" / ")
@@ -131,7 +134,7 @@ final class FailoverReport {
                         .append(r.loss == null ? "" : r.loss.duplicated()[x.number()]).append(" |\n");
             }
             if (r.loss != null && (r.loss.total(r.loss.lost()) > 0 || r.loss.error() != null)) {
-                s.append("| ").append(r.setting.label()).append(" | loss check | | | | | | | | | | | ")
+                s.append("| ").append(r.setting.label()).append(" | loss check | | | | | | | | | | | | | ")
                         .append(r.loss.lostExamples()).append(r.loss.error() == null ? "" : " " + r.loss.error())
                         .append(" | |\n");
             }
@@ -221,7 +224,10 @@ final class FailoverReport {
                 s.append(sep2).append("{\"round\":").append(x.number()).append(",\"victim\":").append(x.victim())
                         .append(",\"partitions\":").append(x.partitions()).append(",\"failoverSeconds\":")
                         .append(num(x.failoverSeconds())).append(",\"p50PartitionSeconds\":")
-                        .append(num(x.p50PartitionSeconds())).append(",\"metadataSeconds\":")
+                        .append(num(x.p50PartitionSeconds())).append(",\"fencedSeconds\":")
+                        .append(num(x.logs().fencedSeconds())).append(",\"walRecoveredSeconds\":")
+                        .append(num(x.logs().walRecoveredSeconds())).append(",\"walRecoveryMs\":")
+                        .append(num(x.logs().recoveryMs())).append(",\"metadataSeconds\":")
                         .append(num(x.metadataSeconds())).append(",\"loadFirstAckSeconds\":")
                         .append(num(x.loadFirstAckSeconds())).append(",\"waitedForRestart\":")
                         .append(x.waitedForRestart()).append(",\"notServed\":").append(x.notServed())

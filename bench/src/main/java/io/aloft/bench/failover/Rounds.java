@@ -4,6 +4,7 @@ import io.aloft.bench.cluster.Reassignments;
 import io.aloft.bench.cluster.ServedProbe;
 import io.aloft.bench.cluster.Stats;
 import io.aloft.servers.NodeCluster;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -41,7 +42,8 @@ final class Rounds {
     /** One round; times in seconds from just before the SIGKILL, NaN where not reached. */
     record Round(int number, int victim, int partitions, double[] servedSeconds, double metadataSeconds,
             double loadFirstAckSeconds, boolean waitedForRestart, int notServed, double restartSeconds,
-            double moveBackSeconds, double steadySeconds, long probeErrorsRetriable, long probeErrorsOther) {
+            double moveBackSeconds, double steadySeconds, long probeErrorsRetriable, long probeErrorsOther,
+            LogEvidence.Breakdown logs) {
         /** When the last of the victim's partitions acknowledged a probe: the failover time. */
         double failoverSeconds() {
             if (notServed > 0 || servedSeconds.length == 0) {
@@ -76,6 +78,7 @@ final class Rounds {
                 }
             }
             load.round(number);
+            LocalDateTime killedAt = LocalDateTime.now();
             long t0 = System.nanoTime();
             cluster.kill(victim);
             // After the exit: an acknowledgement from now on came from a broker still alive.
@@ -84,6 +87,7 @@ final class Rounds {
                     number, victim, held.size(), held);
             long cap = TimeUnit.MILLISECONDS.toNanos(objectWal ? OBJECT_CAP_MS : BLOCK_CAP_MS);
             ServedProbe.Served served = probe.await(topic, held, id -> id != victim, t0, t0 + cap);
+            LogEvidence.Breakdown logs = LogEvidence.read(cluster, victim, killedAt);
             boolean waited = false;
             long restartStart = System.nanoTime();
             double restartSeconds;
@@ -133,12 +137,13 @@ final class Rounds {
             long retriable = served.probeErrorsRetriable() + (after == null ? 0 : after.probeErrorsRetriable());
             long other = served.probeErrorsOther() + (after == null ? 0 : after.probeErrorsOther());
             Round r = new Round(number, victim, held.size(), servedSeconds, metadataSeconds, loadFirst, waited,
-                    notServed, restartSeconds, moveBack, steady, retriable, other);
+                    notServed, restartSeconds, moveBack, steady, retriable, other, logs);
             out.add(r);
             FailoverBenchmark.progress("%s round %d: every partition of broker %d served again after %.2f s (p50 "
-                    + "partition %.2f s; Metadata %.2f s; load's first ack %.2f s)%s; restart %.1f s, moved back "
-                    + "%.1f s, steady %.1f s later", label, number, victim, r.failoverSeconds(),
-                    r.p50PartitionSeconds(), metadataSeconds, loadFirst, waited ? " (waited for the restart)" : "",
+                    + "partition %.2f s; fenced %.2f s; WAL recovered %.2f s; Metadata %.2f s; load's first ack %.2f s)%s; "
+                    + "restart %.1f s, moved back %.1f s, steady %.1f s later", label, number, victim, r.failoverSeconds(),
+                    r.p50PartitionSeconds(), logs.fencedSeconds(), logs.walRecoveredSeconds(), metadataSeconds,
+                    loadFirst, waited ? " (waited for the restart)" : "",
                     restartSeconds, moveBack, steady);
         }
         return out;
