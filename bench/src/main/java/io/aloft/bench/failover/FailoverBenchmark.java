@@ -1,6 +1,8 @@
 package io.aloft.bench.failover;
 
+import io.aloft.bench.cluster.ClusterClients;
 import io.aloft.bench.cluster.Machine;
+import io.aloft.bench.cluster.Scratch;
 import io.aloft.bench.cluster.ServedProbe;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.servers.AloftCluster;
@@ -12,14 +14,10 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
@@ -216,11 +214,11 @@ public final class FailoverBenchmark {
         SequencedProducer load = null;
         try {
             cluster.start();
-            try (Admin admin = admin(cluster.bootstrap());
+            try (Admin admin = ClusterClients.admin(cluster.bootstrap());
                     ServedProbe probe = new ServedProbe(admin, cluster.bootstrap(), true)) {
                 admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(120,
                         TimeUnit.SECONDS);
-                List<Integer> home = awaitLeaders(admin, TOPIC, PARTITIONS);
+                List<Integer> home = ClusterClients.awaitLeaders(admin, TOPIC, PARTITIONS, 60_000);
                 progress("%s: topic %s placed %s", s.label(), TOPIC, home);
                 load = new SequencedProducer(cluster.bootstrap(), TOPIC, PARTITIONS, rate).start();
                 pause(WARMUP_MS);
@@ -264,34 +262,6 @@ public final class FailoverBenchmark {
         return r;
     }
 
-    /** Polls Metadata until every partition of {@code topic} has a leader; returns them by partition. */
-    static List<Integer> awaitLeaders(Admin admin, String topic, int partitions) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                List<Integer> leaders = ServedProbe.leaders(admin, topic);
-                if (leaders.size() == partitions && leaders.stream().allMatch(l -> l >= 0)) {
-                    return leaders;
-                }
-            } catch (ExecutionException e) {
-                // A broker that has not learnt of the new topic yet: ask again.
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(topic + " has partitions without a leader after 60 s");
-            }
-            pause(100);
-        }
-    }
-
-    static Admin admin(String bootstrap) {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000);
-        p.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 20);
-        return Admin.create(p);
-    }
-
     private static int positive(String option, String value) {
         int v = Integer.parseInt(value);
         if (v < 1) {
@@ -314,12 +284,8 @@ public final class FailoverBenchmark {
     }
 
     private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (Exception e) {
+        Exception e = Scratch.deleteTree(dir);
+        if (e != null) {
             progress("could not delete %s: %s", dir, e);
         }
     }

@@ -89,8 +89,8 @@ final class FailoverReport {
                         + "twice 2 s apart. Block WAL: the round waits at most ").append(Rounds.BLOCK_CAP_MS / 1000)
                 .append(" s for the partitions elsewhere, then restarts the broker and says \"waited for restart\"\n");
         s.append("- loss check: after the rounds the whole topic is read back; **lost** = acknowledged but not in the "
-                + "log, **duplicated** = in the log more than once, by the round the record was sent in (round 0: "
-                + "before the first kill)\n\n");
+                + "log, **duplicated** = in the log more than once (per round: of the records sent between the "
+                + "previous kill and that round's)\n\n");
         s.append("| setting | rounds | failover p50 (s) | failover max (s) | ≤ ").append(fmt0(TARGET_FAILOVER_SECONDS))
                 .append(" s | acknowledged lost | duplicated | reordered | load acked / failed |\n"
                         + "|---|---:|---:|---:|:---:|---:|---:|---:|---:|\n");
@@ -109,11 +109,21 @@ final class FailoverReport {
                     .append(r.loadAcked).append(" / ").append(r.loadFailed)
                     .append(r.loadFailures.isEmpty() ? "" : " " + r.loadFailures).append(" |\n");
         }
+        for (FailoverBenchmark.SettingResult r : settings) {
+            if (r.loss != null && r.loss.total(r.loss.lost()) > 0) {
+                s.append("\n**").append(r.setting.label()).append(": ").append(r.loss.total(r.loss.lost()))
+                        .append(" acknowledged records lost** (e.g. partition:sequence@kills before it was sent: ")
+                        .append(String.join(", ", r.loss.lostExamples())).append("); node logs: ")
+                        .append(bench.logDir.resolve(r.setting.objectWal() ? "object" : "block")
+                                .resolve("session-" + r.setting.sessionMs())).append('\n');
+            }
+        }
         s.append("\n**Rounds** (s from the SIGKILL; partition p50 / last = failover; Metadata: when it named a live "
                 + "leader for the last of them; load: when the load producer had a record acknowledged on the last "
                 + "of them; fenced / WAL recovered: from the surviving brokers' logs, when the controller fenced the "
                 + "dead broker and when a live broker had recovered its WAL (and how long that took); restart: until the broker answered with every broker registered; moved back: until its "
-                + "partitions acknowledged a probe on it; lost / dup: records sent in that round)\n\n"
+                + "partitions acknowledged a probe on it; lost / dup: of the records sent between the previous kill (or the "
+                + "start) and this one, i.e. those this kill could catch not yet uploaded)\n\n"
                 + "| setting | round | killed | partitions | p50 | **last** | fenced | WAL recovered (took) | Metadata "
                 + "| load | restart | moved back | steady | probe errors | lost | dup |\n"
                 + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -130,13 +140,17 @@ final class FailoverReport {
                         .append(f1(x.restartSeconds())).append(" | ").append(f1(x.moveBackSeconds())).append(" | ")
                         .append(f1(x.steadySeconds())).append(" | ").append(x.probeErrorsRetriable()).append(" / ")
                         .append(x.probeErrorsOther()).append(" | ")
-                        .append(r.loss == null ? "" : bold(r.loss.lost()[x.number()])).append(" | ")
-                        .append(r.loss == null ? "" : r.loss.duplicated()[x.number()]).append(" |\n");
+                        .append(r.loss == null ? "" : bold(r.loss.lost()[x.number() - 1])).append(" | ")
+                        .append(r.loss == null ? "" : r.loss.duplicated()[x.number() - 1]).append(" |\n");
             }
-            if (r.loss != null && (r.loss.total(r.loss.lost()) > 0 || r.loss.error() != null)) {
+            if (r.loss != null && !r.rounds.isEmpty()) {
+                int last = r.rounds.size();
+                s.append("| ").append(r.setting.label()).append(" | sent after the last kill | | | | | | | | | | | | | ")
+                        .append(bold(r.loss.lost()[last])).append(" | ").append(r.loss.duplicated()[last]).append(" |\n");
+            }
+            if (r.loss != null && r.loss.error() != null) {
                 s.append("| ").append(r.setting.label()).append(" | loss check | | | | | | | | | | | | | ")
-                        .append(r.loss.lostExamples()).append(r.loss.error() == null ? "" : " " + r.loss.error())
-                        .append(" | |\n");
+                        .append(r.loss.error()).append(" | |\n");
             }
         }
         s.append('\n');
@@ -233,8 +247,10 @@ final class FailoverReport {
                         .append(x.waitedForRestart()).append(",\"notServed\":").append(x.notServed())
                         .append(",\"restartSeconds\":").append(num(x.restartSeconds())).append(",\"moveBackSeconds\":")
                         .append(num(x.moveBackSeconds())).append(",\"steadySeconds\":").append(num(x.steadySeconds()))
-                        .append(",\"lost\":").append(r.loss == null ? "null" : r.loss.lost()[x.number()])
-                        .append(",\"duplicated\":").append(r.loss == null ? "null" : r.loss.duplicated()[x.number()])
+                        .append(",\"lostSentBeforeThisKill\":")
+                        .append(r.loss == null ? "null" : r.loss.lost()[x.number() - 1])
+                        .append(",\"duplicatedSentBeforeThisKill\":")
+                        .append(r.loss == null ? "null" : r.loss.duplicated()[x.number() - 1])
                         .append('}');
                 sep2 = ",";
             }
@@ -244,7 +260,8 @@ final class FailoverReport {
                         .append(r.loss.total(r.loss.acked())).append(",\"lost\":").append(r.loss.total(r.loss.lost()))
                         .append(",\"duplicated\":").append(r.loss.total(r.loss.duplicated())).append(",\"reordered\":")
                         .append(r.loss.total(r.loss.reordered())).append(",\"lostBeforeFirstKill\":")
-                        .append(r.loss.lost()[0]).append(",\"error\":")
+                        .append(r.loss.lost()[0]).append(",\"lostSentAfterLastKill\":")
+                        .append(r.loss.lost()[r.loss.lost().length - 1]).append(",\"error\":")
                         .append(r.loss.error() == null ? "null" : quote(r.loss.error())).append('}');
             }
             s.append('}');

@@ -25,7 +25,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class LossCheck {
 
-    /** Per round (index 0: before the first kill). */
+    /** Per interval: index k holds the records sent after kill k and before kill k + 1 (0: before the first kill). */
     record Result(long[] sent, long[] acked, long[] lost, long[] duplicated, long[] reordered,
             long[] unacknowledgedPresent, long probeRecords, long consumed, List<String> lostExamples, double seconds,
             String error) {
@@ -102,7 +102,7 @@ final class LossCheck {
         } catch (RuntimeException e) {
             error = e.toString();
         }
-        List<String> lostExamples = new ArrayList<>(); // up to 20, as partition:seq@round
+        List<String> lostExamples = new ArrayList<>(); // up to 20, as partition:seq@kills before it was sent
         for (int p = 0; p < partitions; p++) {
             SequencedProducer.Ledger ledger = load.ledger(p);
             for (int seq = 0; seq < seen[p].length; seq++) {
@@ -114,7 +114,7 @@ final class LossCheck {
                     if (seen[p][seq] == 0) {
                         lost[round]++;
                         if (lostExamples.size() < 20) {
-                            lostExamples.add(p + ":" + seq + "@round" + round);
+                            lostExamples.add(p + ":" + seq + "@" + round);
                         }
                     }
                 } else if (seen[p][seq] > 0) {

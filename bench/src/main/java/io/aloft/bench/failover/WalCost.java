@@ -1,6 +1,7 @@
 package io.aloft.bench.failover;
 
 import io.aloft.bench.cluster.BackgroundProducer;
+import io.aloft.bench.cluster.ClusterClients;
 import io.aloft.servers.AloftCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,10 +59,10 @@ final class WalCost {
         FailoverBenchmark.progress("WAL cost (%s WAL): starting one broker", wal);
         try {
             cluster.start();
-            try (Admin admin = FailoverBenchmark.admin(cluster.bootstrap())) {
+            try (Admin admin = ClusterClients.admin(cluster.bootstrap())) {
                 admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(120,
                         TimeUnit.SECONDS);
-                FailoverBenchmark.awaitLeaders(admin, TOPIC, PARTITIONS);
+                ClusterClients.awaitLeaders(admin, TOPIC, PARTITIONS, 60_000);
             }
             List<TopicPartition> tps = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++) {
