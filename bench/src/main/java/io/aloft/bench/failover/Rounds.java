@@ -87,7 +87,6 @@ final class Rounds {
                     number, victim, held.size(), held);
             long cap = TimeUnit.MILLISECONDS.toNanos(objectWal ? OBJECT_CAP_MS : BLOCK_CAP_MS);
             ServedProbe.Served served = probe.await(topic, held, id -> id != victim, t0, t0 + cap);
-            LogEvidence.Breakdown logs = LogEvidence.read(cluster, victim, killedAt);
             boolean waited = false;
             long restartStart = System.nanoTime();
             double restartSeconds;
@@ -132,6 +131,8 @@ final class Rounds {
             }
             double loadFirst = loadLast < 0 ? Double.NaN : (loadLast - t0) / 1e9;
             double moveBack = moveBack(cluster, admin, probe, topic, home, label, number);
+            // Read late: a broker may open the partitions before it logs that the WAL is recovered.
+            LogEvidence.Breakdown logs = LogEvidence.read(cluster, victim, killedAt);
             long steadyStart = System.nanoTime();
             double steady = awaitSteady(load, steadyStart);
             long retriable = served.probeErrorsRetriable() + (after == null ? 0 : after.probeErrorsRetriable());
