@@ -26,6 +26,8 @@ public final class AloftCluster extends NodeCluster {
     private final boolean onS3;
     private final Map<String, String> extraProperties;
     private VersityGateway gateway;
+    private boolean objectWal;
+    private Path gatewayData;
 
     /**
      * @param heap -Xms and -Xmx of each broker
@@ -37,6 +39,34 @@ public final class AloftCluster extends NodeCluster {
         super(brokers, heap, scratchParent, startTimeout);
         this.onS3 = onS3;
         this.extraProperties = Map.copyOf(extraProperties);
+    }
+
+    /**
+     * Puts every broker's WAL in object storage ({@code wal.url}: the same bucket on the same
+     * versitygw as the objects, under {@code wal/node-<id>/}) instead of the WAL file. Needs {@code
+     * onS3}; call before {@link #start()}.
+     *
+     * @throws IllegalStateException if the objects are not on S3 or the cluster was started
+     */
+    public AloftCluster objectWal() {
+        if (!onS3) {
+            throw new IllegalStateException("a WAL in object storage needs onS3 (the versitygw this cluster starts)");
+        }
+        if (directory() != null) {
+            throw new IllegalStateException("objectWal() must be called before start()");
+        }
+        this.objectWal = true;
+        return this;
+    }
+
+    /**
+     * The directory in which versitygw keeps broker {@code id}'s WAL objects (one file per object,
+     * named by its sequence number), or null without {@link #objectWal()} or before {@link #start()}.
+     * Read-only use: a benchmark counts the WAL's PUTs from it.
+     */
+    public Path walObjectDir(int id) {
+        return objectWal && gatewayData != null ? gatewayData.resolve(BUCKET).resolve("wal").resolve("node-" + id)
+                : null;
     }
 
     @Override
@@ -52,7 +82,8 @@ public final class AloftCluster extends NodeCluster {
     @Override
     public String description() {
         return "Aloft (" + brokers + " broker processes, controller quorum embedded in " + Math.min(3, brokers)
-                + " of them, WAL files with Direct IO, objects on " + (onS3 ? "S3 (one local versitygw)" : "file://")
+                + " of them, " + (objectWal ? "WAL in object storage (wal.url: the same bucket and versitygw)"
+                        : "WAL files with Direct IO") + ", objects on " + (onS3 ? "S3 (one local versitygw)" : "file://")
                 + ", scripts/cluster.sh's per-broker cache sizes; -Xmx" + heap + " " + String.join(" ", gcFlags()) + ")";
     }
 
@@ -62,6 +93,7 @@ public final class AloftCluster extends NodeCluster {
         if (onS3) {
             gateway = VersityGateway.start(Files.createDirectories(dir.resolve("s3")), BUCKET);
             url = gateway.url(BUCKET);
+            gatewayData = gateway.dataDir();
         } else {
             url = "file://" + Files.createDirectories(dir.resolve("objects")).toAbsolutePath();
         }
@@ -87,6 +119,9 @@ public final class AloftCluster extends NodeCluster {
             p.put("aloft.data.dir", nodeDir.resolve("data").toString());
             p.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
             p.put("s3.url", url);
+            if (objectWal) {
+                p.put("wal.url", url);
+            }
             // As scripts/cluster.sh: sized for several brokers on one machine.
             p.put("wal.capacity.bytes", Long.toString(256L << 20));
             p.put("s3.log.cache.size.bytes", Long.toString(64L << 20));

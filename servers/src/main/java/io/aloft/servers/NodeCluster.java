@@ -170,6 +170,14 @@ public abstract class NodeCluster implements AutoCloseable {
     }
 
     /**
+     * SIGKILLs node {@code id} (a crash: no shutdown hook, no drain, nothing flushed) and returns
+     * once the process has exited (at most 10 s); {@link #relaunch} starts it again.
+     */
+    public final void kill(int id) {
+        process(id).kill();
+    }
+
+    /**
      * Starts node {@code id} again, after it exited, on the same data, configuration and ports (its
      * log is appended to); returns once it answers describeCluster with every broker.
      */
@@ -198,6 +206,11 @@ public abstract class NodeCluster implements AutoCloseable {
                 log.warn("Could not copy {} to {}: {}", source, dest, e.toString());
             }
         }
+    }
+
+    /** Node {@code id}'s log file (appended to across restarts), e.g. to read its evidence for a timing. */
+    public final Path logFile(int id) {
+        return node(id).dir().resolve("node.log");
     }
 
     /** The temp directory holding every node's data and log, or null before {@link #start()}. */

@@ -35,8 +35,10 @@ final class VersityGateway {
     private final URI endpoint;
     private final String accessKey;
     private final String secretKey;
+    private final Path data;
 
-    private VersityGateway(ChildProcess child, URI endpoint, String accessKey, String secretKey) {
+    private VersityGateway(ChildProcess child, URI endpoint, String accessKey, String secretKey, Path data) {
+        this.data = data;
         this.child = child;
         this.endpoint = endpoint;
         this.accessKey = accessKey;
@@ -66,7 +68,7 @@ final class VersityGateway {
                 "--secret", secretKey, "--port", "127.0.0.1:" + port, "posix", data.toString()),
                 dir.resolve("versitygw.log"), Map.of());
         VersityGateway gateway = new VersityGateway(child, URI.create("http://127.0.0.1:" + port), accessKey,
-                secretKey);
+                secretKey, data);
         try {
             gateway.awaitReady();
             gateway.createBucket(bucket);
@@ -114,6 +116,11 @@ final class VersityGateway {
     String url(String bucket) {
         return "s3://" + bucket + "?endpoint=" + endpoint + "&region=us-east-1&pathStyle=true&accessKey=" + accessKey
                 + "&secretKey=" + secretKey;
+    }
+
+    /** The posix back end's directory: one sub-directory per bucket, one file per object under it. */
+    Path dataDir() {
+        return data;
     }
 
     void stop() {

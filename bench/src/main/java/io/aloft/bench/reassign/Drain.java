@@ -1,5 +1,9 @@
 package io.aloft.bench.reassign;
 
+import io.aloft.bench.cluster.ClusterClients;
+import io.aloft.bench.cluster.Reassignments;
+import io.aloft.bench.cluster.ServedProbe;
+import io.aloft.bench.cluster.Stats;
 import io.aloft.servers.NodeCluster;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -83,7 +86,7 @@ final class Drain {
         List<Integer> all = IntStream.range(0, PARTITIONS).boxed().toList();
         admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(120, TimeUnit.SECONDS);
         long start = System.nanoTime();
-        List<Integer> leaders = awaitLeaders(admin, timeoutMs);
+        List<Integer> leaders = ClusterClients.awaitLeaders(admin, TOPIC, PARTITIONS, timeoutMs);
         // Set-up, not measured: in batches, so that neither system opens hundreds at once here.
         List<Integer> elsewhere = all.stream().filter(p -> leaders.get(p) != victim).toList();
         boolean stalled = false;
@@ -94,7 +97,8 @@ final class Drain {
             for (int p : batch) {
                 toVictim.put(new TopicPartition(TOPIC, p), Optional.of(new NewPartitionReassignment(List.of(victim))));
             }
-            alterWithRetry(admin, toVictim, start + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+            Reassignments.alterWithRetry(admin, toVictim, start + TimeUnit.MILLISECONDS.toNanos(timeoutMs),
+                    m -> ReassignBenchmark.progress("drain set-up: %s", m));
             long batchStart = System.nanoTime();
             ServedProbe.Served placed = probe.await(TOPIC, batch, id -> id == victim, batchStart,
                     batchStart + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
@@ -185,46 +189,6 @@ final class Drain {
                 + "then the empty broker exited %.2f s after SIGTERM", PARTITIONS, r.reassignAwaySeconds,
                 r.reassignAwayNotServed, r.emptyExitSeconds);
         return r;
-    }
-
-    /**
-     * Set-up only: retries a reassignment the controller refuses for a while (Aloft refuses a target
-     * it has fenced for a missed heartbeat, which a loaded machine causes) until the deadline.
-     */
-    private static void alterWithRetry(Admin admin, Map<TopicPartition, Optional<NewPartitionReassignment>> moves,
-            long deadlineNanos) throws Exception {
-        while (true) {
-            try {
-                admin.alterPartitionReassignments(moves).all().get(60, TimeUnit.SECONDS);
-                return;
-            } catch (ExecutionException e) {
-                if (System.nanoTime() > deadlineNanos) {
-                    throw e;
-                }
-                ReassignBenchmark.progress("drain set-up: %s; retrying", e.getCause());
-                ReassignBenchmark.pause(2_000);
-            }
-        }
-    }
-
-    /** Polls Metadata until every partition of the new topic has a leader. */
-    private static List<Integer> awaitLeaders(Admin admin, long timeoutMs) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (true) {
-            try {
-                List<Integer> leaders = ServedProbe.leaders(admin, TOPIC);
-                if (leaders.size() == PARTITIONS && leaders.stream().allMatch(l -> l >= 0)) {
-                    return leaders;
-                }
-            } catch (ExecutionException e) {
-                // A broker that has not learnt of the new topic yet: ask again.
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("topic " + TOPIC + " has partitions without a leader after "
-                        + timeoutMs / 1000 + " s");
-            }
-            ReassignBenchmark.pause(100);
-        }
     }
 
     private static double p50(ServedProbe.Served s) {

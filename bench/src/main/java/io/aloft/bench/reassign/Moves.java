@@ -1,5 +1,7 @@
 package io.aloft.bench.reassign;
 
+import io.aloft.bench.cluster.ServedProbe;
+import io.aloft.bench.cluster.Stats;
 import io.aloft.servers.NodeCluster;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,10 @@
 package io.aloft.bench.reassign;
 
+import io.aloft.bench.cluster.BackgroundProducer;
+import io.aloft.bench.cluster.ClusterClients;
+import io.aloft.bench.cluster.Machine;
+import io.aloft.bench.cluster.Scratch;
+import io.aloft.bench.cluster.ServedProbe;
 import io.aloft.servers.AloftCluster;
 import io.aloft.servers.ApacheKafkaCluster;
 import io.aloft.servers.ApacheKafkaServer;
@@ -11,14 +16,12 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
 
@@ -140,7 +143,7 @@ public final class ReassignBenchmark {
             deleteTree(work);
         }
         report.elapsedSeconds = (System.nanoTime() - START) / 1e9;
-        report.loadAtEnd = ReassignReport.loadAverage();
+        report.loadAtEnd = Machine.loadAverage();
         String markdown = report.markdown();
         System.out.print(markdown);
         Files.createDirectories(jsonDir);
@@ -171,7 +174,7 @@ public final class ReassignBenchmark {
         current = cluster;
         try {
             cluster.start();
-            try (Admin admin = admin(cluster.bootstrap());
+            try (Admin admin = ClusterClients.admin(cluster.bootstrap());
                     ServedProbe probe = new ServedProbe(admin, cluster.bootstrap(), true)) {
                 List<NewTopic> topics = new ArrayList<>();
                 topics.add(new NewTopic(TRAFFIC_TOPIC, TRAFFIC_PARTITIONS, (short) 1));
@@ -180,7 +183,7 @@ public final class ReassignBenchmark {
                 }
                 admin.createTopics(topics).all().get(120, TimeUnit.SECONDS);
                 for (Size s : sizes) {
-                    awaitLeader(admin, s.topic());
+                    ClusterClients.awaitLeaders(admin, s.topic(), 1, 60_000);
                     double seconds = Loader.load(cluster.bootstrap(), s.topic(), s.bytes());
                     r.loadSeconds.put(s, seconds);
                     progress("%s: loaded %s into %s in %.1f s", name, s.label(), s.topic(), seconds);
@@ -219,22 +222,6 @@ public final class ReassignBenchmark {
         return r;
     }
 
-    private static void awaitLeader(Admin admin, String topic) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (ServedProbe.leaders(admin, topic).stream().anyMatch(l -> l < 0)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(topic + " has no leader after 60 s");
-            }
-            pause(100);
-        }
-    }
-
-    static Admin admin(String bootstrap) {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-                60_000, AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 20));
-    }
-
     static void pause(long ms) {
         try {
             Thread.sleep(ms); // a benchmark's windows and pauses, not a test's wait
@@ -249,12 +236,8 @@ public final class ReassignBenchmark {
     }
 
     private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (Exception e) {
+        Exception e = Scratch.deleteTree(dir);
+        if (e != null) {
             progress("could not delete %s: %s", dir, e);
         }
     }

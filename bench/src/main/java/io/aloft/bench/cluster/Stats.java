@@ -1,14 +1,14 @@
-package io.aloft.bench.reassign;
+package io.aloft.bench.cluster;
 
 import java.util.Arrays;
 
 /** Percentiles of a few samples (nearest rank: with 10 samples p99 is the largest). Stateless. */
-final class Stats {
+public final class Stats {
     private Stats() {
     }
 
     /** The nearest-rank {@code p}th percentile of {@code samples}; NaN when there are none. */
-    static double percentile(double[] samples, double p) {
+    public static double percentile(double[] samples, double p) {
         if (samples.length == 0) {
             return Double.NaN;
         }

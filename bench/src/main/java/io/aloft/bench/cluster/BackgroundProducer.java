@@ -1,4 +1,4 @@
-package io.aloft.bench.reassign;
+package io.aloft.bench.cluster;
 
 import java.time.Duration;
 import java.util.List;
@@ -28,11 +28,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Thread-safe: its own thread sends; the producer's I/O thread records; {@link #phase} from any.
  */
-final class BackgroundProducer implements AutoCloseable {
-    static final int RECORD_BYTES = 1024;
+public final class BackgroundProducer implements AutoCloseable {
+    public static final int RECORD_BYTES = 1024;
 
     /** What one phase saw. */
-    record Phase(Histogram latencyMicros, long acked, long failedRetriable, long failedOther, long retries) {
+    public record Phase(Histogram latencyMicros, long acked, long failedRetriable, long failedOther, long retries) {
     }
 
     private final KafkaProducer<byte[], byte[]> producer;
@@ -51,7 +51,7 @@ final class BackgroundProducer implements AutoCloseable {
         final AtomicLong failedOther = new AtomicLong();
     }
 
-    BackgroundProducer(String bootstrap, List<TopicPartition> partitions, int ratePerSecond) {
+    public BackgroundProducer(String bootstrap, List<TopicPartition> partitions, int ratePerSecond) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -66,14 +66,14 @@ final class BackgroundProducer implements AutoCloseable {
         this.thread = new Thread(this::run, "background-producer");
     }
 
-    BackgroundProducer start() {
+    public BackgroundProducer start() {
         retriesAtPhaseStart = retries();
         thread.start();
         return this;
     }
 
     /** Starts a new phase; returns what the one that ends saw. */
-    synchronized Phase phase() {
+    public synchronized Phase phase() {
         Counters ended = current.getAndSet(new Counters());
         double retries = retries();
         long phaseRetries = Math.round(retries - retriesAtPhaseStart);

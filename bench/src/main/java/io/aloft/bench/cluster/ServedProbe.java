@@ -1,4 +1,4 @@
-package io.aloft.bench.reassign;
+package io.aloft.bench.cluster;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,15 +41,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Not thread-safe: one thread calls {@link #await}; the producer's thread runs the callbacks.
  */
-final class ServedProbe implements AutoCloseable {
-    static final long POLL_MS = 10;
-    static final long POLL_MANY_MS = 100;
+public final class ServedProbe implements AutoCloseable {
+    public static final long POLL_MS = 10;
+    public static final long POLL_MANY_MS = 100;
     /** How often a single move's probe producer refreshes its metadata (from the new broker). */
-    static final long SINGLE_METADATA_AGE_MS = 50;
+    public static final long SINGLE_METADATA_AGE_MS = 50;
 
     /** When each partition was seen served (ns from start; -1: not within the deadline). */
-    record Served(long[] metadataNanos, long[] ackNanos, long probeErrorsRetriable, long probeErrorsOther) {
-        boolean complete() {
+    public record Served(long[] metadataNanos, long[] ackNanos, long probeErrorsRetriable, long probeErrorsOther) {
+        public boolean complete() {
             for (long a : ackNanos) {
                 if (a < 0) {
                     return false;
@@ -59,7 +59,7 @@ final class ServedProbe implements AutoCloseable {
         }
 
         /** The last partition's acknowledgement, in seconds (NaN if one is missing). */
-        double lastAckSeconds() {
+        public double lastAckSeconds() {
             long max = 0;
             for (long a : ackNanos) {
                 if (a < 0) {
@@ -84,7 +84,7 @@ final class ServedProbe implements AutoCloseable {
      * @param idempotent an idempotent producer (many partitions); a plain acks=all one for a single move,
      *     so no InitProducerId round trip to another broker precedes its first produce
      */
-    ServedProbe(Admin admin, String bootstrap, boolean idempotent) {
+    public ServedProbe(Admin admin, String bootstrap, boolean idempotent) {
         this.admin = admin;
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -111,7 +111,7 @@ final class ServedProbe implements AutoCloseable {
      * applied the move, acknowledges produces itself: Aloft's old broker accepts appends until it
      * lets go of the partition, as Kafka's old leader does until it learns it is no longer one.)
      */
-    static ServedProbe forBroker(Admin admin, String brokerAddress, String topic) {
+    public static ServedProbe forBroker(Admin admin, String brokerAddress, String topic) {
         ServedProbe probe = new ServedProbe(admin, brokerAddress, false);
         probe.producer.partitionsFor(topic);
         return probe;
@@ -124,7 +124,7 @@ final class ServedProbe implements AutoCloseable {
      * target}; repeats after a failed probe. The ack's time is the move's time. Metadata's time is
      * when this producer first saw the new leader.
      */
-    Served awaitOn(String topic, int partition, int target, long startNanos, long deadlineNanos)
+    public Served awaitOn(String topic, int partition, int target, long startNanos, long deadlineNanos)
             throws InterruptedException {
         byte[] value = new byte[BackgroundProducer.RECORD_BYTES];
         long seen = -1;
@@ -163,7 +163,7 @@ final class ServedProbe implements AutoCloseable {
      * acceptLeader} accepts (see the class comment), or until {@code deadlineNanos} (a {@code
      * System.nanoTime()} value). Times are from {@code startNanos}.
      */
-    Served await(String topic, List<Integer> partitions, IntPredicate acceptLeader, long startNanos,
+    public Served await(String topic, List<Integer> partitions, IntPredicate acceptLeader, long startNanos,
             long deadlineNanos) throws InterruptedException {
         int n = partitions.size();
         AtomicIntegerArray state = new AtomicIntegerArray(n);
@@ -235,7 +235,7 @@ final class ServedProbe implements AutoCloseable {
     }
 
     /** The current leader of each partition of {@code topic} (-1 where none), by partition. */
-    static List<Integer> leaders(Admin admin, String topic) throws Exception {
+    public static List<Integer> leaders(Admin admin, String topic) throws Exception {
         TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
         List<Integer> out = new ArrayList<>();
         for (TopicPartitionInfo info : d.partitions()) {
