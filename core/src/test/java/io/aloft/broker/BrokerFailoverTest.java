@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -91,7 +90,7 @@ class BrokerFailoverTest {
                 producer.stop();
             }
             producer.rethrow("after " + ROUNDS + " rounds");
-            assertEveryAcknowledgedRecordOnceInOrder(cluster, producer, TOPIC);
+            SequenceProducer.assertEveryAcknowledgedRecordOnceInOrder(cluster.bootstrapAll(), producer, TOPIC);
         }
     }
 
@@ -141,7 +140,7 @@ class BrokerFailoverTest {
                 producer.stop();
             }
             producer.rethrow("after the zombie");
-            assertEveryAcknowledgedRecordOnceInOrder(cluster, producer, TOPIC);
+            SequenceProducer.assertEveryAcknowledgedRecordOnceInOrder(cluster.bootstrapAll(), producer, TOPIC);
         }
     }
 
@@ -187,19 +186,7 @@ class BrokerFailoverTest {
                 producer.stop();
             }
             producer.rethrow("after the kills");
-            assertEveryAcknowledgedRecordOnceInOrder(cluster, producer, TOPIC);
-        }
-    }
-
-    private static void assertEveryAcknowledgedRecordOnceInOrder(TestCluster cluster, SequenceProducer producer,
-            String topic) {
-        int[] acknowledged = producer.acknowledgedNow();
-        int[] sent = producer.sent();
-        for (int p = 0; p < PARTITIONS; p++) {
-            assertEquals(sent[p], acknowledged[p], topic + "-" + p + ": every record sent was acknowledged");
-            List<Integer> values = SequenceProducer.readPartition(cluster.bootstrap(1), topic, p, acknowledged[p]);
-            assertEquals(IntStream.range(0, acknowledged[p]).boxed().toList(), values,
-                    topic + "-" + p + ": every acknowledged record once, in order");
+            SequenceProducer.assertEveryAcknowledgedRecordOnceInOrder(cluster.bootstrapAll(), producer, TOPIC);
         }
     }
 

@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
 public final class ObjectStorageWal implements WriteAheadLog {
     private static final Logger log = LoggerFactory.getLogger(ObjectStorageWal.class);
     private static final String TRIM_KEY = "trim";
-    private static final int PUT_ATTEMPTS = 5;
     private static final long RETRY_BACKOFF_MS = 200;
+    private static final long MAX_RETRY_BACKOFF_MS = 2_000;
+    private static final int LOG_EVERY_ATTEMPTS = 10;
     private static final int TAKE_OVER_ATTEMPTS = 20;
     private static final int FENCE_AHEAD = 8;
 
@@ -310,13 +311,19 @@ public final class ObjectStorageWal implements WriteAheadLog {
                                         + "nothing more is written to it"));
                     }
                 });
-            } else if (attempt < PUT_ATTEMPTS) {
-                log.warn("WAL {}: storing object {} failed (attempt {}), retrying", prefix, key, attempt, error);
-                CompletableFuture.delayedExecutor(RETRY_BACKOFF_MS * attempt, TimeUnit.MILLISECONDS)
-                        .execute(() -> store(seq, object, batch, attempt + 1));
+            } else if (closedWhileRetrying(batch)) {
+                log.warn("WAL {}: object {} was not stored before the log closed", prefix, key, error);
             } else {
-                fail(batch, new WalException("WAL " + prefix + ": object " + key + " could not be stored after "
-                        + attempt + " attempts", error));
+                // Object storage down or failing: retried for as long as that lasts, with the same bytes.
+                // Appends wait meanwhile; the stream store's budget turns new produce away (retriable)
+                // once what waits nears it, so the broker neither stops nor grows without bound.
+                if (attempt == 1 || attempt % LOG_EVERY_ATTEMPTS == 0) {
+                    log.warn("WAL {}: storing object {} failed (attempt {}), retrying until it succeeds", prefix,
+                            key, attempt, error);
+                }
+                long backoff = Math.min(MAX_RETRY_BACKOFF_MS, RETRY_BACKOFF_MS * attempt);
+                CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS)
+                        .execute(() -> store(seq, object, batch, attempt + 1));
             }
             return null;
         });
@@ -335,6 +342,28 @@ public final class ObjectStorageWal implements WriteAheadLog {
         synchronized (this) {
             writeNext();
         }
+    }
+
+    /**
+     * If the log was closed, fails the batch and everything pending with the close (the failure
+     * listener is not told: nothing failed but the retries stopping) and returns true.
+     */
+    private boolean closedWhileRetrying(List<Pending> batch) {
+        List<Pending> rest;
+        RuntimeException closed;
+        synchronized (this) {
+            if (!(failure instanceof WalClosedException c)) {
+                return false;
+            }
+            closed = c;
+            rest = new ArrayList<>(pending);
+            pending.clear();
+            writing = false;
+            idle.complete(null);
+        }
+        batch.forEach(p -> p.done().completeExceptionally(closed));
+        rest.forEach(p -> p.done().completeExceptionally(closed));
+        return true;
     }
 
     /** Fails the batch and everything after it: a later object may not be acknowledged past a failed one. */
