@@ -102,7 +102,7 @@ public final class CompactionBenchmark {
             deleteTree(work);
         }
         report.elapsedSeconds = (System.nanoTime() - START) / 1e9;
-        report.loadAtEnd = CompactionReport.loadAverage();
+        report.loadAtEnd = io.aloft.bench.cluster.Machine.loadAverage();
         String markdown = report.markdown();
         System.out.print(markdown);
         Files.createDirectories(jsonDir);

@@ -1,5 +1,6 @@
 package io.aloft.bench.compaction;
 
+import io.aloft.bench.cluster.Machine;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -27,42 +28,11 @@ final class CompactionReport {
         this.bench = bench;
         this.stamp = stamp;
         this.rev = rev;
-        this.machine = machine(work);
-        this.loadAtStart = loadAverage();
+        this.machine = Machine.describe(work);
+        this.loadAtStart = Machine.loadAverage();
     }
 
-    static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-            return f[0] + " / " + f[1] + " / " + f[2];
-        } catch (Exception e) {
-            return "unknown";
-        }
-    }
 
-    private static String machine(Path work) {
-        String cpu = "unknown CPU";
-        long memKb = 0;
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-                if (line.startsWith("model name")) {
-                    cpu = line.substring(line.indexOf(':') + 1).trim();
-                    break;
-                }
-            }
-            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-                if (line.startsWith("MemTotal:")) {
-                    memKb = Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (Exception e) {
-            // Not Linux: the report says less.
-        }
-        return String.format(Locale.ROOT, "%d CPUs (%s), %.1f GiB RAM, %s %s, %s %s, scratch on %s",
-                Runtime.getRuntime().availableProcessors(), cpu, memKb / 1048576.0, System.getProperty("os.name"),
-                System.getProperty("os.version"), System.getProperty("java.vm.name"),
-                System.getProperty("java.runtime.version"), work);
-    }
 
     private static String ms(Histogram h, double percentile) {
         return String.format(Locale.ROOT, "%.1f", h.getValueAtPercentile(percentile) / 1000.0);

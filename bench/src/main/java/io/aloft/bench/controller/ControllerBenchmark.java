@@ -1,5 +1,6 @@
 package io.aloft.bench.controller;
 
+import io.aloft.bench.cluster.Machine;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.client.ControllerStreamMetadata;
 import io.aloft.stream.metadata.CommitStreamSetObjectRequest;
@@ -79,7 +80,7 @@ public final class ControllerBenchmark {
                 .append(quick ? " --quick" : "").append(" (git ").append(rev).append("). ")
                 .append(Runtime.getRuntime().availableProcessors()).append(" CPUs, ")
                 .append(System.getProperty("java.vm.name")).append(' ').append(System.getProperty("java.runtime.version"))
-                .append(", load average at start ").append(loadAverage()).append(".\n\n");
+                .append(", load average at start ").append(Machine.loadAverage()).append(".\n\n");
         md.append("#### Object commits (commitStreamSetObject, 4 stream ranges each)\n\n")
                 .append("| voters | commits in flight | commits/s | p50 ms | p99 ms | p99.9 ms | max ms | errors |\n")
                 .append("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -283,14 +284,6 @@ public final class ControllerBenchmark {
         return nanos / 1e6;
     }
 
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (Exception e) {
-            return "unknown";
-        }
-    }
 
     private static void progress(String what) {
         System.err.println("[controller-bench] " + what);

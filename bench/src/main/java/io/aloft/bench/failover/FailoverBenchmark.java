@@ -1,6 +1,7 @@
 package io.aloft.bench.failover;
 
 import io.aloft.bench.cluster.ClusterClients;
+import io.aloft.bench.cluster.Progress;
 import io.aloft.bench.cluster.Machine;
 import io.aloft.bench.cluster.Scratch;
 import io.aloft.bench.cluster.ServedProbe;
@@ -47,7 +48,6 @@ public final class FailoverBenchmark {
     static final long LOW_SESSION_MS = 3_000;
     static final long LOW_HEARTBEAT_MS = 500;
     static final long WARMUP_MS = 5_000;
-    private static final long START = System.nanoTime();
     /** The cluster being measured, for the shutdown hook. */
     static volatile NodeCluster current;
 
@@ -180,7 +180,7 @@ public final class FailoverBenchmark {
         } finally {
             deleteTree(work);
         }
-        report.elapsedSeconds = (System.nanoTime() - START) / 1e9;
+        report.elapsedSeconds = Progress.elapsedSeconds();
         report.loadAtEnd = Machine.loadAverage();
         String markdown = report.markdown();
         System.out.print(markdown);
@@ -271,22 +271,14 @@ public final class FailoverBenchmark {
     }
 
     static void pause(long ms) {
-        try {
-            Thread.sleep(ms); // a benchmark's windows and pauses, not a test's wait
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        Progress.pause(ms);
     }
 
     static void progress(String format, Object... args) {
-        System.err.printf("[%6.1f s] %s%n", (System.nanoTime() - START) / 1e9, String.format(format, args));
+        Progress.progress(format, args);
     }
 
     private static void deleteTree(Path dir) {
-        Exception e = Scratch.deleteTree(dir);
-        if (e != null) {
-            progress("could not delete %s: %s", dir, e);
-        }
+        Progress.deleteTree(dir);
     }
 }

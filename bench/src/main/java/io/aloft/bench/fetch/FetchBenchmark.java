@@ -1,5 +1,6 @@
 package io.aloft.bench.fetch;
 
+import io.aloft.bench.cluster.Machine;
 import io.aloft.servers.AloftServer;
 import io.aloft.servers.ApacheKafkaServer;
 import io.aloft.servers.ChildBroker;
@@ -124,7 +125,7 @@ public final class FetchBenchmark {
         Duration tail = Duration.ofSeconds(quick ? 15 : 30);
         Duration idle = Duration.ofSeconds(quick ? 10 : 30);
         int tailRate = 2000;
-        String loadAtStart = loadAverage();
+        String loadAtStart = Machine.loadAverage();
         List<Run> runs = new ArrayList<>();
         List<Mode> modes = new ArrayList<>();
         for (String system : withKafka ? List.of("Aloft", "Kafka 4.3.1") : List.of("Aloft")) {
@@ -220,7 +221,7 @@ public final class FetchBenchmark {
                 .append(Runtime.getRuntime().availableProcessors()).append(" CPUs, ")
                 .append(System.getProperty("java.vm.name")).append(' ')
                 .append(System.getProperty("java.runtime.version"))
-                .append(", load average at start ").append(loadAtStart).append(", at end ").append(loadAverage())
+                .append(", load average at start ").append(loadAtStart).append(", at end ").append(Machine.loadAverage())
                 .append(". One broker per row, a child process with -Xmx2g: Aloft (objects on file://, compaction "
                         + "pushed beyond the run)")
                 .append(withKafka ? " and Apache Kafka 4.3.1 (KRaft, 1 node, default durability)" : "").append("; ")
@@ -273,14 +274,6 @@ public final class FetchBenchmark {
                 p.wallSeconds(), c.records(), c.bytes(), c.fetches(), c.bytesSent(), c.bytesReceived());
     }
 
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException e) {
-            return "unknown";
-        }
-    }
 
     private static void progress(String what) {
         System.err.println("[fetch-bench] " + what);

@@ -1,6 +1,7 @@
 package io.aloft.bench.reassign;
 
 import io.aloft.bench.cluster.BackgroundProducer;
+import io.aloft.bench.cluster.Progress;
 import io.aloft.bench.cluster.ClusterClients;
 import io.aloft.bench.cluster.Machine;
 import io.aloft.bench.cluster.Scratch;
@@ -52,7 +53,6 @@ public final class ReassignBenchmark {
     static final String TRAFFIC_TOPIC = "traffic";
     static final int TRAFFIC_PARTITIONS = 6;
     static final int BACKGROUND_RATE = 500;
-    private static final long START = System.nanoTime();
     /** The cluster being measured, for the shutdown hook. */
     private static volatile NodeCluster current;
     private static final long MIB = 1L << 20;
@@ -142,7 +142,7 @@ public final class ReassignBenchmark {
         } finally {
             deleteTree(work);
         }
-        report.elapsedSeconds = (System.nanoTime() - START) / 1e9;
+        report.elapsedSeconds = Progress.elapsedSeconds();
         report.loadAtEnd = Machine.loadAverage();
         String markdown = report.markdown();
         System.out.print(markdown);
@@ -223,22 +223,14 @@ public final class ReassignBenchmark {
     }
 
     static void pause(long ms) {
-        try {
-            Thread.sleep(ms); // a benchmark's windows and pauses, not a test's wait
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        Progress.pause(ms);
     }
 
     static void progress(String format, Object... args) {
-        System.err.printf("[%6.1f s] %s%n", (System.nanoTime() - START) / 1e9, String.format(format, args));
+        Progress.progress(format, args);
     }
 
     private static void deleteTree(Path dir) {
-        Exception e = Scratch.deleteTree(dir);
-        if (e != null) {
-            progress("could not delete %s: %s", dir, e);
-        }
+        Progress.deleteTree(dir);
     }
 }

@@ -1,5 +1,6 @@
 package io.aloft.bench.stream;
 
+import io.aloft.bench.cluster.Machine;
 import io.aloft.stream.FetchResult;
 import io.aloft.stream.Stream;
 import io.aloft.stream.StreamRecordBatch;
@@ -82,13 +83,13 @@ public final class StreamBenchmark {
         Path work = Files.createTempDirectory(dir.toAbsolutePath(), "stream-bench-");
         Report report = new Report(quick, Report.Host.probe(work), stamp,
                 System.getenv().getOrDefault("ALOFT_GIT_REV", "unknown"));
-        report.loadAtStart = loadAverage();
+        report.loadAtStart = Machine.loadAverage();
         try (Gateway gateway = Gateway.start(binary, work)) {
             new StreamBenchmark(quick, work, report).run(gateway.createBucket("aloft-bench"));
         } finally {
             deleteTree(work);
         }
-        report.loadAtEnd = loadAverage();
+        report.loadAtEnd = Machine.loadAverage();
         report.elapsedSeconds = (System.nanoTime() - START_NANOS) / 1e9;
         String markdown = report.markdown();
         System.out.print(markdown);
@@ -308,14 +309,6 @@ public final class StreamBenchmark {
                 + s.requests(Operation.MULTIPART_COMPLETE);
     }
 
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-            return f[0] + " / " + f[1] + " / " + f[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
-    }
 
     static void progress(String format, Object... args) {
         System.err.printf("[%5.1fs] %s%n", (System.nanoTime() - START_NANOS) / 1e9, String.format(format, args));

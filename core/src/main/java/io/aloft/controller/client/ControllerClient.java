@@ -90,7 +90,7 @@ public final class ControllerClient implements AutoCloseable {
      * short RPC timeout, so a leader that went silent (paused, cut off) costs one short wait before
      * Ratis tries another voter, instead of the 10 s the other clients allow a reply.
      */
-    private final RaftClient livenessClient;
+    private volatile RaftClient livenessClient;
     private final AtomicInteger nextClient = new AtomicInteger();
     private final UUID clientId = UUID.randomUUID();
     private final AtomicLong sequence = new AtomicLong();
@@ -245,7 +245,8 @@ public final class ControllerClient implements AutoCloseable {
     }
 
     private static RaftClient newLivenessClient(ControllerConfig config) {
-        int attempts = (int) Math.max(1, config.sessionTimeoutMs() / RETRY_SLEEP_MS);
+        // As many attempts as the other clients: voters refusing connections fail attempts at once.
+        int attempts = (int) Math.max(1, config.requestTimeoutMs() / RETRY_SLEEP_MS);
         return RaftClient.newBuilder()
                 .setProperties(properties(livenessRpcTimeoutMs(config)))
                 .setRaftGroup(RaftSetup.group(config.voters()))
@@ -472,25 +473,39 @@ public final class ControllerClient implements AutoCloseable {
     }
 
     /**
-     * A read client without retries closes its pipeline to a voter for good after one failure
-     * (Ratis resets it only on its own retry path); swap in a fresh client so reads recover once
-     * the voter is back.
+     * A Raft client closes its ordered pipeline for good once its retry policy gives up (a read
+     * client without retries after one failure; the others after their attempts, which a dead
+     * leader refusing connections uses up in seconds): swap in a fresh one so requests recover.
      */
-    private void replaceReadClient(RaftClient broken) {
+    private void replaceBrokenClient(RaftClient broken) {
         RaftClient replaced = null;
         synchronized (readClients) {
+            if (closed) {
+                return;
+            }
             for (int i = 0; i < readClients.length; i++) {
-                if (readClients[i] == broken && !closed) {
+                if (readClients[i] == broken) {
                     readClients[i] = newRaftClient(config, RetryPolicies.noRetry());
                     replaced = broken;
                 }
             }
+            for (int i = 0; i < clients.length; i++) {
+                if (clients[i] == broken) {
+                    clients[i] = newRaftClient(config);
+                    replaced = broken;
+                }
+            }
+            if (livenessClient == broken) {
+                livenessClient = newLivenessClient(config);
+                replaced = broken;
+            }
         }
         if (replaced != null) {
+            log.info("Replaced a controller client whose Raft pipeline closed after its retries ran out");
             try {
                 replaced.close();
             } catch (IOException | RuntimeException e) {
-                log.debug("Closing a broken read client failed", e);
+                log.debug("Closing a broken Raft client failed", e);
             }
         }
     }
@@ -538,7 +553,7 @@ public final class ControllerClient implements AutoCloseable {
                 return;
             }
             if (why instanceof AlreadyClosedException) {
-                replaceReadClient(client);
+                replaceBrokenClient(client);
             }
             log.debug("Retrying {} after {}", what.getClass().getSimpleName(), String.valueOf(why));
             // The same bytes again (same request id), possibly through another Raft client.
