@@ -32,6 +32,20 @@ public final class Progress {
         }
     }
 
+    /**
+     * Prints a benchmark's Markdown report on stdout and writes it with its JSON twin as
+     * {@code <dir>/<name>-<stamp>.{md,json}}; returns the JSON file's path.
+     */
+    public static Path writeReport(Path dir, String name, String stamp, String markdown, String json)
+            throws java.io.IOException {
+        System.out.print(markdown);
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Files.writeString(dir.resolve(name + "-" + stamp + ".md"), markdown);
+        Path jsonFile = dir.resolve(name + "-" + stamp + ".json");
+        java.nio.file.Files.writeString(jsonFile, json);
+        return jsonFile.toAbsolutePath();
+    }
+
     /** Deletes {@code dir}, saying so on stderr if it could not. */
     public static void deleteTree(Path dir) {
         Exception e = Scratch.deleteTree(dir);

@@ -182,13 +182,8 @@ public final class FailoverBenchmark {
         }
         report.elapsedSeconds = Progress.elapsedSeconds();
         report.loadAtEnd = Machine.loadAverage();
-        String markdown = report.markdown();
-        System.out.print(markdown);
-        Files.createDirectories(jsonDir);
-        Files.writeString(jsonDir.resolve("failover-bench-" + stamp + ".md"), markdown);
-        Files.writeString(jsonDir.resolve("failover-bench-" + stamp + ".json"), report.json());
-        progress("done in %.0f s; results in %s; node logs in %s", report.elapsedSeconds,
-                jsonDir.toAbsolutePath().resolve("failover-bench-" + stamp + ".json"), bench.logDir);
+        Path results = Progress.writeReport(jsonDir, "failover-bench", stamp, report.markdown(), report.json());
+        progress("done in %.0f s; results in %s; node logs in %s", report.elapsedSeconds, results, bench.logDir);
         System.exit(status); // client threads must not keep the JVM up
     }
 

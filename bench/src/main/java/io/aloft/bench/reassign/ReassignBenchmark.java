@@ -144,13 +144,8 @@ public final class ReassignBenchmark {
         }
         report.elapsedSeconds = Progress.elapsedSeconds();
         report.loadAtEnd = Machine.loadAverage();
-        String markdown = report.markdown();
-        System.out.print(markdown);
-        Files.createDirectories(jsonDir);
-        Files.writeString(jsonDir.resolve("reassign-bench-" + stamp + ".md"), markdown);
-        Files.writeString(jsonDir.resolve("reassign-bench-" + stamp + ".json"), report.json());
-        progress("done in %.0f s; results in %s", report.elapsedSeconds, jsonDir.toAbsolutePath()
-                .resolve("reassign-bench-" + stamp + ".json"));
+        Path results = Progress.writeReport(jsonDir, "reassign-bench", stamp, report.markdown(), report.json());
+        progress("done in %.0f s; results in %s", report.elapsedSeconds, results);
         System.exit(status); // client threads must not keep the JVM up
     }
 

@@ -147,6 +147,7 @@ public final class WalFailover implements AutoCloseable {
             if (recoverer != nodeId || System.nanoTime() - retryAfterNanos < 0) {
                 return;
             }
+            readLocations(); // only the recoverer needs them
             for (BrokerInfo b : brokers.values()) {
                 if (b.state() == BrokerState.FENCED && b.brokerId() != nodeId && !recovered(b.brokerId())) {
                     recover(b);
@@ -175,6 +176,10 @@ public final class WalFailover implements AutoCloseable {
             }
             recoveredEpochs.merge(id, epoch, Math::max);
         });
+    }
+
+    @SuppressWarnings("unchecked")
+    private void readLocations() {
         Map<String, byte[]> published = controller.query(new Queries.GetKvPrefix(WalMarkers.LOCATION_PREFIX),
                 Map.class).join();
         Map<Integer, String> found = new java.util.HashMap<>();
