@@ -6,6 +6,7 @@ import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTopic;
 import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.DynamicBrokerConfigs;
+import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
 import io.aloft.broker.fetch.FetchSessionConfig;
@@ -36,6 +37,7 @@ import io.aloft.broker.handler.ListPartitionReassignmentsHandler;
 import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.handler.OffsetForLeaderEpochHandler;
 import io.aloft.broker.handler.ProduceHandler;
+import io.aloft.broker.handler.UnregisterBrokerHandler;
 import io.aloft.broker.lifecycle.CriticalScheduler;
 import io.aloft.broker.lifecycle.FatalFailureHandler;
 import io.aloft.broker.lifecycle.NamedThreadFactory;
@@ -214,7 +216,8 @@ public final class Broker implements AutoCloseable {
             resources.add(walStorage); // closed after the WAL (resources close in reverse)
             failures.closeOnFailure("WAL object storage", walStorage);
             String prefix = ObjectWalConfig.prefix(nodeId);
-            wal = ObjectStorageWal.open(walStorage, prefix, settings.objectWal().maxObjectBytes())
+            wal = ObjectStorageWal.open(walStorage, prefix, settings.objectWal().maxObjectBytes(),
+                    settings.objectWal().batchIntervalMs())
                     .onFailure(cause -> failures.fail("WAL " + walUrl + " " + prefix, cause));
         } else {
             wal = BlockDeviceWal.builder(settings.wal()).channelOpener(walChannels)
@@ -297,6 +300,7 @@ public final class Broker implements AutoCloseable {
                 new AlterPartitionReassignmentsHandler(cache, topics),
                 new ListPartitionReassignmentsHandler(),
                 new DescribeClusterHandler(cache, clusterId, controllerId),
+                new UnregisterBrokerHandler(new BrokerRemoval(controller, scheduler)),
                 new ProduceHandler(cache, partitions),
                 new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions)),
                 new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)),

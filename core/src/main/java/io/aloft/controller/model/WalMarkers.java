@@ -13,7 +13,11 @@ import java.nio.charset.StandardCharsets;
  *       registrations (it must not be unfenced and acknowledge again into a WAL now read by
  *       another broker): a new run registers as a new incarnation;
  *   <li>{@value #RECOVERED_PREFIX}: the broker epoch of the newest incarnation whose WAL was
- *       recovered: its partitions' new owners stop waiting.
+ *       recovered: its partitions' new owners stop waiting;
+ *   <li>{@value #REMOVING_PREFIX}: the broker epoch of an incarnation an operator asked to remove
+ *       (UnregisterBroker): the controller refuses its heartbeats and registrations whatever its
+ *       state, so its session lapses and it is fenced like a dead broker (its lease lapsing with
+ *       it), and its WAL is recovered before it is unregistered.
  * </ul>
  * Epochs are decimal text. Stateless.
  */
@@ -21,6 +25,7 @@ public final class WalMarkers {
     public static final String LOCATION_PREFIX = "wal.location/";
     public static final String TAKEOVER_PREFIX = "wal.takeover/";
     public static final String RECOVERED_PREFIX = "wal.recovered/";
+    public static final String REMOVING_PREFIX = "wal.removing/";
     public static final String BLOCK = "block:";
     public static final String OBJECT = "object:";
 

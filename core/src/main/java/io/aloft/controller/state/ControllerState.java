@@ -136,10 +136,12 @@ public final class ControllerState {
             BrokerInfo existing = cluster.broker(c.brokerId());
             if (existing != null && existing.incarnationId().equals(c.incarnationId())) {
                 refuseIfTakenOver(existing.brokerId(), existing.brokerEpoch());
+                refuseIfRemoving(existing.brokerId(), existing.brokerEpoch());
             }
             return cluster.register(c, events, index);
         } else if (command instanceof BrokerHeartbeat c) {
             refuseIfTakenOver(c.brokerId(), c.brokerEpoch());
+            refuseIfRemoving(c.brokerId(), c.brokerEpoch());
             return cluster.heartbeat(c, events, index);
         } else if (command instanceof FenceBroker c) {
             cluster.fence(c, events, index);
@@ -181,6 +183,26 @@ public final class ControllerState {
                     + command.getClass().getSimpleName());
         }
         return null;
+    }
+
+    /**
+     * An incarnation an operator asked to remove (see {@link WalMarkers#REMOVING_PREFIX}) is not
+     * heard from again: its session lapses and it is fenced as a dead broker is, so its WAL is
+     * recovered only once its lease ran out too. Like {@link #refuseIfTakenOver}, not gated on a
+     * feature level: the marker is written only by a build that has this check, and a voter of an
+     * older build would still un-fence such a broker's heartbeat (remove brokers once every voter
+     * runs this build; README, Upgrading).
+     */
+    private void refuseIfRemoving(int brokerId, long brokerEpoch) {
+        BrokerInfo b = cluster.broker(brokerId);
+        if (b == null || b.brokerEpoch() != brokerEpoch) {
+            return;
+        }
+        if (WalMarkers.epoch(kv.get(WalMarkers.key(WalMarkers.REMOVING_PREFIX, brokerId))) >= brokerEpoch) {
+            throw new ControllerException(ControllerException.Code.STALE_BROKER_EPOCH, "broker " + brokerId
+                    + " epoch " + brokerEpoch + " is being removed (UnregisterBroker): it is fenced once its session "
+                    + "lapses, and unregistered once its WAL is recovered (a new run registers as a new incarnation)");
+        }
     }
 
     /**

@@ -50,6 +50,9 @@ class AdvertisedVersionsTest {
             Map.entry(ApiKeys.FIND_COORDINATOR, "transaction and share keys get INVALID_REQUEST with a reason (no "
                     + "transactions or share groups yet), which clients do not retry"),
             Map.entry(ApiKeys.INIT_PRODUCER_ID, "idempotent producers; a transactional id gets INVALID_REQUEST"),
+            Map.entry(ApiKeys.UNREGISTER_BROKER, "answered once the broker is fenced (its session lapsed) and its WAL "
+                    + "recovered by a live broker, so nothing it acknowledged is lost; a running broker so removed "
+                    + "stops itself"),
             Map.entry(ApiKeys.DESCRIBE_CONFIGS, "topics and brokers; broker loggers are not exposed "
                     + "(INVALID_REQUEST)"),
             Map.entry(ApiKeys.DESCRIBE_PRODUCERS, "idempotent producers (no transactions, so no coordinator epoch "

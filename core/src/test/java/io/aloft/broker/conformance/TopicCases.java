@@ -21,12 +21,14 @@ import org.apache.kafka.common.message.DescribeLogDirsRequestData.DescribableLog
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.UnregisterBrokerRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * ApiVersions, Metadata (all topics as v0 and v1+ ask for them, by name, by id, unknown ones with
  * and without auto-creation), topic administration (CreateTopics, DeleteTopics by name and id,
- * CreatePartitions, each with its error cases), DescribeCluster and DescribeLogDirs.
+ * CreatePartitions, each with its error cases), DescribeCluster, DescribeLogDirs and UnregisterBroker's
+ * refusal of an id not registered.
  *
  * <p>Stateless.
  */
@@ -142,6 +144,11 @@ final class TopicCases {
                 .setEndpointType((byte) 2)));
         shapes.add(Shape.of(ApiKeys.DESCRIBE_CLUSTER, "fenced brokers too", 2, 2, (t, v) -> new DescribeClusterRequestData()
                 .setIncludeFencedBrokers(true)));
+        // Only ids that are not registered: unregistering node 1 would remove the broker under test.
+        shapes.add(Shape.of(ApiKeys.UNREGISTER_BROKER, "broker id not registered",
+                (t, v) -> new UnregisterBrokerRequestData().setBrokerId(42)));
+        shapes.add(Shape.of(ApiKeys.UNREGISTER_BROKER, "negative broker id",
+                (t, v) -> new UnregisterBrokerRequestData().setBrokerId(-1)));
 
         shapes.add(Shape.of(ApiKeys.DESCRIBE_LOG_DIRS, "all (null topics)", (t, v) -> new DescribeLogDirsRequestData()
                 .setTopics(null)));

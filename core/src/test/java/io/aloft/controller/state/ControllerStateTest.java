@@ -119,6 +119,26 @@ class ControllerStateTest extends StateTestSupport {
     }
 
     @Test
+    void anIncarnationBeingRemoved_isNotHeardFromAgainWhateverItsState_aNewRunIs() {
+        long e1 = register(1, "a");
+        register(2, "b");
+        // A removal of an older incarnation does not hold this one back.
+        ok(new PutKv(WalMarkers.key(WalMarkers.REMOVING_PREFIX, 1), WalMarkers.epochValue(e1 - 1)));
+        assertEquals(BrokerState.ACTIVE, ok(new BrokerHeartbeat(1, e1)));
+        // Active: its heartbeats and a registration of the same run are refused (so its session lapses).
+        ok(new PutKv(WalMarkers.key(WalMarkers.REMOVING_PREFIX, 1), WalMarkers.epochValue(e1)));
+        rejected(new BrokerHeartbeat(1, e1), "STALE_BROKER_EPOCH");
+        rejected(new RegisterBroker(1, "a", ENDPOINTS, null, FeatureRange.INITIAL_ONLY), "STALE_BROKER_EPOCH");
+        assertEquals(BrokerState.ACTIVE, state.broker(1).state());
+        // Fenced: a heartbeat does not un-fence it.
+        ok(new FenceBroker(1, e1));
+        rejected(new BrokerHeartbeat(1, e1), "STALE_BROKER_EPOCH");
+        assertEquals(BrokerState.FENCED, state.broker(1).state());
+        long e2 = register(1, "a-restarted");
+        assertEquals(BrokerState.ACTIVE, ok(new BrokerHeartbeat(1, e2)));
+    }
+
+    @Test
     void partitionsWithoutAnActiveBrokerWaitOfflineAndArePlacedWhenOneBecomesActive() {
         long e1 = register(1, "a");
         createTopic("t", 2);
