@@ -26,8 +26,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Writing.</b> Appends are group-committed: while one object PUT is in flight, the appends
  * that arrive wait and go into the next object together (at most {@code maxObjectBytes}), so the
- * batch grows with the load and an append waits for at most one PUT plus its own. An append's
- * future completes once the object holding it, and every object before it, is stored. Objects are
+ * batch grows with the load. With a batch interval, an object's PUT also starts no sooner than that
+ * interval after the previous one started, unless the appends waiting fill an object: PUTs per
+ * second stay at most one per interval (plus one per full object), which is what object storage
+ * charges for, at the price of up to one interval of produce latency. An append's future
+ * completes once the object holding it, and every object before it, is stored. Objects are
  * numbered in order and each is written with a conditional PUT ({@link ObjectStorage#putIfAbsent})
  * at the key of its number ({@link ObjectWalFormat}).
  *
@@ -43,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * below it are deleted after it is stored. Recovery returns the records at or above it.
  *
  * <p>Thread-safe: appends from any thread; state under {@code this}; futures complete on the
- * object storage's threads.
+ * object storage's threads; a PUT held back for the batch interval starts on the JDK's delay
+ * scheduler thread.
  */
 public final class ObjectStorageWal implements WriteAheadLog {
     private static final Logger log = LoggerFactory.getLogger(ObjectStorageWal.class);
@@ -57,12 +61,22 @@ public final class ObjectStorageWal implements WriteAheadLog {
     private final ObjectStorage storage;
     private final String prefix;
     private final int maxObjectBytes;
+    private final long batchIntervalNanos;
     private final List<WalRecord> recovered;
     private final WalStats stats = new WalStats();
     /** Stored objects not trimmed yet: sequence number to size. */
     private final TreeMap<Long, Long> objects = new TreeMap<>();
     private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
+    /** Bytes of the records in {@link #pending}, with their record headers. */
+    private long pendingBytes;
+    /** An object PUT is in flight, or one is held back for the batch interval. */
     private boolean writing;
+    /** A held-back PUT is waiting for its timer. */
+    private boolean timerSet;
+    /** Set by close and reset: what waits goes at once, without waiting for the interval. */
+    private boolean flushing;
+    /** When the last object PUT started (System.nanoTime). */
+    private long lastPutStartNanos;
     private long nextSequence;
     private long trimOffset;
     /** Set once appends can no longer succeed: closed, fenced, or object storage gave up. */
@@ -74,11 +88,13 @@ public final class ObjectStorageWal implements WriteAheadLog {
     private record Pending(ByteBuffer body, CompletableFuture<Long> done) {
     }
 
-    private ObjectStorageWal(ObjectStorage storage, String prefix, int maxObjectBytes, Map<Long, Long> objects,
-            long nextSequence, long trimOffset, List<WalRecord> recovered) {
+    private ObjectStorageWal(ObjectStorage storage, String prefix, int maxObjectBytes, long batchIntervalMs,
+            Map<Long, Long> objects, long nextSequence, long trimOffset, List<WalRecord> recovered) {
         this.storage = storage;
         this.prefix = prefix;
         this.maxObjectBytes = maxObjectBytes;
+        this.batchIntervalNanos = TimeUnit.MILLISECONDS.toNanos(batchIntervalMs);
+        this.lastPutStartNanos = System.nanoTime() - batchIntervalNanos;
         this.objects.putAll(objects);
         this.nextSequence = nextSequence;
         this.trimOffset = trimOffset;
@@ -94,6 +110,20 @@ public final class ObjectStorageWal implements WriteAheadLog {
      * @param maxObjectBytes the most bytes one object (one group commit) holds
      */
     public static ObjectStorageWal open(ObjectStorage storage, String prefix, int maxObjectBytes) {
+        return open(storage, prefix, maxObjectBytes, 0);
+    }
+
+    /**
+     * As {@link #open(ObjectStorage, String, int)}, with a batch interval (see the class comment).
+     *
+     * @param batchIntervalMs the least time between the starts of two object PUTs, unless an object
+     *     is full; 0 for none (a PUT starts as soon as the previous one is stored)
+     */
+    public static ObjectStorageWal open(ObjectStorage storage, String prefix, int maxObjectBytes,
+            long batchIntervalMs) {
+        if (batchIntervalMs < 0) {
+            throw new IllegalArgumentException("batchIntervalMs " + batchIntervalMs + " is negative");
+        }
         if (maxObjectBytes < ObjectWalFormat.HEADER_BYTES + ObjectWalFormat.RECORD_HEADER_BYTES + 1
                 || maxObjectBytes > ObjectWalFormat.MAX_OBJECT_BYTES) {
             throw new IllegalArgumentException("maxObjectBytes " + maxObjectBytes + " is outside ["
@@ -109,8 +139,8 @@ public final class ObjectStorageWal implements WriteAheadLog {
         long trim = listing.trim();
         log.info("Opened WAL {} in object storage: {} objects, {} records to recover{}", prefix,
                 listing.objects().size(), records.size(), takenOver ? " (taken over by another broker before)" : "");
-        return new ObjectStorageWal(storage, prefix, maxObjectBytes, listing.objects(), listing.nextSequence(), trim,
-                records);
+        return new ObjectStorageWal(storage, prefix, maxObjectBytes, batchIntervalMs, listing.objects(),
+                listing.nextSequence(), trim, records);
     }
 
     /**
@@ -260,18 +290,31 @@ public final class ObjectStorageWal implements WriteAheadLog {
                 return CompletableFuture.failedFuture(failure);
             }
             pending.add(new Pending(copy, done));
+            pendingBytes += ObjectWalFormat.RECORD_HEADER_BYTES + size;
             stats.recordAppend(size);
             if (!writing) {
                 writeNext();
+            } else if (timerSet && objectFull()) {
+                writeNext(); // a full object does not wait for the interval
             }
         }
         return done;
     }
 
-    /** Starts the PUT of the next object from what is pending; the caller holds the lock and nothing is in flight. */
+    /** Whether what waits fills an object. The caller holds the lock. */
+    private boolean objectFull() {
+        return ObjectWalFormat.HEADER_BYTES + pendingBytes >= maxObjectBytes;
+    }
+
+    /**
+     * Starts the PUT of the next object from what is pending, or sets a timer for it if the batch
+     * interval since the last PUT started has not passed (and the object is not full yet). The
+     * caller holds the lock and no PUT is in flight.
+     */
     private void writeNext() {
         if (pending.isEmpty()) {
             writing = false;
+            flushing = false; // a reset's flush ends once what it waited for is stored
             idle.complete(null);
             return;
         }
@@ -279,6 +322,24 @@ public final class ObjectStorageWal implements WriteAheadLog {
             writing = true;
             idle = new CompletableFuture<>();
         }
+        long waitNanos = lastPutStartNanos + batchIntervalNanos - System.nanoTime();
+        if (waitNanos > 0 && !flushing && !objectFull()) {
+            if (!timerSet) {
+                timerSet = true;
+                // The task only cuts the object and starts an asynchronous PUT, so it may run on the
+                // delay scheduler's own thread.
+                CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(() -> {
+                    synchronized (this) {
+                        if (timerSet) {
+                            writeNext();
+                        }
+                    }
+                });
+            }
+            return;
+        }
+        timerSet = false;
+        lastPutStartNanos = System.nanoTime();
         List<Pending> batch = new ArrayList<>();
         long bytes = ObjectWalFormat.HEADER_BYTES;
         while (!pending.isEmpty()) {
@@ -286,7 +347,9 @@ public final class ObjectStorageWal implements WriteAheadLog {
             if (next > maxObjectBytes && !batch.isEmpty()) {
                 break;
             }
-            batch.add(pending.pollFirst());
+            Pending p = pending.pollFirst();
+            pendingBytes -= ObjectWalFormat.RECORD_HEADER_BYTES + p.body().remaining();
+            batch.add(p);
             bytes = next;
         }
         long seq = nextSequence++;
@@ -358,6 +421,8 @@ public final class ObjectStorageWal implements WriteAheadLog {
             closed = c;
             rest = new ArrayList<>(pending);
             pending.clear();
+            pendingBytes = 0;
+            timerSet = false;
             writing = false;
             idle.complete(null);
         }
@@ -377,6 +442,8 @@ public final class ObjectStorageWal implements WriteAheadLog {
             }
             rest = new ArrayList<>(pending);
             pending.clear();
+            pendingBytes = 0;
+            timerSet = false;
             writing = false;
             idle.complete(null);
         }
@@ -419,9 +486,21 @@ public final class ObjectStorageWal implements WriteAheadLog {
     public CompletableFuture<Void> reset() {
         CompletableFuture<Void> drained;
         synchronized (this) {
-            drained = idle;
+            drained = flush();
         }
         return drained.thenCompose(v -> trim(nextOffset()));
+    }
+
+    /**
+     * From now on what waits is written without waiting for the batch interval (reset and close
+     * wait for it); returns the future of the log going idle. The caller holds the lock.
+     */
+    private CompletableFuture<Void> flush() {
+        flushing = true;
+        if (timerSet) {
+            writeNext();
+        }
+        return idle;
     }
 
     @Override
@@ -458,7 +537,7 @@ public final class ObjectStorageWal implements WriteAheadLog {
             if (failure == null) {
                 failure = new WalClosedException("WAL " + prefix + " is closed");
             }
-            drained = idle;
+            drained = flush();
         }
         try {
             drained.get(60, TimeUnit.SECONDS);

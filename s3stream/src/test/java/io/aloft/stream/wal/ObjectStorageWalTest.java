@@ -58,6 +58,60 @@ class ObjectStorageWalTest {
         return out;
     }
 
+    /**
+     * With a batch interval, appends after a PUT wait for the interval and go in one object; an
+     * object that fills goes at once; close writes what waits without waiting out the interval.
+     * The interval (an hour) is far longer than the test, so nothing here depends on timing.
+     */
+    @Test
+    void batchInterval_appendsWaitAndShareOneObject_fullObjectGoesAtOnce_closeFlushes() throws Exception {
+        MemoryObjectStorage storage = new MemoryObjectStorage();
+        AtomicInteger puts = new AtomicInteger();
+        ObjectStorage counted = new ForwardingObjectStorage(storage) {
+            @Override
+            public CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data) {
+                puts.incrementAndGet();
+                return super.putIfAbsent(key, data);
+            }
+        };
+        int maxObject = 64 * 1024;
+        long hourMs = TimeUnit.HOURS.toMillis(1);
+        Map<Long, String> acked = new TreeMap<>();
+        List<CompletableFuture<Long>> waiting = new ArrayList<>();
+        try (ObjectStorageWal wal = ObjectStorageWal.open(counted, PREFIX, maxObject, hourMs)) {
+            // The first PUT of a log starts at once.
+            acked.put(wal.append(text("first")).get(10, TimeUnit.SECONDS), "first");
+            assertEquals(1, puts.get());
+            // Small appends now wait for the interval.
+            for (int i = 0; i < 10; i++) {
+                waiting.add(wal.append(text("small-" + i)));
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+            assertTrue(waiting.stream().noneMatch(CompletableFuture::isDone), "small appends wait for the interval");
+            assertEquals(1, puts.get());
+            // Appends that fill an object go without waiting: the first of them complete.
+            String big = "x".repeat(16 * 1024);
+            List<CompletableFuture<Long>> bigOnes = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                bigOnes.add(wal.append(text(big)));
+            }
+            for (int i = 0; i < 10; i++) {
+                acked.put(waiting.get(i).get(10, TimeUnit.SECONDS), "small-" + i);
+            }
+            acked.put(bigOnes.get(0).get(10, TimeUnit.SECONDS), big);
+            assertEquals(2, puts.get(), "the small appends and the first big ones went in one full object");
+            assertTrue(!bigOnes.get(4).isDone(), "what did not fit waits for the interval again");
+            wal.close(); // flushes
+            for (int i = 1; i < 5; i++) {
+                acked.put(bigOnes.get(i).get(10, TimeUnit.SECONDS), big);
+            }
+            assertEquals(3, puts.get());
+        }
+        try (ObjectStorageWal reopened = ObjectStorageWal.open(storage, PREFIX, maxObject, hourMs)) {
+            assertEquals(acked, recovered(reopened));
+        }
+    }
+
     @Test
     void appends_groupCommitted_thenRecoveredInOrderOnReopen() throws Exception {
         ObjectStorage storage = new MemoryObjectStorage();
