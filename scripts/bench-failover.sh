@@ -14,7 +14,8 @@
 # A harness, not a test: mvn verify never runs it. About 8 minutes on 2 cores (--quick: about 4).
 #
 #   scripts/bench-failover.sh [--dir DIR] [--quick] [--no-build] [--rounds N] [--wal object|block|both]
-#                             [--rate N] [--phases failover,cost] [--cost-mib-per-second N] [--cost-seconds N]
+#                             [--rate N] [--phases failover,cost] [--cost-mib-per-second N[,N...]]
+#                             [--wal-batch-intervals MS[,MS...]] [--cost-seconds N]
 #
 #   --dir DIR         scratch file system for the brokers' data and the gateway's objects (a fresh
 #                     sub-directory, deleted at the end; default: bench/target)
@@ -26,7 +27,9 @@
 #                     restarts the broker and says "waited for restart"); both
 #   --rate N          the failover load, records/s (default 200)
 #   --phases LIST     failover,cost (default) or one of them
-#   --cost-mib-per-second N, --cost-seconds N   the cost phase's load and window (default 5, 30)
+#   --cost-mib-per-second N[,N...], --cost-seconds N   the cost phase's loads and window (default 5, 30)
+#   --wal-batch-intervals MS[,MS...]   the object WAL's wal.object.batch.interval.ms values to measure
+#                     (default: its default only)
 #
 # Progress goes to stderr, the Markdown report to stdout; JSON and Markdown copies are written to
 # bench/target/failover-bench-<timestamp>.{json,md}, the nodes' logs next to them. Every process it
@@ -41,7 +44,7 @@ rest=()
 build=1
 while [ $# -gt 0 ]; do
   case "$1" in
-    --rounds|--wal|--rate|--phases|--cost-mib-per-second|--cost-seconds)
+    --rounds|--wal|--rate|--phases|--cost-mib-per-second|--cost-seconds|--wal-batch-intervals)
       [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }; extra+=("$1" "$2"); shift 2 ;;
     --no-build) build=0; rest+=("$1"); shift ;;
     *) rest+=("$1"); shift ;;
@@ -52,4 +55,4 @@ if [ "$build" = 1 ]; then
 fi
 BENCH_EXTRA_ARGS="${extra[*]:-}"
 # Heap: the clients and the loss check's bookkeeping; the brokers are child processes.
-bench_run 34 512m io.aloft.bench.failover.FailoverBenchmark servers core s3stream bench -- "${rest[@]+"${rest[@]}"}"
+bench_run 37 512m io.aloft.bench.failover.FailoverBenchmark servers core s3stream bench -- "${rest[@]+"${rest[@]}"}"

@@ -103,7 +103,7 @@ class BrokerUnregisterTest {
                 KafkaCli.Result removed = cli.run(CLUSTER_TOOL, "unregister", "--bootstrap-server",
                         cluster.bootstrap(1), "--id", Integer.toString(victim));
                 assertEquals(0, removed.exitCode(), removed.toString());
-                assertNotEquals(0, cluster.awaitExit(victim, 60_000), "broker " + victim + " stops itself; see "
+                assertEquals(3, cluster.awaitExit(victim, 60_000), "broker " + victim + " stops itself; see "
                         + cluster.logFile(victim));
                 awaitUnlisted(cluster, 1, victim);
                 for (int p = 0; p < PARTITIONS; p++) {

@@ -33,12 +33,14 @@ import org.apache.kafka.clients.admin.NewTopic;
  *       again, move its partitions back, wait for a steady load. Then the whole topic is read back
  *       ({@link LossCheck}): acknowledged records lost or duplicated, per round.</li>
  *   <li><b>WAL cost</b> ({@link WalCost}): one broker, the same open-loop load with the object WAL
- *       and with the block WAL; produce latency, and the object WAL's PUTs per GiB.</li>
+ *       (at its default batch interval, or at each of {@code --wal-batch-intervals}) and with the
+ *       block WAL, at each offered load of {@code --cost-mib-per-second}; produce latency, and the
+ *       object WAL's PUTs per GiB.</li>
  * </ol>
  *
  * <p>Usage: {@code FailoverBenchmark --dir DIR --json-dir DIR [--quick] [--rounds N] [--wal
- * object|block|both] [--rate N] [--phases failover,cost] [--cost-mib-per-second N]
- * [--cost-seconds N]}. Confined to its main thread (plus the clients' own).
+ * object|block|both] [--rate N] [--phases failover,cost] [--cost-mib-per-second N[,N...]]
+ * [--wal-batch-intervals MS[,MS...]] [--cost-seconds N]}. Confined to its main thread (plus the clients' own).
  */
 public final class FailoverBenchmark {
     static final int BROKERS = 3;
@@ -89,19 +91,22 @@ public final class FailoverBenchmark {
     final int rate;
     final boolean failoverPhase;
     final boolean costPhase;
-    final int costMibPerSecond;
+    final List<Integer> costMibPerSecond;
+    /** The object WAL's batch intervals to measure; empty: its default only. */
+    final List<Long> batchIntervalsMs;
     final int costSeconds;
     Path logDir;
 
     FailoverBenchmark(boolean quick, int rounds, String walMode, int rate, boolean failoverPhase, boolean costPhase,
-            int costMibPerSecond, int costSeconds) {
+            List<Integer> costMibPerSecond, List<Long> batchIntervalsMs, int costSeconds) {
         this.quick = quick;
         this.rounds = rounds;
         this.walMode = walMode;
         this.rate = rate;
         this.failoverPhase = failoverPhase;
         this.costPhase = costPhase;
-        this.costMibPerSecond = costMibPerSecond;
+        this.costMibPerSecond = List.copyOf(costMibPerSecond);
+        this.batchIntervalsMs = List.copyOf(batchIntervalsMs);
         this.costSeconds = costSeconds;
     }
 
@@ -111,7 +116,8 @@ public final class FailoverBenchmark {
         String wal = "object";
         int rate = 200;
         String phases = "failover,cost";
-        int costMib = 5;
+        List<Integer> costMib = List.of(5);
+        List<Long> intervals = List.of();
         Integer costSeconds = null;
         Path dir = Path.of("bench/target");
         Path jsonDir = Path.of("bench/target");
@@ -122,7 +128,10 @@ public final class FailoverBenchmark {
                 case "--json-dir" -> jsonDir = Path.of(args[++i]);
                 case "--rounds" -> rounds = positive("--rounds", args[++i]);
                 case "--rate" -> rate = positive("--rate", args[++i]);
-                case "--cost-mib-per-second" -> costMib = positive("--cost-mib-per-second", args[++i]);
+                case "--cost-mib-per-second" -> costMib = java.util.Arrays.stream(args[++i].split(","))
+                        .map(v -> positive("--cost-mib-per-second", v)).toList();
+                case "--wal-batch-intervals" -> intervals = java.util.Arrays.stream(args[++i].split(","))
+                        .map(v -> (long) nonNegative("--wal-batch-intervals", v)).toList();
                 case "--cost-seconds" -> costSeconds = positive("--cost-seconds", args[++i]);
                 case "--phases" -> phases = args[++i];
                 case "--wal" -> {
@@ -140,7 +149,7 @@ public final class FailoverBenchmark {
             }
         }
         FailoverBenchmark bench = new FailoverBenchmark(quick, rounds != null ? rounds : quick ? 2 : 5, wal, rate,
-                phases.contains("failover"), phases.contains("cost"), costMib,
+                phases.contains("failover"), phases.contains("cost"), costMib, intervals,
                 costSeconds != null ? costSeconds : quick ? 10 : 30);
         String stamp = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         Files.createDirectories(dir);
@@ -167,11 +176,16 @@ public final class FailoverBenchmark {
                 }
             }
             if (bench.costPhase) {
-                int perSecond = bench.costMibPerSecond * 1024;
                 long windowMs = bench.costSeconds * 1000L;
-                report.costObject = WalCost.run(true, work, bench.logDir, perSecond, windowMs);
-                report.costBlock = WalCost.run(false, work, bench.logDir, perSecond, windowMs);
-                status = report.costObject.error() != null || report.costBlock.error() != null ? 1 : status;
+                List<Long> objectIntervals = bench.batchIntervalsMs.isEmpty()
+                        ? java.util.Collections.singletonList(null) : bench.batchIntervalsMs;
+                for (int mib : bench.costMibPerSecond) {
+                    for (Long interval : objectIntervals) {
+                        report.costs.add(WalCost.run(true, work, bench.logDir, mib, interval, windowMs));
+                    }
+                    report.costs.add(WalCost.run(false, work, bench.logDir, mib, null, windowMs));
+                }
+                status = report.costs.stream().anyMatch(r -> r.error() != null) ? 1 : status;
             }
         } catch (Exception e) {
             progress("failed: %s", e);
@@ -258,9 +272,17 @@ public final class FailoverBenchmark {
     }
 
     private static int positive(String option, String value) {
-        int v = Integer.parseInt(value);
+        int v = Integer.parseInt(value.trim());
         if (v < 1) {
             throw new IllegalArgumentException(option + ": a positive number, not " + value);
+        }
+        return v;
+    }
+
+    private static int nonNegative(String option, String value) {
+        int v = Integer.parseInt(value.trim());
+        if (v < 0) {
+            throw new IllegalArgumentException(option + ": a number of 0 or more, not " + value);
         }
         return v;
     }

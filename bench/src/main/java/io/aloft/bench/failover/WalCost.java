@@ -3,6 +3,7 @@ package io.aloft.bench.failover;
 import io.aloft.bench.cluster.BackgroundProducer;
 import io.aloft.bench.cluster.ClusterClients;
 import io.aloft.servers.AloftCluster;
+import io.aloft.stream.wal.ObjectWalConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,9 +29,22 @@ final class WalCost {
     static final int PARTITIONS = 12;
     static final long WARMUP_MS = 5_000;
 
-    /** One WAL's run; {@code puts} null for the block WAL, {@code error} set if it failed. */
-    record Result(String wal, String description, BackgroundProducer.Phase phase, double seconds, WalPuts.Result puts,
-            String error) {
+    /**
+     * One WAL's run at one offered load; {@code batchIntervalMs} the object WAL's
+     * {@code wal.object.batch.interval.ms}, null for its default or the block WAL; {@code puts}
+     * null for the block WAL; {@code error} set if it failed.
+     */
+    record Result(String wal, int offeredMibPerSecond, Long batchIntervalMs, String description,
+            BackgroundProducer.Phase phase, double seconds, WalPuts.Result puts, String error) {
+        /** The WAL and its batch interval, e.g. {@code object, 100 ms}. */
+        String label() {
+            if (wal.equals("block")) {
+                return wal;
+            }
+            return wal + ", " + (batchIntervalMs == null ? "default interval ("
+                    + ObjectWalConfig.BATCH_INTERVAL_MS.defaultValue() + " ms)" : batchIntervalMs + " ms");
+        }
+
         double ackedBytes() {
             return phase == null ? 0 : phase.acked() * (double) BackgroundProducer.RECORD_BYTES;
         }
@@ -49,14 +63,23 @@ final class WalCost {
     private WalCost() {
     }
 
-    static Result run(boolean objectWal, Path work, Path logDir, int ratePerSecond, long windowMs) {
+    /**
+     * @param mibPerSecond the offered load, MiB/s of 1 KiB records
+     * @param batchIntervalMs the object WAL's batch interval, or null for its default
+     */
+    static Result run(boolean objectWal, Path work, Path logDir, int mibPerSecond, Long batchIntervalMs,
+            long windowMs) {
         String wal = objectWal ? "object" : "block";
-        AloftCluster cluster = new AloftCluster(1, FailoverBenchmark.HEAP, true, work, Map.of(), Duration.ofSeconds(180));
+        int ratePerSecond = mibPerSecond * 1024;
+        Map<String, String> props = batchIntervalMs == null ? Map.of()
+                : Map.of(ObjectWalConfig.BATCH_INTERVAL_MS_CONFIG, Long.toString(batchIntervalMs));
+        String run = wal + "-" + mibPerSecond + "mib" + (batchIntervalMs == null ? "" : "-" + batchIntervalMs + "ms");
+        AloftCluster cluster = new AloftCluster(1, FailoverBenchmark.HEAP, true, work, props, Duration.ofSeconds(180));
         if (objectWal) {
             cluster.objectWal();
         }
         FailoverBenchmark.current = cluster;
-        FailoverBenchmark.progress("WAL cost (%s WAL): starting one broker", wal);
+        FailoverBenchmark.progress("WAL cost (%s): starting one broker, %d MiB/s offered", run, mibPerSecond);
         try {
             cluster.start();
             try (Admin admin = ClusterClients.admin(cluster.bootstrap())) {
@@ -77,9 +100,10 @@ final class WalCost {
                 BackgroundProducer.Phase phase = producer.phase();
                 double seconds = (System.nanoTime() - start) / 1e9;
                 WalPuts.Result puts = counter == null ? null : counter.stop();
-                Result r = new Result(wal, cluster.description(), phase, seconds, puts, null);
-                FailoverBenchmark.progress("WAL cost (%s WAL): %d records acknowledged in %.1f s, p50 %.1f ms, p99 "
-                        + "%.1f ms%s", wal, phase.acked(), seconds,
+                Result r = new Result(wal, mibPerSecond, batchIntervalMs, cluster.description(), phase, seconds, puts,
+                        null);
+                FailoverBenchmark.progress("WAL cost (%s): %d records acknowledged in %.1f s, p50 %.1f ms, p99 "
+                        + "%.1f ms%s", run, phase.acked(), seconds,
                         phase.latencyMicros().getValueAtPercentile(50) / 1000.0,
                         phase.latencyMicros().getValueAtPercentile(99) / 1000.0, puts == null ? ""
                                 : String.format(", %d WAL PUTs (%.0f per GiB) + %d trim PUTs", puts.recordObjects(),
@@ -87,11 +111,11 @@ final class WalCost {
                 return r;
             }
         } catch (Exception e) {
-            FailoverBenchmark.progress("WAL cost (%s WAL): failed: %s", wal, e);
+            FailoverBenchmark.progress("WAL cost (%s): failed: %s", run, e);
             e.printStackTrace();
-            return new Result(wal, cluster.description(), null, 0, null, e.toString());
+            return new Result(wal, mibPerSecond, batchIntervalMs, cluster.description(), null, 0, null, e.toString());
         } finally {
-            cluster.saveLogs(logDir.resolve("cost-" + wal));
+            cluster.saveLogs(logDir.resolve("cost-" + run));
             cluster.close();
             FailoverBenchmark.current = null;
         }
