@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
@@ -28,7 +29,9 @@ import org.apache.kafka.common.requests.CreateTopicsResponse;
  * CreateTopics. A replication factor is accepted as given (-1 or any positive value): partition
  * data lives in shared object storage, so there are no broker-side replicas to place and each
  * partition reports one replica. Manual replica assignments are refused: the controller places
- * partitions itself.
+ * partitions itself. A topic the controller has not created within the request's {@code timeoutMs}
+ * (no quorum, say) answers REQUEST_TIMED_OUT, as Kafka's does; the controller may still create it
+ * later (as with Kafka, a timeout does not say the topic was not created).
  */
 public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest> {
     private final TopicManager topics;
@@ -58,12 +61,13 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                 duplicated.add(t.name());
             }
         }
+        int timeoutMs = request.data().timeoutMs();
         for (CreatableTopic t : request.data().topics()) {
             if (duplicated.contains(t.name())) {
                 results.add(CompletableFuture.completedFuture(failed(t.name(), Errors.INVALID_REQUEST,
                         "topic " + t.name() + " appears more than once in the request")));
             } else {
-                results.add(createOne(t, validateOnly));
+                results.add(withinTimeout(t.name(), createOne(t, validateOnly), timeoutMs));
             }
         }
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -112,6 +116,20 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                     .setReplicationFactor((short) 1)
                     .setConfigs(List.of());
         });
+    }
+
+    /**
+     * {@code result}, or REQUEST_TIMED_OUT once {@code timeoutMs} has passed without it (a timeout
+     * of 0 or less sets no bound: the controller's request timeout applies).
+     */
+    private static CompletableFuture<CreatableTopicResult> withinTimeout(String name,
+            CompletableFuture<CreatableTopicResult> result, int timeoutMs) {
+        if (timeoutMs <= 0 || result.isDone()) {
+            return result;
+        }
+        return result.completeOnTimeout(failed(name, Errors.REQUEST_TIMED_OUT, "the controller did not answer "
+                + "within the request's timeoutMs=" + timeoutMs + "; topic " + name + " may still be created"),
+                timeoutMs, TimeUnit.MILLISECONDS);
     }
 
     private static CreatableTopicResult failed(String name, Errors error, String message) {
