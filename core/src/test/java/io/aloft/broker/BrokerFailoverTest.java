@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -25,14 +27,17 @@ import org.junit.jupiter.params.provider.EnumSource;
  * another broker can open (here a file). A broker SIGKILLed under an idempotent acks=all load has
  * its partitions served by the others once the controller fences it, with what only its WAL held
  * recovered by a live broker first (WalFailover), so every acknowledged record is present exactly
- * once, in order. The killed broker comes back (its WAL was taken over: it goes on after the fence)
- * before the next round. Rounds: {@code -Daloft.failover.rounds=N} (default 3); each prints a
- * FAILOVER line with the time from SIGKILL until every partition acknowledged again. And a zombie
+ * once, in order; a consumer group of two members reading all along (the group's coordinator moves
+ * when its broker is killed) consumed each exactly once, in order ({@link CommittedGroupConsumer}).
+ * The killed broker comes back (its WAL was taken over: it goes on after the fence) before the
+ * next round. Rounds: {@code -Daloft.failover.rounds=N} (default 3); each prints a FAILOVER line
+ * with the time from SIGKILL until every partition acknowledged again. And a zombie
  * (a broker paused past its session and resumed acknowledges nothing and stops), and brokers killed
  * in the middle of a move and of a drain.
  */
 class BrokerFailoverTest {
     private static final String TOPIC = "failover";
+    private static final String GROUP = "failover-group";
     private static final int PARTITIONS = 6;
     private static final int ROUNDS = Integer.getInteger("aloft.failover.rounds", 3);
 
@@ -61,39 +66,75 @@ class BrokerFailoverTest {
         Map<String, String> props = placement.properties(dir);
         try (TestCluster cluster = TestCluster.start(dir, 3, 0, props); Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            SequenceProducer producer = new SequenceProducer(cluster.bootstrap(1) + "," + cluster.bootstrap(2) + ","
-                    + cluster.bootstrap(3), TOPIC, PARTITIONS, 5_000);
-            producer.start();
+            SequenceProducer producer = new SequenceProducer(cluster.bootstrapAll(), TOPIC, PARTITIONS, 5_000);
+            CommittedGroupConsumer group = new CommittedGroupConsumer(cluster.bootstrapAll(), GROUP, TOPIC, PARTITIONS,
+                    2);
+            group.start();
             try {
-                for (int p = 0; p < PARTITIONS; p++) {
-                    producer.awaitAcknowledged(p, 50, "before the first kill");
-                }
-                for (int round = 1; round <= ROUNDS; round++) {
-                    // The first victim leads the embedded controller quorum (its loss costs an election on
-                    // top of the session; the others' heartbeats must survive it), then 3, 2, 1, 3, ...
-                    int victim = round == 1 ? cluster.controllerLeader() : 3 - (round - 1) % 3;
-                    List<Integer> held = partitionsOf(cluster, TOPIC, victim);
-                    int[] before = producer.acknowledgedNow();
-                    long killed = System.nanoTime();
-                    cluster.kill(victim);
+                producer.start();
+                try {
                     for (int p = 0; p < PARTITIONS; p++) {
-                        producer.awaitAcknowledged(p, before[p] + 20, "round " + round + ": after SIGKILL of broker "
-                                + victim + " (it held " + held + ")");
+                        producer.awaitAcknowledged(p, 50, "before the first kill");
                     }
-                    long failoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-                    System.out.printf("FAILOVER wal=%s round=%d killed=%d held=%s all_acknowledged_again_ms=%d%n",
-                            placement, round, victim, held, failoverMs);
-                    for (TopicPartitionInfo info : cluster.partitions(TOPIC)) {
-                        assertTrue(info.leader().id() != victim, "round " + round + ": " + info);
+                    group.awaitConsumedAny();
+                    int victim = 0;
+                    for (int round = 1; round <= ROUNDS; round++) {
+                        victim = victim(cluster, group, round, victim);
+                        failover(cluster, producer, group, placement, round, victim);
                     }
-                    cluster.restart(victim);
+                } finally {
+                    producer.stop();
                 }
+                producer.rethrow("after " + ROUNDS + " rounds");
+                long stopped = System.nanoTime();
+                group.awaitCommittedToEnd(Duration.ofSeconds(120), "after " + ROUNDS + " rounds, the producer stopped");
+                System.out.printf("FAILOVER wal=%s group %s caught_up_after_producer_stopped_ms=%d%n", placement,
+                        group.summary(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped));
             } finally {
-                producer.stop();
+                group.stop();
             }
-            producer.rethrow("after " + ROUNDS + " rounds");
+            group.rethrow("after " + ROUNDS + " rounds");
             SequenceProducer.assertEveryAcknowledgedRecordOnceInOrder(cluster.bootstrapAll(), producer, TOPIC);
+            group.assertConsumedOnceInOrder(producer.acknowledgedNow());
         }
+    }
+
+    /**
+     * The broker to kill in a round. The first leads the embedded controller quorum (its loss costs
+     * an election on top of the session; the others' heartbeats must survive it), the second is the
+     * group's coordinator (the group's committed offsets move with its offsets partition), then 3,
+     * 2, 1, 3, ..., never the previous victim (restarted, it serves nothing).
+     */
+    private static int victim(TestCluster cluster, CommittedGroupConsumer group, int round, int previous)
+            throws Exception {
+        int victim = round == 1 ? cluster.controllerLeader() : round == 2 ? group.coordinator() : 3 - (round - 1) % 3;
+        return victim == previous ? victim % 3 + 1 : victim;
+    }
+
+    /**
+     * One round: SIGKILL the victim, wait until every partition acknowledges again (printing the
+     * FAILOVER line), check none is led by the victim, restart it.
+     */
+    private static void failover(TestCluster cluster, SequenceProducer producer, CommittedGroupConsumer group,
+            Placement placement, int round, int victim) throws Exception {
+        int coordinator = group.coordinator();
+        List<Integer> held = partitionsOf(cluster, TOPIC, victim);
+        int[] before = producer.acknowledgedNow();
+        long killed = System.nanoTime();
+        cluster.kill(victim);
+        for (int p = 0; p < PARTITIONS; p++) {
+            producer.awaitAcknowledged(p, before[p] + 20, "round " + round + ": after SIGKILL of broker "
+                    + victim + " (it held " + held + ")");
+        }
+        long failoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+        System.out.printf("FAILOVER wal=%s round=%d killed=%d held=%s group_coordinator=%d "
+                + "all_acknowledged_again_ms=%d acknowledged=%d group_consumed=%d%n", placement, round, victim, held,
+                coordinator, failoverMs, IntStream.of(producer.acknowledgedNow()).sum(), group.consumedTotal());
+        for (TopicPartitionInfo info : cluster.partitions(TOPIC)) {
+            assertTrue(info.leader().id() != victim, "round " + round + ": " + info);
+        }
+        group.rethrow("round " + round);
+        cluster.restart(victim);
     }
 
     /**

@@ -170,6 +170,11 @@ final class SequenceProducer {
         }
     }
 
+    /** The sequence number a record of this producer carries (its value, which it wrote at that offset). */
+    static int value(ConsumerRecord<String, String> record) {
+        return Integer.parseInt(record.value());
+    }
+
     /** The values in {@code partition}'s log from its start, read with a plain consumer; its end offset must be {@code count}. */
     static List<Integer> readPartition(String bootstrap, String topic, int partition, int count) {
         Properties cp = new Properties();
@@ -183,7 +188,7 @@ final class SequenceProducer {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (c.position(tp) < c.endOffsets(List.of(tp)).get(tp) && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    values.add(Integer.parseInt(r.value()));
+                    values.add(value(r));
                 }
             }
             long end = c.endOffsets(List.of(tp)).get(tp);
