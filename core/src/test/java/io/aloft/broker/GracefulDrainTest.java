@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +93,7 @@ class GracefulDrainTest {
             // The broker to stop is the group's coordinator, so the group's offsets move too.
             int victim = coordinator(cluster);
             List<Integer> moving = placeOn(cluster, victim, PER_BROKER);
-            GroupConsumer group = new GroupConsumer(bootstrap, partitions);
+            CommittedGroupConsumer group = new CommittedGroupConsumer(bootstrap, GROUP, TOPIC, partitions, 1);
             group.start();
             LoadProducer producer = new LoadProducer(bootstrap, partitions);
             try {
@@ -136,11 +135,11 @@ class GracefulDrainTest {
                         + " was acknowledged");
             }
             try {
-                group.awaitConsumed(sent);
+                group.awaitCommittedToEnd(Duration.ofSeconds(120), "after the drain, the producer stopped");
             } finally {
                 group.stop();
             }
-            group.rethrow();
+            group.rethrow("after the drain");
             Map<Integer, List<Integer>> stored = readAll(cluster, victim % BROKERS + 1, sent);
             for (int p = 0; p < partitions; p++) {
                 List<Integer> expected = new ArrayList<>();
@@ -150,9 +149,8 @@ class GracefulDrainTest {
                 String moved = moving.contains(p) ? " (moved off broker " + victim + ")" : "";
                 assertEquals(expected, stored.get(p), TOPIC + "-" + p + moved
                         + " holds every acknowledged record once, in order");
-                assertEquals(expected, group.consumed.get(p), "the group consumed " + TOPIC + "-" + p + moved
-                        + " once, in order");
             }
+            group.assertConsumedOnceInOrder(sent);
         }
     }
 
@@ -405,84 +403,6 @@ class GracefulDrainTest {
             if (first != null) {
                 throw new AssertionError("the producer got a non-retriable error (" + failures.size() + " in all)",
                         first);
-            }
-        }
-    }
-
-    /** One member of a consumer group on its own thread, committing after each poll it processed. */
-    private static final class GroupConsumer {
-        final List<List<Integer>> consumed = new ArrayList<>();
-        private final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        private final AtomicBoolean stopping = new AtomicBoolean();
-        private final Thread thread;
-        private final String bootstrap;
-
-        GroupConsumer(String bootstrap, int partitions) {
-            this.bootstrap = bootstrap;
-            for (int p = 0; p < partitions; p++) {
-                consumed.add(Collections.synchronizedList(new ArrayList<>()));
-            }
-            thread = new Thread(this::run, "drain-test-consumer");
-            thread.setDaemon(true);
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        private void run() {
-            Properties cp = new Properties();
-            cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            cp.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
-            cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-            cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(),
-                    new StringDeserializer())) {
-                c.subscribe(List.of(TOPIC));
-                while (!stopping.get()) {
-                    var records = c.poll(Duration.ofMillis(200));
-                    for (ConsumerRecord<String, String> r : records) {
-                        consumed.get(r.partition()).add(Integer.parseInt(r.value()));
-                    }
-                    if (!records.isEmpty()) {
-                        c.commitSync(Duration.ofSeconds(60));
-                    }
-                }
-            } catch (RuntimeException e) {
-                failures.add(e);
-            }
-        }
-
-        void awaitConsumedAny() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (consumed.stream().allMatch(List::isEmpty)) {
-                rethrow();
-                assertTrue(System.nanoTime() < deadline, "the group consumed a record within 120 s");
-                TimeUnit.MILLISECONDS.sleep(50);
-            }
-        }
-
-        void awaitConsumed(int[] counts) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            for (int p = 0; p < counts.length; p++) {
-                while (consumed.get(p).size() < counts[p]) {
-                    rethrow();
-                    assertTrue(System.nanoTime() < deadline, "the group consumed " + counts[p] + " records of "
-                            + TOPIC + "-" + p + " within 120 s (has " + consumed.get(p).size() + ")");
-                    TimeUnit.MILLISECONDS.sleep(50);
-                }
-            }
-        }
-
-        void stop() throws InterruptedException {
-            stopping.set(true);
-            thread.join(TimeUnit.SECONDS.toMillis(60));
-        }
-
-        void rethrow() {
-            Throwable first = failures.peek();
-            if (first != null) {
-                throw new AssertionError("the group consumer failed", first);
             }
         }
     }
