@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -468,7 +469,23 @@ public final class ControllerClient implements AutoCloseable {
     private CompletableFuture<Object> send(Function<RaftClient, CompletableFuture<RaftClientReply>> call,
             long deadlineNanos, Object what, Supplier<RaftClient> pick) {
         CompletableFuture<Object> result = new CompletableFuture<>();
+        long timeoutNanos = deadlineNanos - System.nanoTime();
         attempt(call, deadlineNanos, what, result, pick);
+        // An attempt ends only when its Raft client gives up, which retries on its own for far
+        // longer (a heartbeat waited 52 s with the quorum gone): the caller hears at the deadline.
+        // The attempt may still be applied later; commands are idempotent by their request id.
+        if (!result.isDone()) {
+            try {
+                ScheduledFuture<?> timeout = retryTimer.schedule(() -> runCallback(() -> result.completeExceptionally(
+                        new ControllerException(ControllerException.Code.UNAVAILABLE, "no controller answered "
+                                + what.getClass().getSimpleName() + " within "
+                                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"))),
+                        Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+                result.whenComplete((v, e) -> timeout.cancel(false));
+            } catch (RejectedExecutionException closing) {
+                // closed: the attempt fails on its own
+            }
+        }
         return result;
     }
 

@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -77,6 +78,13 @@ public final class ControllerServer implements AutoCloseable {
     private final RaftServer server;
     private final ControllerStateMachine stateMachine;
     private final BrokerLiveness liveness = new BrokerLiveness();
+    /**
+     * A leader that has not had an answer from a majority of the voters for this long may be cut
+     * off (the followers elect another after 1-2 s): it fences no one meanwhile.
+     */
+    static final long MAJORITY_CONTACT_MS = 1_500;
+    /** This leader was out of contact with a majority at its last liveness check (timer thread only). */
+    private boolean outOfContact;
     private final ScheduledExecutorService timer;
     private final ControllerClient client;
     private final Options options;
@@ -172,6 +180,25 @@ public final class ControllerServer implements AutoCloseable {
             if (!isLeader()) {
                 return;
             }
+            if (!inContactWithMajority()) {
+                // Cut off from the other voters: no heartbeat can be applied, so every broker looks
+                // silent, and a fence written now would take effect once they are back (this log is
+                // then the longest): fence no one, and give every broker a full session from the
+                // moment contact returns.
+                if (!outOfContact) {
+                    outOfContact = true;
+                    log.warn("Controller leader {} has not heard from a majority of the voters for {} ms: no "
+                            + "broker is fenced until it does", config.nodeId(), MAJORITY_CONTACT_MS);
+                }
+                return;
+            }
+            if (outOfContact) {
+                outOfContact = false;
+                liveness.becameLeader();
+                log.info("Controller leader {} hears from a majority again: every broker gets a full session",
+                        config.nodeId());
+                return;
+            }
             List<BrokerInfo> brokers = stateMachine.read(s -> s.brokers());
             for (BrokerInfo b : liveness.lapsed(brokers, TimeUnit.MILLISECONDS.toNanos(config.sessionTimeoutMs()))) {
                 if (fencing.add(b.brokerId())) {
@@ -222,6 +249,28 @@ public final class ControllerServer implements AutoCloseable {
     }
 
     /** Whether this voter is the leader right now and ready to serve (it has committed an entry of its term). */
+    /**
+     * Whether this leader got an answer from a majority of the voters (itself included) within
+     * {@link #MAJORITY_CONTACT_MS}: Ratis reports, per follower, the time since its last answer.
+     */
+    private boolean inContactWithMajority() throws IOException {
+        RaftProtos.RoleInfoProto role = server.getDivision(RaftSetup.groupId()).getInfo().getRoleInfoProto();
+        if (!role.hasLeaderInfo()) {
+            return false;
+        }
+        return majorityAnswered(config.voters().size(), role.getLeaderInfo().getFollowerInfoList().stream()
+                .map(RaftProtos.ServerRpcProto::getLastRpcElapsedTimeMs).toList(), MAJORITY_CONTACT_MS);
+    }
+
+    /**
+     * Whether the leader and the followers that answered within {@code withinMs} (each follower's
+     * time since its last answer given) make a majority of {@code voters}.
+     */
+    static boolean majorityAnswered(int voters, List<Long> followerElapsedMs, long withinMs) {
+        long answered = 1 + followerElapsedMs.stream().filter(ms -> ms <= withinMs).count();
+        return answered > voters / 2;
+    }
+
     public boolean isLeader() throws IOException {
         return server.getDivision(RaftSetup.groupId()).getInfo().isLeaderReady();
     }
