@@ -10,14 +10,20 @@ import io.aloft.stream.FetchResult;
 import io.aloft.stream.Stream;
 import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.metadata.MemoryStreamMetadata;
+import io.aloft.stream.storage.ForwardingObjectStorage;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorageStats;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.wal.BlockDeviceWal;
 import io.aloft.wal.WalConfig;
 import io.aloft.wal.WriteAheadLog;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,13 +51,19 @@ class ObjectFetcherReadaheadTest {
      * WAL, empty caches) over the same objects and metadata, with the stream opened at epoch 2.
      */
     private void withColdStream(ColdStreamBody body) throws Exception {
+        withColdStream(StreamStoreTest.smallConfig().build(), s -> s, body);
+    }
+
+    /** As above, with the cold store's config and a wrapper around the storage it reads through. */
+    private void withColdStream(StreamStoreConfig coldConfig, UnaryOperator<ObjectStorage> wrap, ColdStreamBody body)
+            throws Exception {
         MemoryStreamMetadata metadata = new MemoryStreamMetadata();
-        try (ObjectStorage storage = ObjectStorages.open(dir.resolve("objects").toUri().toString())) {
-            long id = writeStream(storage, metadata);
+        try (ObjectStorage objects = ObjectStorages.open(dir.resolve("objects").toUri().toString())) {
+            long id = writeStream(objects, metadata);
+            ObjectStorage storage = wrap.apply(objects);
             try (WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("b.wal"))
                     .capacityBytes(16 << 20).build());
-                    StreamStore store = StreamStore.open(StreamStoreTest.smallConfig().build(), wal, storage,
-                            metadata)) {
+                    StreamStore store = StreamStore.open(coldConfig, wal, storage, metadata)) {
                 body.run(storage, store, store.openStream(id, 2).get());
             }
         }
@@ -83,6 +95,34 @@ class ObjectFetcherReadaheadTest {
             }
             assertTrue(fetches > 100, "many small fetches: " + fetches);
             assertEquals(fetches - 2, hits, "every fetch after the second found its blocks prefetched");
+        });
+    }
+
+    /**
+     * Readahead reads half its window per GET: with a 2 MiB window (a quarter of an 8 MiB block
+     * cache) runs of about 1 MiB, where quarter-window chunks made twice the GETs of 512 KiB.
+     */
+    @Test
+    void sequentialCatchUp_readsAheadInHalfWindowGets() throws Exception {
+        List<Long> getSizes = new CopyOnWriteArrayList<>();
+        UnaryOperator<ObjectStorage> recording = s -> new ForwardingObjectStorage(s) {
+            @Override
+            public CompletableFuture<ByteBuffer> get(String key, long start, long endExclusive) {
+                getSizes.add(endExclusive - start);
+                return super.get(key, start, endExclusive);
+            }
+        };
+        StreamStoreConfig config = StreamStoreTest.smallConfig().blockCacheSizeBytes(8 << 20).build();
+        withColdStream(config, recording, (storage, store, stream) -> {
+            long next = 0;
+            while (next < 2000) {
+                FetchResult r = stream.fetch(next, 2000, 16 * 1024).get(10, TimeUnit.SECONDS);
+                next = r.batches().get(r.batches().size() - 1).lastOffsetExclusive();
+                store.fetcher().readaheadSettled().get(10, TimeUnit.SECONDS);
+            }
+            long largest = getSizes.stream().mapToLong(Long::longValue).max().orElse(0);
+            assertTrue(largest > 768 * 1024, "largest readahead GET " + largest + " B; all: " + getSizes);
+            assertTrue(largest <= (1 << 20) + 64 * 1024, "readahead GETs stay near half the window: " + largest);
         });
     }
 
