@@ -249,30 +249,19 @@ final class TestCluster implements AutoCloseable {
 
     /** The node id of the controller quorum's leader now, as the voters describe themselves; -1 if none says so. */
     int controllerLeader() throws java.io.IOException {
-        List<io.aloft.controller.ControllerConfig.Voter> voterList = java.util.Arrays.stream(voters.split(","))
+        org.apache.ratis.protocol.GroupInfoReply info = leaderInfo();
+        return info == null ? -1 : Integer.parseInt(info.getRoleInfoProto().getSelf().getId().toStringUtf8()
+                .replaceAll("\\D", ""));
+    }
+
+    private List<io.aloft.controller.ControllerConfig.Voter> voterList() {
+        return java.util.Arrays.stream(voters.split(","))
                 .map(v -> {
                     String[] idAndAddress = v.split("@");
                     String[] hostPort = idAndAddress[1].split(":");
                     return new io.aloft.controller.ControllerConfig.Voter(Integer.parseInt(idAndAddress[0]),
                             hostPort[0], Integer.parseInt(hostPort[1]));
                 }).toList();
-        try (org.apache.ratis.client.RaftClient admin = org.apache.ratis.client.RaftClient.newBuilder()
-                .setProperties(io.aloft.controller.RaftSetup.baseProperties())
-                .setRaftGroup(io.aloft.controller.RaftSetup.group(voterList))
-                .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.noRetry()).build()) {
-            for (io.aloft.controller.ControllerConfig.Voter v : voterList) {
-                try {
-                    org.apache.ratis.protocol.GroupInfoReply info = admin.getGroupManagementApi(
-                            io.aloft.controller.RaftSetup.peerId(v.id())).info(io.aloft.controller.RaftSetup.groupId());
-                    if (info.getRoleInfoProto().getRole() == org.apache.ratis.proto.RaftProtos.RaftPeerRole.LEADER) {
-                        return v.id();
-                    }
-                } catch (java.io.IOException | RuntimeException e) {
-                    // a voter down or paused: ask the next
-                }
-            }
-        }
-        return -1;
     }
 
     /** Every broker's address, comma-separated. */
@@ -326,6 +315,93 @@ final class TestCluster implements AutoCloseable {
         if (brokerIds.contains(id)) {
             awaitListed(id, "come back");
         }
+        if (voterIds.contains(id)) {
+            awaitVoterCaughtUp(id);
+        }
+    }
+
+    /**
+     * Waits until restarted voter {@code id} has committed what the leader had committed when the
+     * wait began (the leader's view of each voter's commit index), so a test's next failure is one
+     * failure at a time: a second voter lost while the first is still catching up is a quorum loss.
+     * A voter that does not catch up within a minute fails the test, with every node's threads dumped.
+     */
+    private void awaitVoterCaughtUp(int id) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long target = -1;
+        String last = "no leader";
+        while (System.nanoTime() < deadline) {
+            org.apache.ratis.protocol.GroupInfoReply leader = leaderInfo();
+            if (leader != null) {
+                long leaderCommit = -1;
+                long voterCommit = -1;
+                for (org.apache.ratis.proto.RaftProtos.CommitInfoProto c : leader.getCommitInfos()) {
+                    String peer = c.getServer().getId().toStringUtf8();
+                    if (peer.equals(io.aloft.controller.RaftSetup.peerId(id).toString())) {
+                        voterCommit = c.getCommitIndex();
+                    }
+                    if (peer.equals(leader.getRoleInfoProto().getSelf().getId().toStringUtf8())) {
+                        leaderCommit = c.getCommitIndex();
+                    }
+                }
+                target = target < 0 ? leaderCommit : target;
+                last = "voter " + id + " at commit index " + voterCommit + ", leader at " + leaderCommit;
+                if (target >= 0 && voterCommit >= target) {
+                    return;
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        Path dumps = dumpThreads();
+        throw new AssertionError("restarted voter " + id + " did not catch up with the controller leader within 60 s ("
+                + last + ", target " + target + "); thread dumps: " + dumps + ", logs: " + logDir);
+    }
+
+    /** The leader's group information, or null if no voter says it leads now. */
+    private org.apache.ratis.protocol.GroupInfoReply leaderInfo() throws java.io.IOException {
+        List<io.aloft.controller.ControllerConfig.Voter> voterList = voterList();
+        try (org.apache.ratis.client.RaftClient admin = org.apache.ratis.client.RaftClient.newBuilder()
+                .setProperties(io.aloft.controller.RaftSetup.baseProperties())
+                .setRaftGroup(io.aloft.controller.RaftSetup.group(voterList))
+                .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.noRetry()).build()) {
+            for (io.aloft.controller.ControllerConfig.Voter v : voterList) {
+                try {
+                    org.apache.ratis.protocol.GroupInfoReply info = admin.getGroupManagementApi(
+                            io.aloft.controller.RaftSetup.peerId(v.id())).info(io.aloft.controller.RaftSetup.groupId());
+                    if (info.getRoleInfoProto().getRole() == org.apache.ratis.proto.RaftProtos.RaftPeerRole.LEADER) {
+                        return info;
+                    }
+                } catch (java.io.IOException | RuntimeException e) {
+                    // a voter down or paused: ask the next
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Writes a thread dump of every running node ({@code jstack}) next to its log, for a failure
+     * whose cause is a stuck thread (a wedged controller voter, say); returns the directory.
+     */
+    Path dumpThreads() {
+        Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
+        long now = System.currentTimeMillis();
+        processes.forEach((id, process) -> {
+            if (!process.isAlive()) {
+                return;
+            }
+            Path out = logDir.resolve("threads-node-" + id + "-" + now + ".txt");
+            try {
+                Process p = new ProcessBuilder(jstack.toString(), Long.toString(process.pid()))
+                        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                System.err.println("thread dump of node " + id + " failed: " + e);
+            }
+        });
+        return logDir;
     }
 
     private void awaitListed(int id, String what) throws Exception {

@@ -29,6 +29,8 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.StaleReadException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
@@ -131,6 +133,16 @@ final class ControllerStateMachine extends BaseStateMachine {
             reply = applyEntry(index, data, events, heard);
             updateLastAppliedTermIndex(entry.getTerm(), index);
             level = state.finalizedFeatureLevel();
+            // Before the new state is visible: the leader's liveness check reads the brokers, then
+            // their last heartbeat. A registration seen before it was counted as heard looked as
+            // silent as the dead incarnation it replaces, and the new run was fenced as it registered.
+            for (Object command : heard) {
+                if (command instanceof RegisterBroker c) {
+                    liveness.heard(c.brokerId());
+                } else if (command instanceof BrokerHeartbeat c) {
+                    liveness.heard(c.brokerId());
+                }
+            }
         } finally {
             lock.writeLock().unlock();
         }
@@ -143,13 +155,6 @@ final class ControllerStateMachine extends BaseStateMachine {
             IllegalStateException failure = new IllegalStateException(message);
             fatal.complete(failure);
             throw failure;
-        }
-        for (Object command : heard) {
-            if (command instanceof RegisterBroker c) {
-                liveness.heard(c.brokerId());
-            } else if (command instanceof BrokerHeartbeat c) {
-                liveness.heard(c.brokerId());
-            }
         }
         feed.publish(events);
         return CompletableFuture.completedFuture(message(reply, level));
@@ -211,6 +216,27 @@ final class ControllerStateMachine extends BaseStateMachine {
     }
 
     // ---- queries ----
+
+    /**
+     * A stale read (ControllerClient's reads, with the index of what its broker has seen) is
+     * answered at once: by this voter once it has applied {@code minIndex}, else refused with
+     * StaleReadException, which the client retries (elsewhere, or a moment later). Ratis's own
+     * version waits for the index on the netty I/O thread that received the read, and in Ratis
+     * 3.3.0 that wait ends only when an entry without a state-machine command is applied (its
+     * waiters are woken when the applied index is set again unchanged): a restarted voter behind
+     * the leader kept the thread, and with it the leader's appendEntries pinned to that thread,
+     * forever, so it never caught up and a second voter's loss stalled the quorum for minutes.
+     */
+    @Override
+    public CompletableFuture<Message> queryStale(Message request, long minIndex) {
+        TermIndex last = getLastAppliedTermIndex();
+        long applied = last == null ? -1 : last.getIndex();
+        if (applied < minIndex) {
+            return CompletableFuture.failedFuture(new StateMachineException("Voter " + getId() + " has applied index "
+                    + applied + ", not yet " + minIndex + ": " + new StaleReadException("ask again or elsewhere")));
+        }
+        return query(request);
+    }
 
     @Override
     public CompletableFuture<Message> query(Message request) {

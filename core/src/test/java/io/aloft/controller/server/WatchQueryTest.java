@@ -11,6 +11,7 @@ import io.aloft.controller.model.WatchResult;
 import io.aloft.controller.query.Queries;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.ratis.protocol.Message;
@@ -39,6 +40,31 @@ class WatchQueryTest {
             assertNull(empty.image());
             assertEquals(List.of(), empty.events());
             assertEquals(image.nextIndex(), empty.nextIndex(), "the watcher keeps its position");
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    /**
+     * A stale read this voter cannot answer yet is refused at once, not held: Ratis 3.3.0's own
+     * wait never ended after a state-machine entry (see ControllerStateMachine.queryStale), and it
+     * held a netty I/O thread of the voter, wedging a restarted follower for good.
+     */
+    @Test
+    void staleReadBeyondTheAppliedIndexIsRefusedAtOnce_oneWithinIsAnswered() throws Exception {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            ControllerStateMachine sm = new ControllerStateMachine(100, new BrokerLiveness(), timer,
+                    ControllerSchemas.CODEC);
+            sm.notifyTermIndexUpdated(1, 3);
+            CompletableFuture<Message> ahead = sm.queryStale(message(new Queries.DescribeCluster()), 5);
+            assertTrue(ahead.isDone(), "refused without waiting for index 5");
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, ahead::get);
+            org.junit.jupiter.api.Assertions.assertInstanceOf(
+                    org.apache.ratis.protocol.exceptions.StateMachineException.class, e.getCause());
+            CompletableFuture<Message> within = sm.queryStale(message(new Queries.DescribeCluster()), 3);
+            assertTrue(within.isDone());
+            within.get();
         } finally {
             timer.shutdownNow();
         }
