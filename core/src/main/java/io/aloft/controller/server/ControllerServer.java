@@ -248,7 +248,6 @@ public final class ControllerServer implements AutoCloseable {
         }
     }
 
-    /** Whether this voter is the leader right now and ready to serve (it has committed an entry of its term). */
     /**
      * Whether this leader got an answer from a majority of the voters (itself included) within
      * {@link #MAJORITY_CONTACT_MS}: Ratis reports, per follower, the time since its last answer.
@@ -271,6 +270,7 @@ public final class ControllerServer implements AutoCloseable {
         return answered > voters / 2;
     }
 
+    /** Whether this voter is the leader right now and ready to serve (it has committed an entry of its term). */
     public boolean isLeader() throws IOException {
         return server.getDivision(RaftSetup.groupId()).getInfo().isLeaderReady();
     }
