@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
@@ -233,15 +234,24 @@ class BrokerFailoverTest {
         }
     }
 
-    /** Waits until broker {@code live}'s metadata shows no partition of {@link #TOPIC} led by {@code broker}. */
+    /**
+     * Waits until broker {@code live}'s metadata shows no partition of {@link #TOPIC} led by {@code broker}.
+     * The Admin client may send a describe to the paused broker itself (still in its metadata), where it
+     * waits unanswered: each attempt is bounded and a timed-out one is asked again, within the 60 s.
+     */
     private static void awaitNoPartitionLedBy(TestCluster cluster, int live, int broker) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try (Admin admin = cluster.admin(live)) {
+            List<TopicPartitionInfo> infos = List.of();
             while (true) {
-                List<TopicPartitionInfo> infos = admin.describeTopics(List.of(TOPIC)).allTopicNames()
-                        .get(30, TimeUnit.SECONDS).get(TOPIC).partitions();
-                if (infos.stream().noneMatch(i -> i.leader() != null && i.leader().id() == broker)) {
-                    return;
+                try {
+                    infos = admin.describeTopics(List.of(TOPIC), new DescribeTopicsOptions().timeoutMs(5_000))
+                            .allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC).partitions();
+                    if (infos.stream().noneMatch(i -> i.leader() != null && i.leader().id() == broker)) {
+                        return;
+                    }
+                } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                    // asked the paused broker, say: ask again (the message keeps the last answer)
                 }
                 assertTrue(System.nanoTime() < deadline, "broker " + broker + " still leads partitions: " + infos);
                 TimeUnit.MILLISECONDS.sleep(100);
