@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * once, in order; a consumer group of two members reading all along (the group's coordinator moves
  * when its broker is killed) consumed each exactly once, in order ({@link CommittedGroupConsumer}).
  * The killed broker comes back (its WAL was taken over: it goes on after the fence) before the
- * next round. Rounds: {@code -Daloft.failover.rounds=N} (default 3); each prints a FAILOVER line
+ * next round. Rounds: {@code -Daloft.failover.rounds=N} (default 2); each prints a FAILOVER line
  * with the time from SIGKILL until every partition acknowledged again. And a zombie
  * (a broker paused past its session and resumed acknowledges nothing and stops), and brokers killed
  * in the middle of a move and of a drain.
@@ -40,7 +40,7 @@ class BrokerFailoverTest {
     private static final String TOPIC = "failover";
     private static final String GROUP = "failover-group";
     private static final int PARTITIONS = 6;
-    private static final int ROUNDS = Integer.getInteger("aloft.failover.rounds", 3);
+    private static final int ROUNDS = Integer.getInteger("aloft.failover.rounds", 2);
 
     @TempDir
     Path dir;

@@ -61,7 +61,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ReassignPartitionsToolTest {
     private static final int BROKERS = 3;
     private static final int PARTITIONS = 4;
-    private static final int DEFAULT_MOVES = 50;
+    private static final int DEFAULT_MOVES = 20;
     private static final int OFFSETS_PARTITIONS = 3;
     private static final String GROUP = "reassign-group";
     /**
