@@ -84,6 +84,7 @@ public final class StreamStore implements AutoCloseable {
     private final UploadRetries retries;
     private final StreamStoreFailureListener failureListener;
     private final ObjectFetcher fetcher;
+    private final CatchUpReads catchUpReads;
     private final ObjectStorage storage;
     private final CompactionManager compaction;
     private final ScheduledExecutorService scheduler;
@@ -122,6 +123,8 @@ public final class StreamStore implements AutoCloseable {
             return t;
         });
         this.retries = new UploadRetries(uploader, scheduler, () -> failure != null);
+        this.catchUpReads = new CatchUpReads(config.catchUpReadThreads(), config.catchUpReadInFlightBytes(),
+                config.catchUpReadBytesPerSecond(), System::nanoTime, handler);
     }
 
     /** Opens the store the builder describes: recovers the WAL, then starts uploads and compaction. */
@@ -366,7 +369,9 @@ public final class StreamStore implements AutoCloseable {
         }
         long cacheStart = logCache.startOffset(stream.streamId());
         long objectsEnd = cacheStart > from ? Math.min(end, cacheStart) : end;
-        return fetcher.fetch(stream.streamId(), from, objectsEnd, maxBytes).thenApply(fetched -> {
+        // Past the log cache: a catch-up read, within its own budget and on its own threads (CatchUpReads).
+        return catchUpReads.read(maxBytes, () -> fetcher.fetch(stream.streamId(), from, objectsEnd, maxBytes),
+                StreamStore::payloadBytes).thenApply(fetched -> {
             List<StreamRecordBatch> out = new ArrayList<>(fetched.batches());
             long reached = out.isEmpty() ? from : out.get(out.size() - 1).lastOffsetExclusive();
             int bytes = out.stream().mapToInt(StreamRecordBatch::size).sum();
@@ -375,6 +380,14 @@ public final class StreamStore implements AutoCloseable {
             }
             return new FetchResult(out, fetched.cacheHit());
         });
+    }
+
+    private static long payloadBytes(ObjectFetcher.Fetched fetched) {
+        long bytes = 0;
+        for (StreamRecordBatch b : fetched.batches()) {
+            bytes += b.size();
+        }
+        return bytes;
     }
 
     CompletableFuture<Void> trim(S3Stream stream, long newStart) {
@@ -623,6 +636,7 @@ public final class StreamStore implements AutoCloseable {
         }
         stop(new StreamException("stream store of node " + config.nodeId() + " was aborted"));
         compaction.close();
+        catchUpReads.close();
         scheduler.shutdownNow();
         log.info("Stream store of node {} aborted; uncommitted data stays in the WAL", config.nodeId());
     }
@@ -658,6 +672,7 @@ public final class StreamStore implements AutoCloseable {
         } catch (Exception e) {
             log.warn("Not everything was uploaded before close; the WAL keeps it for recovery", e);
         } finally {
+            catchUpReads.close();
             scheduler.shutdownNow();
         }
     }

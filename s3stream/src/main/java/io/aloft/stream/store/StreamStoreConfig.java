@@ -80,7 +80,8 @@ public final class StreamStoreConfig {
             UPLOAD_INTERVAL, SPLIT_THRESHOLD, LOG_CACHE_SIZE, APPEND_TIMEOUT, BLOCK_CACHE_SIZE,
             ObjectWriterConfig.BLOCK_SIZE, CompactionConfig.PREPARE_TTL, CompactionConfig.INTERVAL,
             CompactionConfig.SMALL_OBJECT, CompactionConfig.MAX_MERGE, CompactionConfig.SPLIT_THRESHOLD,
-            CompactionConfig.DELETE_DELAY);
+            CompactionConfig.DELETE_DELAY, CatchUpReadConfig.THREADS, CatchUpReadConfig.IN_FLIGHT,
+            CatchUpReadConfig.RATE);
 
     private final int nodeId;
     private final long uploadThresholdBytes;
@@ -92,6 +93,9 @@ public final class StreamStoreConfig {
     private final int objectBlockSizeBytes;
     private final long prepareTtlMs;
     private final CompactionConfig compaction;
+    private final int catchUpReadThreads;
+    private final long catchUpReadInFlightBytes;
+    private final long catchUpReadBytesPerSecond;
 
     private StreamStoreConfig(Builder b) {
         if (b.logCacheSizeBytes < b.uploadThresholdBytes) {
@@ -107,6 +111,9 @@ public final class StreamStoreConfig {
         this.blockCacheSizeBytes = b.blockCacheSizeBytes;
         this.objectBlockSizeBytes = b.objectBlockSizeBytes;
         this.prepareTtlMs = b.prepareTtlMs;
+        this.catchUpReadThreads = b.catchUpReadThreads;
+        this.catchUpReadInFlightBytes = b.catchUpReadInFlightBytes;
+        this.catchUpReadBytesPerSecond = b.catchUpReadBytesPerSecond;
         // Built now so a clash between compaction's settings fails here, naming the key at fault.
         this.compaction = CompactionConfig.builder(b.nodeId)
                 .intervalMs(b.compactionIntervalMs)
@@ -146,6 +153,9 @@ public final class StreamStoreConfig {
                 .compactionMaxMergeBytes(v.get(CompactionConfig.MAX_MERGE))
                 .compactionSplitThresholdBytes(v.get(CompactionConfig.SPLIT_THRESHOLD))
                 .objectDeleteDelayMs(v.get(CompactionConfig.DELETE_DELAY))
+                .catchUpReadThreads(v.get(CatchUpReadConfig.THREADS))
+                .catchUpReadInFlightBytes(v.get(CatchUpReadConfig.IN_FLIGHT))
+                .catchUpReadBytesPerSecond(v.get(CatchUpReadConfig.RATE))
                 .build();
     }
 
@@ -192,6 +202,20 @@ public final class StreamStoreConfig {
         return prepareTtlMs;
     }
 
+    /** {@value CatchUpReadConfig#THREADS_CONFIG}, resolved: never 0. */
+    public int catchUpReadThreads() {
+        return CatchUpReadConfig.threads(catchUpReadThreads);
+    }
+
+    public long catchUpReadInFlightBytes() {
+        return catchUpReadInFlightBytes;
+    }
+
+    /** 0: no limit. */
+    public long catchUpReadBytesPerSecond() {
+        return catchUpReadBytesPerSecond;
+    }
+
     /**
      * Fail-fast builder: each setter checks its value against the key's validator at once;
      * {@link #build()} checks the values against each other. Not thread-safe.
@@ -211,6 +235,9 @@ public final class StreamStoreConfig {
         private long compactionMaxMergeBytes = CompactionConfig.MAX_MERGE.defaultValue();
         private long compactionSplitThresholdBytes = CompactionConfig.SPLIT_THRESHOLD.defaultValue();
         private long objectDeleteDelayMs = CompactionConfig.DELETE_DELAY.defaultValue();
+        private int catchUpReadThreads = CatchUpReadConfig.THREADS.defaultValue();
+        private long catchUpReadInFlightBytes = CatchUpReadConfig.IN_FLIGHT.defaultValue();
+        private long catchUpReadBytesPerSecond = CatchUpReadConfig.RATE.defaultValue();
 
         private Builder(int nodeId) {
             if (nodeId < 0) {
@@ -288,6 +315,24 @@ public final class StreamStoreConfig {
         /** {@value CompactionConfig#DELETE_DELAY_CONFIG}. */
         public Builder objectDeleteDelayMs(long v) {
             objectDeleteDelayMs = CompactionConfig.DELETE_DELAY.validate(v);
+            return this;
+        }
+
+        /** {@value CatchUpReadConfig#THREADS_CONFIG}. */
+        public Builder catchUpReadThreads(int v) {
+            catchUpReadThreads = CatchUpReadConfig.THREADS.validate(v);
+            return this;
+        }
+
+        /** {@value CatchUpReadConfig#IN_FLIGHT_CONFIG}. */
+        public Builder catchUpReadInFlightBytes(long v) {
+            catchUpReadInFlightBytes = CatchUpReadConfig.IN_FLIGHT.validate(v);
+            return this;
+        }
+
+        /** {@value CatchUpReadConfig#RATE_CONFIG}. */
+        public Builder catchUpReadBytesPerSecond(long v) {
+            catchUpReadBytesPerSecond = CatchUpReadConfig.RATE.validate(v);
             return this;
         }
 

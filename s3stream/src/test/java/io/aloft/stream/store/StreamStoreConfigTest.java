@@ -27,6 +27,10 @@ class StreamStoreConfigTest {
                 () -> StreamStoreConfig.builder(1).compactionIntervalMs(0).build());
         assertRejected(CompactionConfig.DELETE_DELAY_CONFIG,
                 () -> StreamStoreConfig.builder(1).objectDeleteDelayMs(-5).build());
+        assertRejected(CatchUpReadConfig.IN_FLIGHT_CONFIG,
+                () -> StreamStoreConfig.builder(1).catchUpReadInFlightBytes(0).build());
+        assertRejected(CatchUpReadConfig.RATE_CONFIG,
+                () -> StreamStoreConfig.builder(1).catchUpReadBytesPerSecond(-1).build());
     }
 
     @Test
@@ -45,6 +49,9 @@ class StreamStoreConfigTest {
         props.put("s3.compaction.max.merge.bytes", "4096");
         props.put("s3.compaction.split.threshold.bytes", "3000");
         props.put("s3.object.delete.delay.ms", "7");
+        props.put("s3.catchup.read.threads", "3");
+        props.put("s3.catchup.read.inflight.bytes", "5000");
+        props.put("s3.catchup.read.rate.bytes.per.second", "6000");
         props.put("wal.capacity.bytes", "not ours: ignored");
         assertEquals(props.size() - 1, StreamStoreConfig.DEFINITION.keys().size(), "every key is exercised");
         StreamStoreConfig c = StreamStoreConfig.fromProperties(2, props);
@@ -56,6 +63,10 @@ class StreamStoreConfigTest {
         assertEquals(4 << 20, c.blockCacheSizeBytes());
         assertEquals(65536, c.objectBlockSizeBytes());
         assertEquals(1000, c.prepareTtlMs());
+        assertEquals(3, c.catchUpReadThreads());
+        assertEquals(5000, c.catchUpReadInFlightBytes());
+        assertEquals(6000, c.catchUpReadBytesPerSecond());
+        assertTrue(StreamStoreConfig.builder(1).build().catchUpReadThreads() >= 1, "0 resolves to half the cores");
         CompactionConfig compaction = c.compaction();
         assertEquals(2000, compaction.intervalMs());
         assertEquals(1024, compaction.smallObjectBytes());

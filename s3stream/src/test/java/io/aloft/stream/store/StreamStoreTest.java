@@ -251,6 +251,26 @@ class StreamStoreTest {
     }
 
     @Test
+    void catchUpRead_continuesOnTheCatchUpThreads_whileALogCacheReadAnswersAtOnce() throws Exception {
+        WriteAheadLog wal = openWal("a.wal");
+        StreamStore store = openStore(smallConfig().build(), wal);
+        long id = store.createStream().get();
+        appendAll(store.openStream(id, 1).get(), 50, 1, 700);
+        store.close();
+
+        StreamStore second = openStore(smallConfig().build(), openWal("b.wal"));
+        Stream reopened = second.openStream(id, 2).get();
+        String thread = reopened.fetch(0, 50, 10_000).thenApply(r -> {
+            assertFalse(r.cacheHit(), "cold: from object storage");
+            return Thread.currentThread().getName();
+        }).get(5, TimeUnit.SECONDS);
+        assertTrue(thread.startsWith("aloft-catchup-read-"), "continued on " + thread);
+        appendAll(reopened, 1, 1, 700);
+        CompletableFuture<FetchResult> tail = reopened.fetch(50, 51, 10_000);
+        assertTrue(tail.isDone() && tail.get().cacheHit(), "a tail read is answered from the log cache at once");
+    }
+
+    @Test
     void recovery_afterCrash_commitsAcknowledgedWalRecords() throws Exception {
         StreamStoreConfig config = smallConfig().uploadThresholdBytes(1 << 20).build();
         Path walPath = dir.resolve("crash.wal");
