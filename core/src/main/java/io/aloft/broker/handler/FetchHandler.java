@@ -128,8 +128,8 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
 
         void add(PartitionData pd) {
             answers.add(pd);
-            if (pd.records() instanceof MemoryRecords r) {
-                bytes += r.sizeInBytes();
+            if (pd.records() != null) {
+                bytes += pd.records().sizeInBytes();
             }
             if (pd.errorCode() != Errors.NONE.code()) {
                 hasError = true;
@@ -206,7 +206,7 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
 
     private static PartitionData answer(PartitionData pd, LogReadResult r) {
         return pd.setErrorCode(Errors.NONE.code()).setHighWatermark(r.highWatermark())
-                .setLastStableOffset(r.highWatermark()).setLogStartOffset(r.logStartOffset()).setRecords(r.records());
+                .setLastStableOffset(r.highWatermark()).setLogStartOffset(r.logStartOffset()).setRecords(r.batches());
     }
 
     /** Kafka's leader-epoch check: -1 skips it; older is fenced, newer is not known here yet. */

@@ -355,13 +355,13 @@ public final class PartitionLog {
                     + ": offset " + fetchOffset + " is outside [" + start + ", " + hw + "]"));
         }
         if (fetchOffset == hw || (maxBytes <= 0 && !minOneMessage)) {
-            return CompletableFuture.completedFuture(new LogReadResult(MemoryRecords.EMPTY, hw, start));
+            return CompletableFuture.completedFuture(new LogReadResult(BatchRecords.EMPTY, hw, start));
         }
         return records.fetch(fetchOffset, hw, Math.max(1, maxBytes)).handle((fetched, error) -> {
             if (error != null) {
                 throw StoredRecords.readError(tp, error);
             }
-            return new LogReadResult(StoredRecords.concat(fetched, maxBytes, minOneMessage), hw, logStartOffset);
+            return new LogReadResult(StoredRecords.select(fetched, maxBytes, minOneMessage), hw, logStartOffset);
         });
     }
 
@@ -376,7 +376,7 @@ public final class PartitionLog {
         if (fetchOffset != hw || failure.get() != null || closed) {
             return null;
         }
-        return new LogReadResult(MemoryRecords.EMPTY, hw, logStartOffset);
+        return new LogReadResult(BatchRecords.EMPTY, hw, logStartOffset);
     }
 
     /**

@@ -29,23 +29,21 @@ final class StoredRecords {
     private StoredRecords() {
     }
 
-    /** Whole batches within {@code maxBytes} (the first regardless, with {@code minOneMessage}), in a new buffer. */
-    static MemoryRecords concat(FetchResult fetched, int maxBytes, boolean minOneMessage) {
-        List<StreamRecordBatch> taken = new ArrayList<>();
+    /**
+     * Whole batches within {@code maxBytes} (the first regardless, with {@code minOneMessage}), by
+     * reference: nothing is copied (see {@link BatchRecords}).
+     */
+    static BatchRecords select(FetchResult fetched, int maxBytes, boolean minOneMessage) {
+        List<ByteBuffer> taken = new ArrayList<>();
         int total = 0;
         for (StreamRecordBatch b : fetched.batches()) {
             if (total + b.size() > maxBytes && !(taken.isEmpty() && minOneMessage)) {
                 break;
             }
-            taken.add(b);
+            taken.add(b.payloadView());
             total += b.size();
         }
-        if (taken.isEmpty()) {
-            return MemoryRecords.EMPTY;
-        }
-        ByteBuffer out = ByteBuffer.allocate(total);
-        taken.forEach(b -> out.put(b.payloadView()));
-        return MemoryRecords.readableRecords(out.flip());
+        return taken.isEmpty() ? BatchRecords.EMPTY : new BatchRecords(taken);
     }
 
     /** Visits stored records in offset order. */

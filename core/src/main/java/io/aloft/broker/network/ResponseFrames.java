@@ -33,7 +33,7 @@ final class ResponseFrames {
      * {@code closeReason} (when not null; {@code expectedClose} when a client's own error calls for
      * it rather than a broker fault), or, with neither, nothing (acks=0).
      */
-    record Outcome(ByteBuffer frame, String closeReason, boolean expectedClose) {
+    record Outcome(ByteBuffer[] frame, String closeReason, boolean expectedClose) {
         static final Outcome NOTHING = new Outcome(null, null, false);
 
         static Outcome close(String reason) {
@@ -84,7 +84,7 @@ final class ResponseFrames {
         }
     }
 
-    private static ByteBuffer encode(RequestHeader header, AbstractResponse response) {
+    private static ByteBuffer[] encode(RequestHeader header, AbstractResponse response) {
         return ResponseWriter.encode(header.apiKey(), header.apiVersion(), header.correlationId(), response.data());
     }
 }

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
@@ -23,23 +22,22 @@ final class ResponseWriter {
     }
 
     /**
-     * The whole frame, size prefix included, in a new heap buffer the caller owns.
+     * The whole frame, size prefix included, as buffers to send in order: fields in new heap
+     * buffers, large record sets by reference ({@link FrameWriter}).
      *
      * @throws RuntimeException (kafka-clients' {@code UnsupportedVersionException} and others) when
      *     {@code body} cannot be written at {@code apiVersion}
      */
-    static ByteBuffer encode(ApiKeys apiKey, short apiVersion, int correlationId, ApiMessage body) {
+    static ByteBuffer[] encode(ApiKeys apiKey, short apiVersion, int correlationId, ApiMessage body) {
         short headerVersion = apiKey.responseHeaderVersion(apiVersion);
         ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
         ObjectSerializationCache cache = new ObjectSerializationCache();
         int headerSize = header.size(cache, headerVersion);
         int bodySize = body.size(cache, apiVersion);
-        ByteBuffer out = ByteBuffer.allocate(4 + headerSize + bodySize);
-        out.putInt(headerSize + bodySize);
-        ByteBufferAccessor writer = new ByteBufferAccessor(out);
+        FrameWriter writer = new FrameWriter(4 + headerSize + bodySize);
+        writer.writeInt(headerSize + bodySize);
         header.write(writer, cache, headerVersion);
         body.write(writer, cache, apiVersion);
-        out.flip();
-        return out;
+        return writer.finish();
     }
 }

@@ -46,8 +46,8 @@ class ResponseFramesTest {
         }
     }
 
-    private static DescribeClusterResponseData decode(ByteBuffer frame) {
-        ByteBuffer b = frame.duplicate();
+    private static DescribeClusterResponseData decode(ByteBuffer[] frame) {
+        ByteBuffer b = FrameWriterTest.joined(frame);
         assertEquals(b.remaining() - 4, b.getInt());
         assertEquals(9, ResponseHeader.parse(b, ApiKeys.DESCRIBE_CLUSTER.responseHeaderVersion((short) 1))
                 .correlationId());
