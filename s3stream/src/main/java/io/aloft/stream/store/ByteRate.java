@@ -29,6 +29,11 @@ final class ByteRate {
         return bytesPerSecond > 0;
     }
 
+    /** The bytes a read asking for {@code asked} may deliver: all of it, or under a limit at most the bucket. */
+    long grant(long asked) {
+        return limited() ? Math.min(asked, capacity) : asked;
+    }
+
     /** Nanoseconds until a read may start: 0 now, or how long the debt takes to repay. */
     long delayNanos(long nowNanos) {
         if (!limited()) {

@@ -30,8 +30,9 @@ public final class CatchUpReadConfig {
     public static final ConfigKey<Long> RATE = ConfigKey.longKey(RATE_CONFIG)
             .defaultValue(0L).validator(Validator.atLeast(0L))
             .doc("Upper bound on the bytes per second all reads from object storage deliver together; 0 for "
-                    + "none. Reads past it wait (fetch pacing), so writers and tail readers keep their share of "
-                    + "the CPU and network while consumers catch up.")
+                    + "none. Under it each read delivers at most a tenth of a second's worth (at least 1 MiB) and "
+                    + "reads past it wait (fetch pacing), so writers and tail readers keep their share of the CPU "
+                    + "and network while consumers catch up.")
             .build();
 
     private CatchUpReadConfig() {

@@ -11,7 +11,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
+import java.util.function.LongFunction;
 import java.util.function.ToLongFunction;
 
 /**
@@ -76,11 +76,11 @@ final class CatchUpReads implements AutoCloseable {
     /** A read waiting for room; its result completes on this class's threads. */
     private static final class Pending<T> {
         final long asked;
-        final Supplier<CompletableFuture<T>> read;
+        final LongFunction<CompletableFuture<T>> read;
         final ToLongFunction<T> delivered;
         final CompletableFuture<T> result = new CompletableFuture<>();
 
-        Pending(long asked, Supplier<CompletableFuture<T>> read, ToLongFunction<T> delivered) {
+        Pending(long asked, LongFunction<CompletableFuture<T>> read, ToLongFunction<T> delivered) {
             this.asked = Math.max(0, asked);
             this.read = read;
             this.delivered = delivered;
@@ -89,11 +89,15 @@ final class CatchUpReads implements AutoCloseable {
 
     /**
      * Runs {@code read} once the budget has room for {@code askedBytes}, and completes with its
-     * result on one of this class's threads.
+     * result on one of this class's threads. {@code read} is given the bytes it may deliver: all it
+     * asked for, or under a byte rate at most {@link ByteRate#grant} (about a tenth of a second of
+     * the rate), so a paced consumer gets smaller fetches soon rather than a large one after a wait
+     * that could outlast its request timeout.
      *
      * @param delivered the bytes a result delivered, charged to the byte rate
      */
-    <T> CompletableFuture<T> read(long askedBytes, Supplier<CompletableFuture<T>> read, ToLongFunction<T> delivered) {
+    <T> CompletableFuture<T> read(long askedBytes, LongFunction<CompletableFuture<T>> read,
+            ToLongFunction<T> delivered) {
         Pending<T> p = new Pending<>(askedBytes, read, delivered);
         boolean startNow;
         synchronized (this) {
@@ -123,7 +127,7 @@ final class CatchUpReads implements AutoCloseable {
     private <T> void start(Pending<T> p) {
         CompletableFuture<T> f;
         try {
-            f = p.read.get();
+            f = p.read.apply(rate.grant(p.asked));
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }

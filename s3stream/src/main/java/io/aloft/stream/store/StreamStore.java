@@ -370,7 +370,8 @@ public final class StreamStore implements AutoCloseable {
         long cacheStart = logCache.startOffset(stream.streamId());
         long objectsEnd = cacheStart > from ? Math.min(end, cacheStart) : end;
         // Past the log cache: a catch-up read, within its own budget and on its own threads (CatchUpReads).
-        return catchUpReads.read(maxBytes, () -> fetcher.fetch(stream.streamId(), from, objectsEnd, maxBytes),
+        return catchUpReads.read(maxBytes,
+                granted -> fetcher.fetch(stream.streamId(), from, objectsEnd, (int) Math.max(1, granted)),
                 StreamStore::payloadBytes).thenApply(fetched -> {
             List<StreamRecordBatch> out = new ArrayList<>(fetched.batches());
             long reached = out.isEmpty() ? from : out.get(out.size() - 1).lastOffsetExclusive();

@@ -37,8 +37,11 @@ class CatchUpReadsTest {
         final CompletableFuture<Long> future = new CompletableFuture<>();
         volatile boolean started;
 
-        CompletableFuture<Long> start() {
+        volatile long granted = -1;
+
+        CompletableFuture<Long> start(long grantedBytes) {
             started = true;
+            granted = grantedBytes;
             return future;
         }
     }
@@ -94,7 +97,8 @@ class CatchUpReadsTest {
     void readsInDebtToTheByteRate_waitUntilItIsRepaid() throws Exception {
         CatchUpReads reads = reads(64 * MIB, 10 * MIB); // bucket: 1 MiB (a tenth of a second, at least 1 MiB)
         ManualRead first = new ManualRead();
-        reads.read(MIB, first::start, n -> n);
+        reads.read(64 * MIB, first::start, n -> n);
+        assertEquals(MIB, first.granted, "a paced read is granted about a tenth of a second of the rate");
         first.future.complete(20 * MIB); // delivered 20 MiB: 19 MiB in debt, 1.9 s at 10 MiB/s
         ManualRead second = new ManualRead();
         CompletableFuture<Long> r2 = awaitStarted(reads, second);
@@ -145,7 +149,10 @@ class CatchUpReadsTest {
         rate.spend(30 * MIB, 100 * second);
         assertEquals(second / 5, rate.delayNanos(100 * second), second / 1000);
         ByteRate unlimited = new ByteRate(0, 0);
+        assertEquals(10 * MIB, rate.grant(64 * MIB));
+        assertEquals(5 * MIB, rate.grant(5 * MIB));
         unlimited.spend(Long.MAX_VALUE / 2, 0);
+        assertEquals(64 * MIB, unlimited.grant(64 * MIB));
         assertEquals(0, unlimited.delayNanos(0));
     }
 }
