@@ -30,8 +30,15 @@ final class ObjectEncoder {
     private final int blockSize;
     private final Sink sink;
 
-    /** Block being filled: header space, then the body written so far. Reused across blocks. */
+    /**
+     * Sizing only ({@link #plan}): the same cuts and index, but no bytes, CRCs or sink. Sharing the
+     * code that cuts blocks is what makes a plan's size the encoding's size, byte for byte.
+     */
+    private final boolean dry;
+    /** Block being filled: header space, then the body written so far. Reused across blocks; null when dry. */
     private ByteBuffer block;
+    /** Header plus body bytes of the open block (the block buffer's position when not dry). */
+    private int blockLength = BLOCK_HEADER_SIZE;
     private int blockBatches;
     private long blockStreamId;
     private long blockStart;
@@ -50,13 +57,33 @@ final class ObjectEncoder {
     private boolean finished;
 
     ObjectEncoder(long objectId, ObjectWriterConfig config, Sink sink) {
+        this(objectId, config, sink, false);
+    }
+
+    private ObjectEncoder(long objectId, ObjectWriterConfig config, Sink sink, boolean dry) {
         if (objectId < 0) {
             throw new IllegalArgumentException("object ids are not negative, got " + objectId);
         }
         this.objectId = objectId;
         this.blockSize = config.blockSize();
         this.sink = sink;
-        this.block = newBlockBuffer(blockSize);
+        this.dry = dry;
+        this.block = dry ? null : newBlockBuffer(blockSize);
+    }
+
+    /**
+     * What encoding {@code batches} (in the order {@link ObjectWriter} describes) as object
+     * {@code objectId} produces, without encoding them: the exact size and the stream ranges.
+     * Costs a pass over the batch headers, no payload byte is read.
+     *
+     * @throws IllegalArgumentException if the batches are out of order, as {@link #write} would
+     */
+    static ObjectSummary plan(long objectId, ObjectWriterConfig config, Iterable<StreamRecordBatch> batches) {
+        ObjectEncoder dry = new ObjectEncoder(objectId, config, null, true);
+        for (StreamRecordBatch batch : batches) {
+            dry.write(batch);
+        }
+        return dry.finish();
     }
 
     long objectId() {
@@ -65,7 +92,7 @@ final class ObjectEncoder {
 
     /** Bytes encoded so far: finished blocks and the open one, not yet the index and footer. */
     long size() {
-        return written + (blockBatches > 0 ? block.position() : 0);
+        return written + (blockBatches > 0 ? blockLength : 0);
     }
 
     /**
@@ -87,7 +114,7 @@ final class ObjectEncoder {
             throw new IllegalArgumentException("batch of stream " + batch.streamId() + " at offset "
                     + batch.baseOffset() + " has " + payloadLength + " bytes, too big for one block");
         }
-        if (blockBatches > 0 && (batch.streamId() != blockStreamId || block.position() + encoded > blockSize)) {
+        if (blockBatches > 0 && (batch.streamId() != blockStreamId || blockLength + encoded > blockSize)) {
             sealBlock();
         }
         if (batch.streamId() != streamId || streamStart < 0) {
@@ -99,16 +126,19 @@ final class ObjectEncoder {
             blockStreamId = batch.streamId();
             blockStart = batch.baseOffset();
         }
-        ensureRoom((int) encoded);
-        block.putLong(batch.baseOffset())
-                .putInt(batch.count())
-                .putLong(batch.epoch())
-                .putInt(payloadLength)
-                .put(batch.payloadView());
+        if (!dry) {
+            ensureRoom((int) encoded);
+            block.putLong(batch.baseOffset())
+                    .putInt(batch.count())
+                    .putLong(batch.epoch())
+                    .putInt(payloadLength)
+                    .put(batch.payloadView());
+        }
+        blockLength += (int) encoded;
         blockBatches++;
         nextOffset = batch.lastOffsetExclusive();
         streamEpoch = batch.epoch();
-        if (block.position() >= blockSize) {
+        if (blockLength >= blockSize) {
             sealBlock(); // exactly full, or one batch bigger than the target: keep it alone
         }
     }
@@ -130,6 +160,10 @@ final class ObjectEncoder {
         block = null;
         long indexPosition = written;
         int indexLength = Math.toIntExact(ObjectFormat.INDEX_HEADER_SIZE + (long) ObjectFormat.ENTRY_SIZE * index.size());
+        if (dry) {
+            written += indexLength + ObjectFormat.FOOTER_SIZE;
+            return new ObjectSummary(objectId, written, ranges);
+        }
         ByteBuffer tail = ByteBuffer.allocate(indexLength + ObjectFormat.FOOTER_SIZE);
         tail.putInt(ObjectFormat.INDEX_MAGIC).putInt(0).putInt(index.size());
         for (DataBlockIndex entry : index) {
@@ -173,7 +207,15 @@ final class ObjectEncoder {
     }
 
     private void sealBlock() {
-        int size = block.position();
+        int size = blockLength;
+        if (dry) {
+            index.add(new DataBlockIndex(blockStreamId, blockStart, nextOffset, streamEpoch, written, size,
+                    blockBatches));
+            written += size;
+            blockBatches = 0;
+            blockLength = BLOCK_HEADER_SIZE;
+            return;
+        }
         block.putInt(ObjectFormat.BLOCK_MAGIC_OFFSET, ObjectFormat.BLOCK_MAGIC)
                 .put(ObjectFormat.BLOCK_VERSION_OFFSET, ObjectFormat.VERSION)
                 .putLong(ObjectFormat.BLOCK_STREAM_ID_OFFSET, blockStreamId)
@@ -186,6 +228,7 @@ final class ObjectEncoder {
         index.add(new DataBlockIndex(blockStreamId, blockStart, nextOffset, streamEpoch, written, size, blockBatches));
         emit(block.flip());
         blockBatches = 0;
+        blockLength = BLOCK_HEADER_SIZE;
         if (block.capacity() > 2 * blockSize) {
             block = newBlockBuffer(blockSize); // a huge batch grew it; do not keep that memory
         } else {

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 /**
  * Encodes one object in memory (layout: {@link ObjectFormat}). For objects on their way to
  * storage prefer {@link ObjectUploader}, which streams big objects out in parts instead of
- * holding them whole.
+ * holding them whole, or {@link StreamedObjectBody} when all the batches are at hand.
  *
  * <p>Batches go in (stream id, offset) order: streams in ascending id order, each stream's
  * batches contiguous (each starts where the previous ended) and with epochs that never decrease.

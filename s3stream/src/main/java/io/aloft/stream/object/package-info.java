@@ -11,7 +11,9 @@
  * <ul>
  *   <li>{@link io.aloft.stream.object.ObjectUploader} writes an object straight to storage
  *       (one put, or a multipart upload for big objects); {@link io.aloft.stream.object.ObjectWriter}
- *       encodes one in memory.</li>
+ *       encodes one in memory; {@link io.aloft.stream.object.StreamedObjectBody} is an object of
+ *       known batches as the body of one put, encoded block by block while it is sent and paced
+ *       by an {@link io.aloft.stream.object.UploadThrottle} (how seals are uploaded).</li>
  *   <li>{@link io.aloft.stream.object.ObjectReader} finds blocks for an offset range and reads
  *       them as {@link io.aloft.stream.object.DataBlock}s.</li>
  *   <li>{@link io.aloft.stream.object.ObjectKeys} maps object ids to storage keys.</li>

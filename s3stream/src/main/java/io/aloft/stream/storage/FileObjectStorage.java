@@ -125,6 +125,21 @@ final class FileObjectStorage implements ObjectStorage {
         });
     }
 
+    /**
+     * Writes the body to a temp file as its chunks come, each on an IO thread of its own task, so a
+     * paced body holds no thread while it waits; flushed every {@value #SYNC_CHUNK_BYTES} bytes
+     * like {@link #writeTemp}, then published as {@link #put(String, ByteBuffer)} does.
+     */
+    @Override
+    public CompletableFuture<Void> put(String key, PutBody body) {
+        Path target = path(key);
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new IllegalStateException(this + " is closed"));
+        }
+        stats.recordRequest(Operation.PUT);
+        return new FileStreamedPut(this, key, target, body).start();
+    }
+
     @Override
     public CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data) {
         Path target = path(key);
@@ -373,6 +388,22 @@ final class FileObjectStorage implements ObjectStorage {
         return result;
     }
 
+    /** Runs {@code task} on an IO thread. @throws RejectedExecutionException once closed */
+    void execute(Runnable task) {
+        executor.execute(task);
+    }
+
+    /** A new temp file name of this open (the file is not created). */
+    Path newTempPath(String suffix) throws IOException {
+        return Files.createDirectories(tmp).resolve(UUID.randomUUID() + suffix);
+    }
+
+    /** Counts a failed {@code operation} and turns {@code error} into the exception its future fails with. */
+    Throwable failed(Operation operation, String key, Throwable error) {
+        stats.recordFailure(operation);
+        return translate(operation, key, error);
+    }
+
     private Throwable translate(Operation operation, String key, Throwable error) {
         if (error instanceof ObjectStorageException) {
             return error;
@@ -417,7 +448,7 @@ final class FileObjectStorage implements ObjectStorage {
     }
 
     /** Renames a finished temp file to {@code target} atomically and makes the rename durable. */
-    private void publish(Path tempFile, Path target) throws IOException {
+    void publish(Path tempFile, Path target) throws IOException {
         try {
             for (int attempt = 1; ; attempt++) {
                 ensureDirectories(target.getParent());

@@ -36,6 +36,21 @@ public interface ObjectStorage extends AutoCloseable {
     CompletableFuture<Void> put(String key, ByteBuffer data);
 
     /**
+     * Writes {@code body} as the whole object {@code key}, as {@link #put(String, ByteBuffer)} does
+     * (one request, replacing atomically), reading the body as it goes: the bytes need not exist
+     * all at once, and the body may pace them. The request is counted as one PUT of
+     * {@link PutBody#length()} bytes; a retried attempt reads a new pass of the body. Fails with
+     * {@link IllegalStateException} if a pass produces other than {@code length()} bytes, and
+     * nothing is written then.
+     *
+     * <p>This default reads the body into one buffer first; backends that can send while they
+     * read override it.
+     */
+    default CompletableFuture<Void> put(String key, PutBody body) {
+        return PutBodies.readAll(body).thenCompose(data -> put(key, data));
+    }
+
+    /**
      * Writes the buffer's remaining bytes as object {@code key} only if no object has that key: a
      * conditional write (S3's {@code If-None-Match: *}). Of two writers racing for one key exactly
      * one succeeds; the future completes with {@code false} (nothing written) for the other, and

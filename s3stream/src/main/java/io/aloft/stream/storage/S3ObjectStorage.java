@@ -160,6 +160,23 @@ final class S3ObjectStorage implements ObjectStorage {
                 });
     }
 
+    /**
+     * One PUT whose Content-Length is the body's length, its bytes read from the body as the HTTP
+     * client asks for them (see {@link PutBodyRequestBody}); an SDK retry reads a new pass.
+     */
+    @Override
+    public CompletableFuture<Void> put(String key, PutBody body) {
+        checkKey(key);
+        long length = body.length();
+        return call(Operation.PUT, key, () -> client.putObject(
+                        r -> r.bucket(location.bucket()).key(key).contentLength(length),
+                        new PutBodyRequestBody(body)))
+                .thenApply(r -> {
+                    stats.recordBytes(Operation.PUT, length);
+                    return null;
+                });
+    }
+
     @Override
     public CompletableFuture<Boolean> putIfAbsent(String key, ByteBuffer data) {
         checkKey(key);

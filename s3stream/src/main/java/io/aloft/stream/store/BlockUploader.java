@@ -8,9 +8,12 @@ import io.aloft.stream.metadata.StreamMetadata;
 import io.aloft.stream.metadata.StreamMetadataException;
 import io.aloft.stream.metadata.StreamObjectSpec;
 import io.aloft.stream.metadata.StreamRange;
+import io.aloft.stream.object.ObjectKeys;
 import io.aloft.stream.object.ObjectSummary;
 import io.aloft.stream.object.ObjectUploader;
 import io.aloft.stream.object.ObjectWriterConfig;
+import io.aloft.stream.object.StreamedObjectBody;
+import io.aloft.stream.object.UploadThrottle;
 import io.aloft.stream.storage.ObjectStorage;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +22,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +50,17 @@ final class BlockUploader {
     private final StreamMetadata metadata;
     private final ObjectWriterConfig writerConfig;
     private final LongSupplier clock;
+    /** Where seals' blocks are encoded: the store's upload thread, not a storage I/O thread. */
+    private final Executor encoding;
 
     BlockUploader(StreamStoreConfig config, ObjectStorage storage, StreamMetadata metadata, LongSupplier clock) {
+        this(config, storage, metadata, clock, Runnable::run);
+    }
+
+    /** @param encoding runs the encoding of each block of a streamed upload */
+    BlockUploader(StreamStoreConfig config, ObjectStorage storage, StreamMetadata metadata, LongSupplier clock,
+            Executor encoding) {
+        this.encoding = encoding;
         this.config = config;
         this.storage = storage;
         this.metadata = metadata;
@@ -62,10 +76,19 @@ final class BlockUploader {
     }
 
     /**
-     * Uploads the batches (each stream's list in offset order, contiguous) and returns what to
-     * commit. Fails if any upload fails; the caller retries.
+     * Uploads the batches (each stream's list in offset order, contiguous) at full speed and
+     * returns what to commit. Fails if any upload fails; the caller retries.
      */
     CompletableFuture<Uploaded> upload(Map<Long, List<StreamRecordBatch>> batchesByStream) {
+        return upload(batchesByStream, bytes -> UploadThrottle.NONE);
+    }
+
+    /**
+     * {@link #upload(Map)} with each object paced by its throttle ({@code throttles} maps an
+     * object's size to it; see {@link UploadPacer}).
+     */
+    CompletableFuture<Uploaded> upload(Map<Long, List<StreamRecordBatch>> batchesByStream,
+            LongFunction<UploadThrottle> throttles) {
         TreeMap<Long, List<StreamRecordBatch>> sorted = new TreeMap<>(batchesByStream);
         List<Long> split = new ArrayList<>();
         List<Long> shared = new ArrayList<>();
@@ -86,11 +109,11 @@ final class BlockUploader {
                     long id = firstId;
                     CompletableFuture<ObjectSummary> streamSet = CompletableFuture.completedFuture(null);
                     if (!shared.isEmpty()) {
-                        streamSet = write(id++, shared, sorted);
+                        streamSet = write(id++, shared, sorted, throttles);
                     }
                     List<CompletableFuture<ObjectSummary>> streamObjects = new ArrayList<>();
                     for (long streamId : split) {
-                        streamObjects.add(write(id++, List.of(streamId), sorted));
+                        streamObjects.add(write(id++, List.of(streamId), sorted, throttles));
                     }
                     CompletableFuture<ObjectSummary> sso = streamSet;
                     return CompletableFuture.allOf(streamObjects.toArray(CompletableFuture[]::new))
@@ -99,7 +122,29 @@ final class BlockUploader {
                 });
     }
 
+    /**
+     * Writes one object. Up to the multipart threshold (every seal, by default) it goes out as
+     * one streamed PUT, encoded block by block as storage reads it and paced by its throttle,
+     * instead of being encoded whole into one buffer first: that burst of allocation, copying and
+     * CRCs, followed by one big write, is what stalled appends at every seal. A retry encodes again
+     * from the batches, which the log cache keeps until the commit.
+     */
     private CompletableFuture<ObjectSummary> write(long objectId, List<Long> streamIds,
+            Map<Long, List<StreamRecordBatch>> batches, LongFunction<UploadThrottle> throttles) {
+        List<StreamRecordBatch> ordered = new ArrayList<>();
+        for (long streamId : streamIds) {
+            ordered.addAll(batches.get(streamId));
+        }
+        StreamedObjectBody body = StreamedObjectBody.of(objectId, ordered, writerConfig, UploadThrottle.NONE);
+        if (body.length() < writerConfig.multipartThreshold()) {
+            StreamedObjectBody paced = body.paced(throttles.apply(body.length()), encoding);
+            return storage.put(ObjectKeys.key(objectId), paced).thenApply(v -> paced.summary());
+        }
+        return writeMultipart(objectId, streamIds, batches);
+    }
+
+    /** An object too big for one PUT (a recovery of a big WAL, say), in parts. */
+    private CompletableFuture<ObjectSummary> writeMultipart(long objectId, List<Long> streamIds,
             Map<Long, List<StreamRecordBatch>> batches) {
         long payload = 0;
         long count = 0;

@@ -15,6 +15,7 @@ import io.aloft.stream.metadata.CreateStreamRequest;
 import io.aloft.stream.metadata.OpenStreamRequest;
 import io.aloft.stream.metadata.StreamMetadata;
 import io.aloft.stream.metadata.TrimStreamRequest;
+import io.aloft.stream.object.UploadThrottle;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.wal.WriteAheadLog;
 import java.nio.ByteBuffer;
@@ -27,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +43,10 @@ import org.slf4j.LoggerFactory;
  * ({@code s3.wal.upload.threshold.bytes}), age ({@code s3.wal.upload.interval.ms}), a stream's
  * close (once the uploads in flight are done, so closes arriving together share a block), or
  * shutdown; a sealed block is uploaded once all its appends are durable, and blocks
- * are committed to metadata strictly in seal order. After a commit the WAL is trimmed past the
+ * are committed to metadata strictly in seal order. An upload is encoded block by block as it goes
+ * out, paced to the rate the block filled at ({@link UploadPacer}), so a seal is not one burst of
+ * CPU and disk work beside the appends; pacing is lifted when appends wait for room, and for
+ * flushes and closes. After a commit the WAL is trimmed past the
  * block and the block becomes evictable.
  *
  * <h2>Read path</h2>
@@ -82,6 +87,7 @@ public final class StreamStore implements AutoCloseable {
     private final LogCache logCache;
     private final BlockUploader uploader;
     private final UploadRetries retries;
+    private final UploadPacer pacer;
     private final StreamStoreFailureListener failureListener;
     private final ObjectFetcher fetcher;
     private final CatchUpReads catchUpReads;
@@ -96,6 +102,8 @@ public final class StreamStore implements AutoCloseable {
     private CompletableFuture<Void> commitChain = CompletableFuture.completedFuture(null);
     /** The seal that closing streams wait for while uploads are in flight (see sealForClose); guarded by appendLock. */
     private CompletableFuture<Void> closeSeal;
+    /** Id of the block sealed last, -1 before any; guarded by appendLock. */
+    private long lastSealedId = -1;
     private final Object failLock = new Object();
     /** Set once, under failLock; read without it. */
     private volatile Throwable failure;
@@ -110,7 +118,6 @@ public final class StreamStore implements AutoCloseable {
         this.clock = b.clock;
         this.failureListener = b.failureListener;
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
-        this.uploader = new BlockUploader(config, b.storage, metadata, clock);
         this.fetcher = new ObjectFetcher(b.storage, metadata, config.blockCacheSizeBytes());
         this.storage = b.storage;
         this.compaction = new CompactionManager(config.compaction(), b.storage, metadata,
@@ -122,9 +129,13 @@ public final class StreamStore implements AutoCloseable {
             t.setUncaughtExceptionHandler(handler);
             return t;
         });
+        // Seals' blocks are encoded on the upload thread, as whole seals were before.
+        this.uploader = new BlockUploader(config, b.storage, metadata, clock, scheduler);
         this.retries = new UploadRetries(uploader, scheduler, () -> failure != null);
         this.catchUpReads = new CatchUpReads(config.catchUpReadThreads(), config.catchUpReadInFlightBytes(),
                 config.catchUpReadBytesPerSecond(), System::nanoTime, handler);
+        this.pacer = new UploadPacer(config.uploadPacingFactor(), System::nanoTime,
+                (task, nanos) -> scheduler.schedule(task, nanos, TimeUnit.NANOSECONDS), this::roomShort);
     }
 
     /** Opens the store the builder describes: recovers the WAL, then starts uploads and compaction. */
@@ -212,6 +223,7 @@ public final class StreamStore implements AutoCloseable {
             waiting.addLast(w);
             w.timeout = scheduler.schedule(() -> expire(w), config.appendTimeoutMs(), TimeUnit.MILLISECONDS);
             sealIfUploadsCannotMakeRoom(size);
+            pacer.hurryThrough(lastSealedId); // what is sealed must make room: no pacing it
             return w.future;
         }
     }
@@ -262,6 +274,14 @@ public final class StreamStore implements AutoCloseable {
         if (logCache.activeBytes() + size > config.logCacheSizeBytes()) {
             sealAndUpload();
         }
+    }
+
+    /**
+     * Whether log-cache room runs short: the active block could not fill up to the size trigger
+     * without appends waiting. Uploads are then not paced (see {@link UploadPacer}).
+     */
+    private boolean roomShort() {
+        return logCache.unuploadedBytes() + config.uploadThresholdBytes() > config.logCacheSizeBytes();
     }
 
     private boolean fitsBudget(int size) {
@@ -438,7 +458,7 @@ public final class StreamStore implements AutoCloseable {
      */
     private CompletableFuture<Void> sealForClose() {
         if (commitChain.isDone()) {
-            return sealAndUpload();
+            return sealAndUploadNow();
         }
         if (closeSeal == null) {
             CompletableFuture<Void> seal = new CompletableFuture<>();
@@ -450,7 +470,7 @@ public final class StreamStore implements AutoCloseable {
                         return; // close() or abort() took it over
                     }
                     closeSeal = null;
-                    sealed = sealAndUpload();
+                    sealed = sealAndUploadNow();
                 }
                 completeWith(seal, sealed);
             }, scheduler);
@@ -496,12 +516,18 @@ public final class StreamStore implements AutoCloseable {
      * Called under the append lock.
      */
     private CompletableFuture<Void> sealAndUpload() {
-        LogCache.Block block = logCache.seal(clock.getAsLong());
+        long now = clock.getAsLong();
+        LogCache.Block block = logCache.seal(now);
         if (block == null) {
             return commitChain;
         }
+        lastSealedId = block.id();
+        if (!waiting.isEmpty()) {
+            pacer.hurryThrough(block.id());
+        }
+        LongFunction<UploadThrottle> throttles = pacer.forBlock(block.id(), now - block.createdAtMs());
         CompletableFuture<BlockUploader.Uploaded> uploaded = block.allConfirmed()
-                .thenComposeAsync(v -> retries.upload(block), scheduler);
+                .thenComposeAsync(v -> retries.upload(block, throttles), scheduler);
         CompletableFuture<Void> chain = commitChain.thenCombine(uploaded, (v, u) -> u)
                 .thenCompose(u -> retries.commit(block, u))
                 .thenCompose(fenced -> afterCommit(block, fenced));
@@ -514,6 +540,16 @@ public final class StreamStore implements AutoCloseable {
         });
         commitChain = chain;
         return commitChain;
+    }
+
+    /**
+     * {@link #sealAndUpload()} for a caller that waits for the commit (flush, close, a closing
+     * stream): everything sealed so far goes at full speed. Called under the append lock.
+     */
+    private CompletableFuture<Void> sealAndUploadNow() {
+        CompletableFuture<Void> committed = sealAndUpload();
+        pacer.hurryThrough(lastSealedId);
+        return committed;
     }
 
     private CompletableFuture<Void> afterCommit(LogCache.Block block, Set<Long> fenced) {
@@ -612,7 +648,7 @@ public final class StreamStore implements AutoCloseable {
     /** Seals whatever the log cache holds and waits for it to be committed (for tests and shutdown). */
     public CompletableFuture<Void> flush() {
         synchronized (appendLock) {
-            return sealAndUpload();
+            return sealAndUploadNow();
         }
     }
 
@@ -654,7 +690,7 @@ public final class StreamStore implements AutoCloseable {
                 return;
             }
             closed = true;
-            done = sealAndUpload();
+            done = sealAndUploadNow();
             if (closeSeal != null) {
                 completeWith(closeSeal, done); // this seal holds what those closes wait for
                 closeSeal = null;

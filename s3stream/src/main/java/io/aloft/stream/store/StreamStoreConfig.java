@@ -36,6 +36,16 @@ public final class StreamStoreConfig {
                     + "bounding how much the WAL holds.")
             .build();
 
+    public static final String UPLOAD_PACING_FACTOR_CONFIG = "s3.wal.upload.pacing.factor";
+    public static final ConfigKey<Double> UPLOAD_PACING_FACTOR = ConfigKey.doubleKey(UPLOAD_PACING_FACTOR_CONFIG)
+            .defaultValue(2.0).validator(Validator.of("any number; 0 or less: unpaced", v -> null))
+            .doc("How many times faster than it filled a sealed log-cache block is uploaded: a block that took T "
+                    + "to fill is encoded and written over about T / factor (at most 20 s, at least 8 MiB/s), so a "
+                    + "seal does not come as one burst of CPU and disk work beside the appends' WAL writes. Never "
+                    + "paced while appends wait for log-cache room or room runs short, nor for a flush or a close. "
+                    + "0 or less: upload at full speed.")
+            .build();
+
     public static final String SPLIT_THRESHOLD_CONFIG = "s3.stream.object.split.threshold.bytes";
     // Large on purpose: splitting a 50 % stream out of every seal doubles the PUTs per GiB. A
     // stream's data is contiguous inside a stream-set object, so catch-up reads do not suffer.
@@ -77,7 +87,7 @@ public final class StreamStoreConfig {
 
     /** Every key s3stream reads: the store's, compaction's and the object writer's. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("s3stream", UPLOAD_THRESHOLD,
-            UPLOAD_INTERVAL, SPLIT_THRESHOLD, LOG_CACHE_SIZE, APPEND_TIMEOUT, BLOCK_CACHE_SIZE,
+            UPLOAD_INTERVAL, UPLOAD_PACING_FACTOR, SPLIT_THRESHOLD, LOG_CACHE_SIZE, APPEND_TIMEOUT, BLOCK_CACHE_SIZE,
             ObjectWriterConfig.BLOCK_SIZE, CompactionConfig.PREPARE_TTL, CompactionConfig.INTERVAL,
             CompactionConfig.SMALL_OBJECT, CompactionConfig.MAX_MERGE, CompactionConfig.SPLIT_THRESHOLD,
             CompactionConfig.DELETE_DELAY, CatchUpReadConfig.THREADS, CatchUpReadConfig.IN_FLIGHT,
@@ -86,6 +96,7 @@ public final class StreamStoreConfig {
     private final int nodeId;
     private final long uploadThresholdBytes;
     private final long uploadIntervalMs;
+    private final double uploadPacingFactor;
     private final long splitThresholdBytes;
     private final long logCacheSizeBytes;
     private final long appendTimeoutMs;
@@ -105,6 +116,7 @@ public final class StreamStoreConfig {
         this.nodeId = b.nodeId;
         this.uploadThresholdBytes = b.uploadThresholdBytes;
         this.uploadIntervalMs = b.uploadIntervalMs;
+        this.uploadPacingFactor = b.uploadPacingFactor;
         this.splitThresholdBytes = b.splitThresholdBytes;
         this.logCacheSizeBytes = b.logCacheSizeBytes;
         this.appendTimeoutMs = b.appendTimeoutMs;
@@ -142,6 +154,7 @@ public final class StreamStoreConfig {
         return builder(nodeId)
                 .uploadThresholdBytes(v.get(UPLOAD_THRESHOLD))
                 .uploadIntervalMs(v.get(UPLOAD_INTERVAL))
+                .uploadPacingFactor(v.get(UPLOAD_PACING_FACTOR))
                 .splitThresholdBytes(v.get(SPLIT_THRESHOLD))
                 .logCacheSizeBytes(v.get(LOG_CACHE_SIZE))
                 .appendTimeoutMs(v.get(APPEND_TIMEOUT))
@@ -176,6 +189,11 @@ public final class StreamStoreConfig {
 
     public long uploadIntervalMs() {
         return uploadIntervalMs;
+    }
+
+    /** {@value #UPLOAD_PACING_FACTOR_CONFIG}; 0 or less: uploads are not paced. */
+    public double uploadPacingFactor() {
+        return uploadPacingFactor;
     }
 
     public long splitThresholdBytes() {
@@ -224,6 +242,7 @@ public final class StreamStoreConfig {
         private final int nodeId;
         private long uploadThresholdBytes = UPLOAD_THRESHOLD.defaultValue();
         private long uploadIntervalMs = UPLOAD_INTERVAL.defaultValue();
+        private double uploadPacingFactor = UPLOAD_PACING_FACTOR.defaultValue();
         private long splitThresholdBytes = SPLIT_THRESHOLD.defaultValue();
         private long logCacheSizeBytes = LOG_CACHE_SIZE.defaultValue();
         private long appendTimeoutMs = APPEND_TIMEOUT.defaultValue();
@@ -248,6 +267,12 @@ public final class StreamStoreConfig {
 
         public Builder uploadThresholdBytes(long v) {
             uploadThresholdBytes = UPLOAD_THRESHOLD.validate(v);
+            return this;
+        }
+
+        /** {@value #UPLOAD_PACING_FACTOR_CONFIG}: 0 or less turns pacing off. */
+        public Builder uploadPacingFactor(double v) {
+            uploadPacingFactor = UPLOAD_PACING_FACTOR.validate(v);
             return this;
         }
 

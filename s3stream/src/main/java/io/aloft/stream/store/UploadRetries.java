@@ -3,6 +3,7 @@ package io.aloft.stream.store;
 import io.aloft.stream.StreamException;
 import io.aloft.stream.cache.LogCache;
 import io.aloft.stream.metadata.StreamMetadataException;
+import io.aloft.stream.object.UploadThrottle;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -10,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +61,16 @@ final class UploadRetries {
      * {@link StreamException} naming the block when a failure is permanent.
      */
     CompletableFuture<BlockUploader.Uploaded> upload(LogCache.Block block) {
-        return uploader.upload(block.streams()).thenApply(this::succeeded).exceptionallyCompose(error -> {
+        return upload(block, bytes -> UploadThrottle.NONE);
+    }
+
+    /**
+     * {@link #upload(LogCache.Block)} with each object paced by its throttle; every attempt
+     * encodes the objects again from the block's batches, which stay in the log cache until the
+     * commit.
+     */
+    CompletableFuture<BlockUploader.Uploaded> upload(LogCache.Block block, LongFunction<UploadThrottle> throttles) {
+        return uploader.upload(block.streams(), throttles).thenApply(this::succeeded).exceptionallyCompose(error -> {
             Throwable cause = unwrap(error);
             if (isPermanent(cause)) {
                 return CompletableFuture.failedFuture(new StreamException("uploading log cache block " + block.id()
@@ -71,7 +82,7 @@ final class UploadRetries {
             failing = true;
             warnRateLimited("Uploading log cache block " + block.id() + " failed; retrying every "
                     + RETRY_BACKOFF_MS + " ms", cause);
-            return delay().thenCompose(v -> upload(block));
+            return delay().thenCompose(v -> upload(block, throttles));
         });
     }
 

@@ -56,6 +56,45 @@ abstract class ObjectStorageContract {
     // ---- put / get ------------------------------------------------------------------------
 
     @Test
+    void putBody_thenGet_returnsSameBytesAsOnePut() throws Exception {
+        byte[] data = randomBytes(5 * MIB + 17, 31); // more than one 4 MiB flush step of the file backend
+        long puts = storage.stats().requests(Operation.PUT);
+
+        await(storage.put("streamed/one", new ChunkedPutBody(data, 300 * 1024 + 7)));
+
+        assertArrayEquals(data, bytes(await(storage.get("streamed/one"))));
+        assertEquals(puts + 1, storage.stats().requests(Operation.PUT));
+        assertEquals(data.length, storage.stats().bytes(Operation.PUT));
+    }
+
+    @Test
+    void putBody_empty_storesEmptyObject() throws Exception {
+        await(storage.put("streamed/empty", new ChunkedPutBody(new byte[0], 1024)));
+
+        assertEquals(0, await(storage.get("streamed/empty")).remaining());
+    }
+
+    @Test
+    void putBody_fewerBytesThanDeclared_failsAndStoresNothing() throws Exception {
+        byte[] data = randomBytes(100_000, 32);
+
+        Throwable error = failure(storage.put("streamed/short", new ChunkedPutBody(data, 4096, data.length + 10)));
+
+        assertTrue(error instanceof IllegalStateException || error instanceof ObjectStorageException, error.toString());
+        assertInstanceOf(ObjectNotFoundException.class, failure(storage.get("streamed/short")));
+    }
+
+    @Test
+    void putBody_moreBytesThanDeclared_failsAndStoresNothing() throws Exception {
+        byte[] data = randomBytes(100_000, 33);
+
+        Throwable error = failure(storage.put("streamed/long", new ChunkedPutBody(data, 4096, data.length - 10)));
+
+        assertTrue(error instanceof IllegalStateException || error instanceof ObjectStorageException, error.toString());
+        assertInstanceOf(ObjectNotFoundException.class, failure(storage.get("streamed/long")));
+    }
+
+    @Test
     void put_thenGet_returnsSameBytes() throws Exception {
         byte[] data = randomBytes(MIB + 17, 1);
         await(storage.put("objects/one", ByteBuffer.wrap(data)));

@@ -112,6 +112,20 @@ class S3ObjectStorageRetryTest {
     }
 
     @Test
+    void putBody_slowDownThenOk_readsTheBodyAgainForTheRetry() throws Exception {
+        script.add(Answer.error(503, "SlowDown"));
+        script.add(Answer.ok(""));
+        ChunkedPutBody body = new ChunkedPutBody(new byte[200_000], 64 * 1024);
+
+        await(storage.put("k", body));
+
+        assertEquals(List.of("PUT /bucket/k", "PUT /bucket/k"), seen);
+        assertEquals(2, body.passes.get());
+        assertEquals(1, storage.stats().requests(Operation.PUT));
+        assertEquals(200_000, storage.stats().bytes(Operation.PUT));
+    }
+
+    @Test
     void get_internalErrorThenOk_returnsBodyAfterOneRetry() throws Exception {
         script.add(Answer.error(500, "InternalError"));
         script.add(Answer.ok("payload"));

@@ -38,6 +38,7 @@ class StreamStoreConfigTest {
         java.util.Map<String, String> props = new java.util.HashMap<>();
         props.put("s3.wal.upload.threshold.bytes", "1048576");
         props.put("s3.wal.upload.interval.ms", "500");
+        props.put("s3.wal.upload.pacing.factor", "-1");
         props.put("s3.stream.object.split.threshold.bytes", "2097152");
         props.put("s3.log.cache.size.bytes", " 8388608 ");
         props.put("s3.append.timeout.ms", "0");
@@ -57,6 +58,7 @@ class StreamStoreConfigTest {
         StreamStoreConfig c = StreamStoreConfig.fromProperties(2, props);
         assertEquals(1 << 20, c.uploadThresholdBytes());
         assertEquals(500, c.uploadIntervalMs());
+        assertEquals(-1.0, c.uploadPacingFactor());
         assertEquals(2 << 20, c.splitThresholdBytes());
         assertEquals(8 << 20, c.logCacheSizeBytes());
         assertEquals(0, c.appendTimeoutMs());
