@@ -116,6 +116,7 @@ final class Report {
     TailProbe.Phase writerOnly;
     TailProbe.Phase readerOnly;
     TailProbe.Phase loaded;
+    SealProbe.Result steady;
     double elapsedSeconds;
     /** /proc/loadavg at start and end: other work on the machine shows up here. */
     String loadAtStart = "unknown";
@@ -190,6 +191,20 @@ final class Report {
         }
         line(b, "\nratio p99(load)/p99(alone): **%.2f**\n", p99Ratio());
 
+        line(b, "## 4. Appends across seals\n\nA new stream, %d appends/s of 4 KiB (%.0f MiB/s), open loop, %.0f s "
+                + "after a flush, nothing else running: the log cache is sealed by age and uploaded during the "
+                + "phase. Each append counts as \"PUT in flight\" if an upload PUT was in flight (from the request "
+                + "being issued to its completion) when it was issued or completed. A PUT was in flight for %.1f s "
+                + "of the phase.\n", steady.ratePerSecond(), steady.ratePerSecond() * 4096 / MIB, steady.seconds(),
+                steady.putSeconds());
+        b.append("| appends | count | errors | p50 µs | p99 µs | p99.9 µs | max µs | S3 PUT requests during phase |\n"
+                + "|---|---|---|---|---|---|---|---|\n");
+        for (TailProbe.Phase p : List.of(steady.all(), steady.duringPut(), steady.outsidePut())) {
+            line(b, "| %s | %d | %d | %.0f | %.0f | %.0f | %.0f | %s |", p.name(), p.count(), p.errors(), p.p50Us(),
+                    p.p99Us(), p.p999Us(), p.maxUs(), p == steady.all() ? String.valueOf(steady.puts()) : "");
+        }
+        line(b, "\nratio p99/p50 (all): **%.2f**\n", steady.all().p99Us() / steady.all().p50Us());
+
         b.append("## Targets\n\n| target | measured | met |\n|---|---|---|\n");
         target(b, "S3 PUT requests per GiB ingested ≤ 8", String.format(Locale.ROOT, "%.1f", ingest.putsPerGib()),
                 ingest.putsPerGib() <= 8);
@@ -230,6 +245,12 @@ final class Report {
             field(b, k + "P999Us", p.p999Us());
             field(b, k + "Errors", p.errors());
         }
+        field(b, "steadyP50Us", steady.all().p50Us());
+        field(b, "steadyP99Us", steady.all().p99Us());
+        field(b, "steadyP999Us", steady.all().p999Us());
+        field(b, "steadyDuringPutP99Us", steady.duringPut().p99Us());
+        field(b, "steadyOutsidePutP99Us", steady.outsidePut().p99Us());
+        field(b, "steadyPuts", steady.puts());
         field(b, "loadWriteMiBps", loaded.loadWriteMiBps());
         field(b, "loadReadMiBps", loaded.loadReadMiBps());
         b.append(String.format(Locale.ROOT, "  \"tailP99Ratio\": %.4f\n}\n", p99Ratio()));

@@ -38,7 +38,8 @@ import org.HdrHistogram.Histogram;
  * Stream store benchmark (issue 3), in one run against a versitygw this process starts on
  * loopback: (1) ingest throughput and S3 PUTs per GiB with default settings, (2) cold catch-up
  * read of one big stream against plain ranged GETs of the same object bytes, (3) tail append
- * latency alone and beside uploads and a catch-up read.
+ * latency alone and beside uploads and a catch-up read, (4) append latency at a steady 10 MiB/s across
+ * seals of the log cache.
  *
  * <p>Usage: {@code StreamBenchmark --dir DIR --json-dir DIR [--quick]}. Progress on stderr, the
  * Markdown report on stdout, JSON and Markdown copies in the JSON directory.
@@ -51,6 +52,7 @@ public final class StreamBenchmark {
     private static final int FETCH_BYTES = 1 << 20;
     private static final long WAL_CAPACITY = 2 * GIB;
     private static final int TAIL_RATE = 2000;
+    private static final int STEADY_RATE = 2560;
 
     private final boolean quick;
     private final Path work;
@@ -124,6 +126,7 @@ public final class StreamBenchmark {
                 }
                 catchUp(streams.get(0), storage, metadata);
                 tail(store, storage, streams);
+                acrossSeals(store, storage);
             }
         }
     }
@@ -303,6 +306,24 @@ public final class StreamBenchmark {
         report.loaded = loadPhase("under load", tail, storage, streams, seconds, true, true);
         progress("  p99 alone %.0f µs, writer only %.0f µs, reader only %.0f µs, under load %.0f µs",
                 report.alone.p99Us(), report.writerOnly.p99Us(), report.readerOnly.p99Us(), report.loaded.p99Us());
+    }
+
+    /**
+     * Part 4. Appends at a steady {@value #STEADY_RATE} × 4 KiB/s (10 MiB/s, about OMB's 10,000
+     * msg/s of 1 KiB) to a new stream for long enough that the log cache is sealed and uploaded at
+     * least twice (by age, every 10 to 12.5 s with the default interval), after a flush so no
+     * upload is in flight at the start.
+     */
+    private void acrossSeals(StreamStore store, ObjectStorage storage) throws Exception {
+        Stream stream = store.openStream(store.createStream().get(), 1).get();
+        TailProbe.run(stream, STEADY_RATE, BATCH, 1, new AtomicLong()); // warm-up, discarded
+        store.flush().get(120, TimeUnit.SECONDS);
+        double seconds = quick ? 30 : 45;
+        progress("part 4: %d appends/s of %d B for %.0f s across seals", STEADY_RATE, BATCH, seconds);
+        report.steady = SealProbe.run(stream, storage.stats(), STEADY_RATE, BATCH, seconds);
+        progress("  p99 %.0f µs (PUT in flight %.0f µs, none %.0f µs), %d PUTs, %.1f s with a PUT in flight",
+                report.steady.all().p99Us(), report.steady.duringPut().p99Us(), report.steady.outsidePut().p99Us(),
+                report.steady.puts(), report.steady.putSeconds());
     }
 
     /** One tail-latency phase beside the load writer and/or the catch-up reader. */
