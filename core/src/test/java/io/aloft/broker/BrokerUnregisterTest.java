@@ -55,8 +55,10 @@ class BrokerUnregisterTest {
         try (TestCluster cluster = TestCluster.start(dir, 3, 0, properties(objectWal))) {
             KafkaCli cli = new KafkaCli(dir.resolve("cli"));
             SequenceProducer producer = startLoad(cluster);
-            int victim = 3;
             int live = 1;
+            // Broker 3, or 2 if 3 holds nothing: on a heavily loaded machine a broker's short session can
+            // lapse at start, and its partitions move before the test looks (seen in a CI run at load 30).
+            int victim = partitionsOf(cluster, 3).isEmpty() ? 2 : 3;
             try {
                 List<Integer> held = partitionsOf(cluster, victim);
                 assertFalse(held.isEmpty(), "broker " + victim + " serves partitions");
