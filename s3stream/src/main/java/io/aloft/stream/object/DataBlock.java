@@ -24,13 +24,13 @@ public final class DataBlock {
 
     private final long objectId;
     private final DataBlockIndex index;
-    private final ByteBuffer data;
+    private final int retainedBytes;
     private final List<StreamRecordBatch> batches;
 
-    private DataBlock(long objectId, DataBlockIndex index, ByteBuffer data, List<StreamRecordBatch> batches) {
+    private DataBlock(long objectId, DataBlockIndex index, int retainedBytes, List<StreamRecordBatch> batches) {
         this.objectId = objectId;
         this.index = index;
-        this.data = data;
+        this.retainedBytes = retainedBytes;
         this.batches = batches;
     }
 
@@ -38,10 +38,14 @@ public final class DataBlock {
      * Checks and parses a block.
      *
      * @param data the block's bytes as read, position to limit; ownership moves to the block,
-     *     and the caller must not modify them afterwards
+     *     and the caller must not modify them afterwards. The block keeps the whole backing array
+     *     reachable, and {@link #size()} counts all of it: pass a buffer of its own (as
+     *     {@code ObjectStorage.getParts} returns), not a slice of a bigger one
      * @throws ObjectCorruptedException if the bytes are not the block {@code index} describes
      */
     static DataBlock decode(long objectId, DataBlockIndex index, ByteBuffer data) {
+        // What the batches' views keep alive: the whole array behind a heap buffer.
+        int retained = data.hasArray() ? data.array().length : data.capacity();
         ByteBuffer buf = data.slice().asReadOnlyBuffer();
         int size = buf.remaining();
         if (size != index.size()) {
@@ -76,7 +80,7 @@ public final class DataBlock {
             throw corrupt(objectId, index, "header (stream " + streamId + ", offsets [" + start + ", " + end + "), "
                     + count + " batches, body " + bodyLength + " bytes) does not match the index");
         }
-        return new DataBlock(objectId, index, buf, parseBatches(objectId, index, buf));
+        return new DataBlock(objectId, index, retained, parseBatches(objectId, index, buf));
     }
 
     private static List<StreamRecordBatch> parseBatches(long objectId, DataBlockIndex index, ByteBuffer buf) {
@@ -121,9 +125,13 @@ public final class DataBlock {
         return index.key(objectId);
     }
 
-    /** Bytes held, header included: the weight of this block in a cache. */
+    /**
+     * Bytes this block keeps reachable, header included: the weight of this block in a cache.
+     * The block's size when it was decoded from a buffer of its own; the whole backing array's
+     * when it was decoded from a slice of a bigger one.
+     */
     public int size() {
-        return data.capacity();
+        return retainedBytes;
     }
 
     /** All batches, in offset order; payloads are views of this block's buffer. */

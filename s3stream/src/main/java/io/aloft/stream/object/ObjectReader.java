@@ -140,7 +140,9 @@ public final class ObjectReader {
     /**
      * Reads and checks blocks that lie back to back in this object with ONE ranged GET (catch-up
      * readers and readahead read runs of blocks; one request per 512 KiB block costs more than
-     * the transfer). Each block is checked as {@link #readBlock} checks it.
+     * the transfer), into one buffer per block ({@link ObjectStorage#getParts}). Each block is
+     * checked as {@link #readBlock} checks it; a block cut short by the object's end fails the
+     * future with {@link ObjectCorruptedException}.
      *
      * @param blocks entries of this object's index, each starting where the previous one ends
      * @throws IllegalArgumentException if the list is empty or the blocks are not contiguous
@@ -166,16 +168,15 @@ public final class ObjectReader {
             throw new IllegalArgumentException("blocks " + first + " .. " + last + " are not inside object "
                     + objectId + " of " + size + " bytes");
         }
-        return storage.get(key, first.position(), end).thenApply(bytes -> {
+        int[] sizes = new int[blocks.size()];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = blocks.get(i).size();
+        }
+        // One buffer per block: a cached block must not keep the other blocks of its GET alive.
+        return storage.getParts(key, first.position(), sizes).thenApply(parts -> {
             List<DataBlock> out = new java.util.ArrayList<>(blocks.size());
-            int base = bytes.position();
-            for (DataBlockIndex b : blocks) {
-                int at = base + (int) (b.position() - first.position());
-                if (at + b.size() > bytes.limit()) {
-                    throw new ObjectCorruptedException(objectId, b.position(), "ranged read returned "
-                            + bytes.remaining() + " bytes, short of block " + b);
-                }
-                out.add(DataBlock.decode(objectId, b, bytes.slice(at, b.size())));
+            for (int i = 0; i < sizes.length; i++) {
+                out.add(DataBlock.decode(objectId, blocks.get(i), parts.get(i)));
             }
             return out;
         });

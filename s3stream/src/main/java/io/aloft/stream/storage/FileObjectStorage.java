@@ -178,6 +178,45 @@ final class FileObjectStorage implements ObjectStorage {
         return read(key, start, endExclusive, false);
     }
 
+    @Override
+    public CompletableFuture<List<ByteBuffer>> getParts(String key, long start, int[] partSizes) {
+        long end = start + PartSizes.total(start, partSizes);
+        if (start == end) {
+            path(key);
+            return CompletableFuture.completedFuture(PartSizes.split(ByteBuffer.allocate(0), partSizes));
+        }
+        int[] sizes = partSizes.clone();
+        Path file = path(key);
+        stats.recordRequest(Operation.GET);
+        return run(Operation.GET, key, () -> {
+            requireObject(file);
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                long left = Math.max(0, channel.size() - start);
+                ByteBuffer[] parts = new ByteBuffer[sizes.length];
+                for (int i = 0; i < sizes.length; i++) {
+                    int n = (int) Math.min(sizes[i], left);
+                    parts[i] = ByteBuffer.allocate(n);
+                    left -= n;
+                }
+                long position = start;
+                long read = 0;
+                for (ByteBuffer part : parts) {
+                    while (part.hasRemaining()) {
+                        int n = channel.read(part, position);
+                        if (n < 0) {
+                            throw new IOException("object ended while reading it at " + position);
+                        }
+                        position += n;
+                        read += n;
+                    }
+                    part.flip();
+                }
+                stats.recordBytes(Operation.GET, read);
+                return List.of(parts);
+            }
+        });
+    }
+
     private CompletableFuture<ByteBuffer> read(String key, long start, long endExclusive, boolean whole) {
         Path file = path(key);
         stats.recordRequest(Operation.GET);

@@ -77,6 +77,26 @@ public interface ObjectStorage extends AutoCloseable {
      */
     CompletableFuture<ByteBuffer> get(String key, long start, long endExclusive);
 
+    /**
+     * Reads bytes {@code [start, start + sum(partSizes))} of an object with one request, as one
+     * buffer per part: part {@code i} holds the {@code partSizes[i]} bytes after those of the parts
+     * before it. Each part is a heap buffer of its own, backed by an array of exactly its size (never
+     * a view of a shared one), so whoever keeps one part keeps only its bytes: a reader of several
+     * data blocks with one GET caches each block without pinning the others.
+     *
+     * <p>A range reaching past the end of the object is cut there, as {@link #get(String, long,
+     * long)} cuts it: the part holding the end is shorter than asked for and the parts after it
+     * are empty. The default implementation reads one buffer and copies it into the parts.
+     *
+     * @param partSizes the parts' sizes, each {@code >= 0}; not kept
+     * @throws IllegalArgumentException if {@code start < 0}, a size is negative, or the parts add up
+     *     to 2 GiB or more
+     */
+    default CompletableFuture<List<ByteBuffer>> getParts(String key, long start, int[] partSizes) {
+        long end = start + PartSizes.total(start, partSizes);
+        return get(key, start, end).thenApply(whole -> PartSizes.split(whole, partSizes));
+    }
+
     /** Size and key of an object: one HEAD request. */
     CompletableFuture<ObjectInfo> head(String key);
 

@@ -203,10 +203,10 @@ final class S3ObjectStorage implements ObjectStorage {
     public CompletableFuture<ByteBuffer> get(String key) {
         checkKey(key);
         return call(Operation.GET, key, () -> client.getObject(
-                        r -> r.bucket(location.bucket()).key(key), new S3GetTransformer()))
+                        r -> r.bucket(location.bucket()).key(key), S3GetTransformer.whole()))
                 .thenApply(fetched -> {
-                    stats.recordBytes(Operation.GET, fetched.body().remaining());
-                    return fetched.body();
+                    stats.recordBytes(Operation.GET, fetched.whole().remaining());
+                    return fetched.whole();
                 });
     }
 
@@ -219,9 +219,9 @@ final class S3ObjectStorage implements ObjectStorage {
         }
         String range = "bytes=" + start + "-" + (endExclusive - 1);
         return call(Operation.GET, key, () -> client.getObject(
-                        r -> r.bucket(location.bucket()).key(key).range(range), new S3GetTransformer())
+                        r -> r.bucket(location.bucket()).key(key).range(range), S3GetTransformer.whole())
                 .thenApply(fetched -> {
-                    ByteBuffer body = fetched.body();
+                    ByteBuffer body = fetched.whole();
                     if (fetched.response().contentRange() == null) {
                         // A server that ignores Range answers 200 with the whole object.
                         long end = Math.min(endExclusive, body.remaining());
@@ -240,6 +240,34 @@ final class S3ObjectStorage implements ObjectStorage {
                 .thenApply(body -> {
                     stats.recordBytes(Operation.GET, body.remaining());
                     return body;
+                });
+    }
+
+    @Override
+    public CompletableFuture<List<ByteBuffer>> getParts(String key, long start, int[] partSizes) {
+        checkKey(key);
+        long end = start + PartSizes.total(start, partSizes);
+        if (start == end) {
+            return CompletableFuture.completedFuture(PartSizes.split(ByteBuffer.allocate(0), partSizes));
+        }
+        String range = "bytes=" + start + "-" + (end - 1);
+        return call(Operation.GET, key, () -> client.getObject(
+                        r -> r.bucket(location.bucket()).key(key).range(range), S3GetTransformer.parts(start, partSizes))
+                .thenApply(S3GetTransformer.Fetched::body)
+                .exceptionally(error -> {
+                    // 416: the range starts at or past the end; every part is empty.
+                    if (unwrap(error) instanceof S3Exception s3 && s3.statusCode() == 416) {
+                        return PartSizes.split(ByteBuffer.allocate(0), partSizes);
+                    }
+                    throw error instanceof CompletionException c ? c : new CompletionException(error);
+                }))
+                .thenApply(parts -> {
+                    long bytes = 0;
+                    for (ByteBuffer p : parts) {
+                        bytes += p.remaining();
+                    }
+                    stats.recordBytes(Operation.GET, bytes);
+                    return parts;
                 });
     }
 

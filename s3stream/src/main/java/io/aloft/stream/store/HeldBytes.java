@@ -1,18 +1,16 @@
 package io.aloft.stream.store;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Bytes of prefetched blocks held for their readers ({@link ObjectFetcher}'s readahead), against
- * a budget. Bytes are reserved block by block as readahead plans a run, and come back <em>run by
- * run</em>: the blocks of a run are read with one GET into one buffer, which stays reachable until
- * the last of them is dropped. Giving bytes back block by block, as the reader passed each one,
- * undercounted by up to a run per reading stream (with 16 MiB runs, half the default budget) and
- * let new runs be read while the old buffers were still alive.
+ * a budget. Reserved block by block as readahead plans a GET, given back block by block as the
+ * reader passes each one (or its load fails, or the reader jumps away): a block read with a
+ * multi-block GET owns an array of exactly its size ({@code ObjectStorage.getParts}), so a
+ * passed block's bytes are free even while later blocks of the same GET are still held.
  *
- * <p>Thread-safe: reservations happen on the thread planning a run (under its stream's readahead
- * monitor), releases on reader threads and on the storage threads that fail a run's GET.
+ * <p>Thread-safe: reservations happen on the thread planning readahead, releases on reader
+ * threads and on the storage threads that fail a GET.
  */
 final class HeldBytes {
     private final long budget;
@@ -22,57 +20,34 @@ final class HeldBytes {
         this.budget = budget;
     }
 
-    /** Bytes reserved by runs that still have a block not released. */
+    /** Bytes reserved and not yet released. */
     long held() {
         return held.get();
     }
 
-    /** Bytes that may still be reserved (negative never: reservations stop at the budget). */
+    /** Bytes that may still be reserved (never negative: reservations stop at the budget). */
     long room() {
         return budget - held.get();
     }
 
-    /** Starts an empty run; its blocks are added with {@link Run#tryAdd}. */
-    Run newRun() {
-        return new Run();
+    /**
+     * Reserves a block of {@code size} bytes, unless that would take the held bytes over the
+     * budget.
+     *
+     * @return whether the block was reserved
+     */
+    boolean tryReserve(int size) {
+        if (held.addAndGet(size) > budget) {
+            held.addAndGet(-size);
+            return false;
+        }
+        return true;
     }
 
-    /** The blocks read with one GET. Blocks are added before the GET starts, released after. */
-    final class Run {
-        private final AtomicLong bytes = new AtomicLong();
-        private final AtomicInteger unreleased = new AtomicInteger();
-
-        private Run() {
-        }
-
-        /**
-         * Reserves a block of {@code size} bytes for this run, unless that would take the held
-         * bytes over the budget. Must not be called once one of the run's blocks was released.
-         *
-         * @return whether the block was reserved
-         */
-        boolean tryAdd(int size) {
-            if (held.addAndGet(size) > budget) {
-                held.addAndGet(-size);
-                return false;
-            }
-            bytes.addAndGet(size);
-            unreleased.incrementAndGet();
-            return true;
-        }
-
-        /**
-         * Drops one of the run's blocks (passed by its reader, or failed); call once per block
-         * added. The last one gives the whole run's bytes back.
-         */
-        void release() {
-            int left = unreleased.decrementAndGet();
-            if (left < 0) {
-                throw new IllegalStateException("a held run released more blocks than it holds");
-            }
-            if (left == 0) {
-                held.addAndGet(-bytes.get());
-            }
+    /** Gives back a block reserved with {@link #tryReserve}; call once per reservation. */
+    void release(int size) {
+        if (held.addAndGet(-size) < 0) {
+            throw new IllegalStateException("held bytes released more than reserved");
         }
     }
 }

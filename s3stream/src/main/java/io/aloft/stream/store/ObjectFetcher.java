@@ -33,8 +33,8 @@ import java.util.concurrent.CompletableFuture;
  * read, so prefetched blocks were evicted before use and read again (~20% extra bytes). Held
  * bytes have their own budget, a quarter of {@code s3.block.cache.size.bytes}, carved out of it:
  * the cache itself gets the other three quarters, so the two together stay within the setting.
- * Held bytes are counted by GET ({@link HeldBytes}): a run's buffer lives until its last block is
- * passed, so that is when its bytes come back.
+ * Held bytes are counted block by block ({@link HeldBytes}): each block owns an array of exactly its
+ * size, however many blocks its GET read, so a passed block's bytes come back at once.
  *
  * <p>Thread-safe. Continuations run on the storage's threads and on the fetching thread.
  */
@@ -96,7 +96,7 @@ final class ObjectFetcher {
         }
     }
 
-    private record Held(DataBlockKey key, long endOffset, int bytes, HeldBytes.Run run) {
+    private record Held(DataBlockKey key, long endOffset, int bytes, CompletableFuture<DataBlock> claim) {
     }
 
     /** What a fetch from objects returned, and whether it touched object storage. */
@@ -125,6 +125,27 @@ final class ObjectFetcher {
     /** Blocks currently cached, for tests and metrics. */
     long cachedBlocks() {
         return blocks.synchronous().estimatedSize();
+    }
+
+    /** Bytes the cache weighs its blocks at (for tests). */
+    long cachedBytes() {
+        return blocks.synchronous().policy().eviction().orElseThrow().weightedSize().orElseThrow();
+    }
+
+    /** Bytes of the index entries of the blocks cached: what the cache should weigh (for tests). */
+    long cachedBlockBytes() {
+        return blocks.synchronous().asMap().values().stream().mapToLong(b -> b.index().size()).sum();
+    }
+
+    /** Bytes the held account says are held for readers (for tests). */
+    long heldBytes() {
+        return heldBytes.held();
+    }
+
+    /** Bytes the prefetched blocks held now keep reachable (for tests; call once readahead settled). */
+    long heldBlockBytes() {
+        return held.values().stream().filter(f -> f.isDone() && !f.isCompletedExceptionally())
+                .mapToLong(f -> f.join().size()).sum();
     }
 
     /**
@@ -178,8 +199,8 @@ final class ObjectFetcher {
         while (!r.held.isEmpty() && r.held.peekFirst().endOffset() <= reached) {
             Held h = r.held.pollFirst();
             r.aheadBytes -= h.bytes();
-            if (held.remove(h.key()) != null) {
-                h.run().release();
+            if (held.remove(h.key(), h.claim())) {
+                heldBytes.release(h.bytes());
             }
         }
     }
@@ -264,7 +285,6 @@ final class ObjectFetcher {
         List<DataBlockIndex> run = new ArrayList<>();
         List<CompletableFuture<DataBlock>> claims = new ArrayList<>();
         ObjectReader runReader = null;
-        HeldBytes.Run runBytes = heldBytes.newRun();
         for (Planned p : planned) {
             DataBlockKey key = p.index().key(p.reader().objectId());
             if (blocks.getIfPresent(key) != null || held.containsKey(key)) {
@@ -276,23 +296,21 @@ final class ObjectFetcher {
                 readRun(runReader, run, claims);
                 run = new ArrayList<>();
                 claims = new ArrayList<>();
-                runBytes = heldBytes.newRun();
             }
             int size = p.index().size();
-            if (!runBytes.tryAdd(size)) {
+            if (!heldBytes.tryReserve(size)) {
                 break; // over budget: the rest waits for the reader to release held runs
             }
             CompletableFuture<DataBlock> claim = new CompletableFuture<>();
             held.put(key, claim);
-            HeldBytes.Run owner = runBytes;
             claim.whenComplete((b, error) -> {
                 // A failed load must not stay held: the reader's fetch would fail on it for good.
                 if (error != null && held.remove(key, claim)) {
-                    owner.release();
+                    heldBytes.release(size);
                 }
             });
             r.prefetchedTo = Math.max(r.prefetchedTo, p.index().endOffset());
-            r.held.addLast(new Held(key, p.index().endOffset(), size, runBytes));
+            r.held.addLast(new Held(key, p.index().endOffset(), size, claim));
             r.aheadBytes += size;
             runReader = p.reader();
             run.add(p.index());

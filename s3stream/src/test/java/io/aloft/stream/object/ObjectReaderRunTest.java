@@ -40,6 +40,26 @@ class ObjectReaderRunTest {
         }
     }
 
+    /**
+     * Issue 15: blocks read with one GET used to be slices of one array, so a cached block kept the
+     * whole GET's bytes alive while the cache weighed only the block.
+     */
+    @Test
+    void readBlocks_eachBlockHoldsOnlyItsOwnBytes() throws Exception {
+        try (ObjectStorage storage = ObjectStorages.open(dir.toUri().toString())) {
+            ObjectWriterConfig config = ObjectWriterConfig.builder().blockSize(4096).build();
+            ObjectSummary summary = await(ObjectUploader.upload(storage, 9, run(1, 0, 0, 60, 2, 1000), config));
+            ObjectReader reader = ObjectReader.open(storage, 9, summary.size());
+            List<DataBlockIndex> index = await(reader.find(1, 0, Long.MAX_VALUE, Long.MAX_VALUE));
+
+            List<DataBlock> blocks = await(reader.readBlocks(index));
+
+            for (DataBlock block : blocks) {
+                assertEquals(block.index().size(), block.size(), "bytes kept reachable by " + block);
+            }
+        }
+    }
+
     @Test
     void readBlocks_gapBetweenBlocks_isRejected() throws Exception {
         try (ObjectStorage storage = ObjectStorages.open(dir.toUri().toString())) {

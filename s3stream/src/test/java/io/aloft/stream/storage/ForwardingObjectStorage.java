@@ -38,6 +38,11 @@ public class ForwardingObjectStorage implements ObjectStorage {
     }
 
     @Override
+    public CompletableFuture<List<ByteBuffer>> getParts(String key, long start, int[] partSizes) {
+        return delegate.getParts(key, start, partSizes);
+    }
+
+    @Override
     public CompletableFuture<ObjectInfo> head(String key) {
         return delegate.head(key);
     }

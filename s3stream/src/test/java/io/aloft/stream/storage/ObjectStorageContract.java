@@ -232,6 +232,46 @@ abstract class ObjectStorageContract {
         assertThrows(IllegalArgumentException.class, () -> storage.get("k", 0, 1L << 40));
     }
 
+    // ---- ranged get into parts -------------------------------------------------------------
+
+    @Test
+    void getParts_eachPartOwnsAnArrayOfExactlyItsBytes() throws Exception {
+        byte[] data = randomBytes(10_000, 8);
+        await(storage.put("parts", ByteBuffer.wrap(data)));
+        long before = storage.stats().requests(Operation.GET);
+
+        List<ByteBuffer> parts = await(storage.getParts("parts", 1_000, new int[] {3_000, 0, 2_500, 1}));
+
+        assertEquals(before + 1, storage.stats().requests(Operation.GET), "one request for all parts");
+        assertEquals(4, parts.size());
+        int at = 1_000;
+        for (ByteBuffer part : parts) {
+            // Not a view of a bigger array: keeping one part must not keep the others alive.
+            assertEquals(0, part.arrayOffset());
+            assertEquals(part.remaining(), part.array().length);
+            assertArrayEquals(slice(data, at, at + part.remaining()), bytes(part));
+            at += part.remaining();
+        }
+        assertEquals(6_501, at);
+    }
+
+    @Test
+    void getParts_pastEnd_cutsThePartHoldingTheEndAndEmptiesTheRest() throws Exception {
+        byte[] data = randomBytes(1_000, 9);
+        await(storage.put("short-parts", ByteBuffer.wrap(data)));
+
+        List<ByteBuffer> parts = await(storage.getParts("short-parts", 500, new int[] {300, 300, 300}));
+
+        assertArrayEquals(slice(data, 500, 800), bytes(parts.get(0)));
+        assertArrayEquals(slice(data, 800, 1_000), bytes(parts.get(1)));
+        assertEquals(0, parts.get(2).remaining());
+    }
+
+    @Test
+    void getParts_missingKey_failsWithObjectNotFound() {
+        assertInstanceOf(ObjectNotFoundException.class, failure(storage.getParts("missing/parts", 0, new int[] {10})));
+    }
+
     // ---- missing keys ---------------------------------------------------------------------
 
     @Test

@@ -10,44 +10,35 @@ import org.junit.jupiter.api.Test;
 class HeldBytesTest {
 
     @Test
-    void release_beforeTheRunsLastBlock_keepsTheWholeRunCounted() {
+    void release_oneBlockOfAGet_givesBackThatBlockAtOnce() {
         HeldBytes held = new HeldBytes(100);
-        HeldBytes.Run run = held.newRun();
-        assertTrue(run.tryAdd(30));
-        assertTrue(run.tryAdd(30));
+        assertTrue(held.tryReserve(30));
+        assertTrue(held.tryReserve(30));
         assertEquals(60, held.held());
 
-        run.release(); // the reader passed the first block; the run's buffer is still alive
-        assertEquals(60, held.held());
-        assertEquals(40, held.room());
+        held.release(30); // the reader passed the first block: it owns its array, so it is free
+        assertEquals(30, held.held());
+        assertEquals(70, held.room());
 
-        run.release();
+        held.release(30);
         assertEquals(0, held.held());
     }
 
     @Test
-    void tryAdd_overBudget_reservesNothing() {
+    void tryReserve_overBudget_reservesNothing() {
         HeldBytes held = new HeldBytes(100);
-        HeldBytes.Run first = held.newRun();
-        assertTrue(first.tryAdd(80));
-        HeldBytes.Run second = held.newRun();
-        assertFalse(second.tryAdd(30));
+        assertTrue(held.tryReserve(80));
+        assertFalse(held.tryReserve(30));
         assertEquals(80, held.held());
-        assertTrue(second.tryAdd(20));
+        assertTrue(held.tryReserve(20));
         assertEquals(100, held.held());
-
-        first.release();
-        assertEquals(20, held.held());
-        second.release();
-        assertEquals(0, held.held());
     }
 
     @Test
-    void release_moreBlocksThanAdded_throws() {
+    void release_moreThanReserved_throws() {
         HeldBytes held = new HeldBytes(100);
-        HeldBytes.Run run = held.newRun();
-        run.tryAdd(10);
-        run.release();
-        assertThrows(IllegalStateException.class, run::release);
+        held.tryReserve(10);
+        held.release(10);
+        assertThrows(IllegalStateException.class, () -> held.release(10));
     }
 }

@@ -107,9 +107,9 @@ class ObjectFetcherReadaheadTest {
         List<Long> getSizes = new CopyOnWriteArrayList<>();
         UnaryOperator<ObjectStorage> recording = s -> new ForwardingObjectStorage(s) {
             @Override
-            public CompletableFuture<ByteBuffer> get(String key, long start, long endExclusive) {
-                getSizes.add(endExclusive - start);
-                return super.get(key, start, endExclusive);
+            public CompletableFuture<List<ByteBuffer>> getParts(String key, long start, int[] partSizes) {
+                getSizes.add((long) java.util.Arrays.stream(partSizes).sum());
+                return super.getParts(key, start, partSizes);
             }
         };
         StreamStoreConfig config = StreamStoreTest.smallConfig().blockCacheSizeBytes(8 << 20).build();
@@ -123,6 +123,62 @@ class ObjectFetcherReadaheadTest {
             long largest = getSizes.stream().mapToLong(Long::longValue).max().orElse(0);
             assertTrue(largest > 768 * 1024, "largest readahead GET " + largest + " B; all: " + getSizes);
             assertTrue(largest <= (1 << 20) + 64 * 1024, "readahead GETs stay near half the window: " + largest);
+        });
+    }
+
+    /**
+     * Issue 15: held bytes are what the held blocks keep reachable, block by block, while a reader
+     * moves through a multi-block readahead GET (they were counted by GET, its whole buffer alive
+     * until its last block was passed), and none are left once the read ends.
+     */
+    @Test
+    void sequentialCatchUp_heldBytesAreTheHeldBlocksBytes_andReturnToZero() throws Exception {
+        StreamStoreConfig config = StreamStoreTest.smallConfig().blockCacheSizeBytes(8 << 20).build();
+        withColdStream(config, s -> s, (storage, store, stream) -> {
+            ObjectFetcher fetcher = store.fetcher();
+            long next = 0;
+            long mostHeld = 0;
+            while (next < 2000) {
+                FetchResult r = stream.fetch(next, 2000, 16 * 1024).get(10, TimeUnit.SECONDS);
+                next = r.batches().get(r.batches().size() - 1).lastOffsetExclusive();
+                fetcher.readaheadSettled().get(10, TimeUnit.SECONDS);
+                assertEquals(fetcher.heldBlockBytes(), fetcher.heldBytes(), "after reaching " + next);
+                mostHeld = Math.max(mostHeld, fetcher.heldBytes());
+            }
+            assertTrue(mostHeld > 512 * 1024, "readahead held blocks: " + mostHeld);
+            assertEquals(0, fetcher.heldBytes(), "held after the read reached the end");
+        });
+    }
+
+    @Test
+    void sequentialCatchUp_abandonedByAJump_releasesEveryHeldByte() throws Exception {
+        withColdStream((storage, store, stream) -> {
+            ObjectFetcher fetcher = store.fetcher();
+            long next = 0;
+            while (next < 1000) {
+                FetchResult r = stream.fetch(next, 2000, 16 * 1024).get(10, TimeUnit.SECONDS);
+                next = r.batches().get(r.batches().size() - 1).lastOffsetExclusive();
+                fetcher.readaheadSettled().get(10, TimeUnit.SECONDS);
+            }
+            assertTrue(fetcher.heldBytes() > 0, "readahead was holding blocks");
+
+            stream.fetch(10, 2000, 1).get(10, TimeUnit.SECONDS); // the reader jumps back
+            fetcher.readaheadSettled().get(10, TimeUnit.SECONDS);
+
+            assertEquals(0, fetcher.heldBytes());
+        });
+    }
+
+    /** Issue 15: a cached block read with a multi-block GET weighs what it keeps reachable. */
+    @Test
+    void bigFetch_cachesBlocksWeighedAtTheirOwnSize() throws Exception {
+        withColdStream((storage, store, stream) -> {
+            ObjectFetcher fetcher = store.fetcher();
+            FetchResult r = stream.fetch(500, 2000, 512 * 1024).get(10, TimeUnit.SECONDS);
+            assertTrue(r.batches().size() > 100, "one fetch over many blocks: " + r.batches().size());
+            assertTrue(fetcher.cachedBlocks() > 4, "blocks cached: " + fetcher.cachedBlocks());
+
+            assertEquals(fetcher.cachedBlockBytes(), fetcher.cachedBytes());
         });
     }
 
