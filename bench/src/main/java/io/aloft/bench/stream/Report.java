@@ -86,6 +86,9 @@ final class Report {
         int objects;
         long plainBytes;
         double plainSeconds;
+        /** CPU time of the benchmark's JVM during each read (versitygw's not included). */
+        double storeCpuSeconds;
+        double plainCpuSeconds;
 
         /** Over the bytes the plain GETs read (the stream's blocks), the same bytes for both reads. */
         double storeMiBps() {
@@ -194,16 +197,19 @@ final class Report {
                 + "GET per object, one after the other, through the same ObjectStorage. MiB/s of both count those "
                 + "bytes, so a ratio is that of the two times. Before the first round, about 20 MiB per object of "
                 + "other streams' bytes are read with plain ranged GETs, so neither read pays for compiling the "
-                + "client's GET path; the first round still pays for compiling the store's. ");
+                + "client's GET path; the first round still pays for compiling the store's. CPU ms/MiB is the "
+                + "benchmark JVM's CPU time (all threads) per MiB of the same bytes, steadier than wall time on "
+                + "a shared machine. ");
         line(b, "Load average before the rounds: %s.\n", catchUpLoad);
         b.append("| round | store MiB payload (MiB from S3) | store s | store MiB/s | store GETs | fetches (cache hits) "
-                + "| plain MiB | plain s | plain MiB/s | plain GETs | ratio |\n"
-                + "|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| store CPU ms/MiB | plain MiB | plain s | plain MiB/s | plain GETs | plain CPU ms/MiB | ratio |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (int i = 0; i < catchUps.size(); i++) {
             CatchUp c = catchUps.get(i);
-            line(b, "| %d | %.0f (%.0f) | %.2f | %.1f | %d | %d (%d) | %.0f | %.2f | %.1f | %d | %.2f |", i + 1,
-                    c.storeBytes / MIB, c.storeGetBytes / MIB, c.storeSeconds, c.storeMiBps(), c.storeGets,
-                    c.fetches, c.cacheHits, c.plainBytes / MIB, c.plainSeconds, c.plainMiBps(), c.objects,
+            line(b, "| %d | %.0f (%.0f) | %.2f | %.1f | %d | %d (%d) | %.2f | %.0f | %.2f | %.1f | %d | %.2f | %.2f |",
+                    i + 1, c.storeBytes / MIB, c.storeGetBytes / MIB, c.storeSeconds, c.storeMiBps(), c.storeGets,
+                    c.fetches, c.cacheHits, c.storeCpuSeconds * 1000 / (c.plainBytes / MIB), c.plainBytes / MIB,
+                    c.plainSeconds, c.plainMiBps(), c.objects, c.plainCpuSeconds * 1000 / (c.plainBytes / MIB),
                     c.ratio());
         }
         line(b, "\nmedian: store %.1f MiB/s, plain %.1f MiB/s; ratio store/plain (of the medians): **%.2f**\n",

@@ -274,6 +274,7 @@ public final class StreamBenchmark {
         r.objects = runs.size();
         long getsBefore = storage.stats().requests(Operation.GET);
         long getBytesBefore = storage.stats().bytes(Operation.GET);
+        long cpu = cpuNanos();
         long start = System.nanoTime();
         long offset = big.startOffset();
         while (offset < end) {
@@ -287,15 +288,18 @@ public final class StreamBenchmark {
             }
         }
         r.storeSeconds = (System.nanoTime() - start) / 1e9;
+        r.storeCpuSeconds = (cpuNanos() - cpu) / 1e9;
         r.storeGets = storage.stats().requests(Operation.GET) - getsBefore;
         r.storeGetBytes = storage.stats().bytes(Operation.GET) - getBytesBefore;
         progress("  store: %.0f MiB in %.2f s, %d GETs", r.storeBytes / MIB, r.storeSeconds, r.storeGets);
 
+        cpu = cpuNanos();
         start = System.nanoTime();
         for (long[] run : runs) {
             r.plainBytes += storage.get(ObjectKeys.key(run[0]), run[1], run[2]).get().remaining();
         }
         r.plainSeconds = (System.nanoTime() - start) / 1e9;
+        r.plainCpuSeconds = (cpuNanos() - cpu) / 1e9;
         progress("  plain GETs: %d objects, %.0f MiB in %.2f s", r.objects, r.plainBytes / MIB, r.plainSeconds);
         return r;
     }
@@ -390,6 +394,15 @@ public final class StreamBenchmark {
                 + s.requests(Operation.MULTIPART_COMPLETE);
     }
 
+
+    /**
+     * CPU time of this JVM (all threads, JIT and GC included): on a shared machine the wall time
+     * of a read swings with other work, its CPU cost much less.
+     */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
 
     static void progress(String format, Object... args) {
         System.err.printf("[%5.1fs] %s%n", (System.nanoTime() - START_NANOS) / 1e9, String.format(format, args));
