@@ -53,8 +53,11 @@ public final class StreamBenchmark {
     private static final long WAL_CAPACITY = 2 * GIB;
     private static final int TAIL_RATE = 2000;
     private static final int STEADY_RATE = 2560;
-    /** Part 2 is repeated and the median reported: one round swung by ±30% on the shared machine. */
-    private static final int CATCH_UP_ROUNDS = 3;
+    /**
+     * Part 2 is repeated and the median reported: one round swung by ±30% on the shared machine.
+     * More rounds with {@code BENCH_JAVA_OPTS=-Daloft.bench.catchUpRounds=N}.
+     */
+    private static final int CATCH_UP_ROUNDS = Integer.getInteger("aloft.bench.catchUpRounds", 3);
 
     private final boolean quick;
     private final Path work;

@@ -66,7 +66,10 @@ public final class DataBlock {
                     + " is known");
         }
         int stored = buf.getInt(ObjectFormat.BLOCK_CRC_OFFSET);
-        int actual = ObjectFormat.crc32c(buf, ObjectFormat.BLOCK_CRC_START, size - ObjectFormat.BLOCK_CRC_START);
+        // Over a writable view: CRC32C reads a heap buffer's array in place only if it can see it,
+        // and copied a read-only one through a 4 KiB scratch array (every byte read, once more).
+        ByteBuffer writable = data.hasArray() ? data.slice() : buf;
+        int actual = ObjectFormat.crc32c(writable, ObjectFormat.BLOCK_CRC_START, size - ObjectFormat.BLOCK_CRC_START);
         if (stored != actual) {
             throw corrupt(objectId, index, String.format("CRC32C is 0x%08x, computed 0x%08x", stored, actual));
         }

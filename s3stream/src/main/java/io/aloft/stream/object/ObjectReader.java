@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * GET of the object's tail ({@code FOOTER_SIZE} plus a guess of the index size, by default
  * {@value #INDEX_READ_SIZE_DEFAULT} bytes), and a second GET for the rest of the index only when
  * the guess was short. A failed fetch is retried by the next call, unless the object was found
- * corrupt, which is final. Each {@link #readBlock} is one ranged GET. Nothing is cached beyond
+ * corrupt, which is final. Each {@link #readBlock} is one ranged GET; blocks are read with
+ * {@link ObjectStorage#getParts}, the index with plain ranged gets. Nothing is cached beyond
  * the index: a block cache belongs in front of {@link #readBlock}, keyed by
  * {@link DataBlockKey}.
  *
@@ -133,8 +134,8 @@ public final class ObjectReader {
             throw new IllegalArgumentException("block " + block + " is not inside object " + objectId + " of "
                     + size + " bytes");
         }
-        return storage.get(key, block.position(), block.position() + block.size())
-                .thenApply(bytes -> DataBlock.decode(objectId, block, bytes));
+        return storage.getParts(key, block.position(), new int[] {block.size()})
+                .thenApply(parts -> DataBlock.decode(objectId, block, parts.get(0)));
     }
 
     /**

@@ -21,12 +21,13 @@ import java.util.concurrent.CompletableFuture;
  * cache weighed by bytes, so repeated and concurrent catch-up reads of the same block cost one GET.
  *
  * <p><b>Readahead.</b> A fetch that starts where the stream's previous one ended is sequential: the
- * blocks after it are loaded in the background, keeping a window ahead of the reader that doubles
- * with each sequential fetch (from {@link #MIN_READAHEAD} up to the held budget, at most
- * {@link #MAX_READAHEAD}) and falls back on a jump, so a catch-up reader finds its next blocks in
+ * blocks after it are loaded in the background, keeping a window ahead of the reader that grows
+ * {@link #WINDOW_GROWTH} times with each sequential fetch (from {@link #MIN_READAHEAD} up to the
+ * held budget, at most {@link #MAX_READAHEAD}) and falls back on a jump, so a catch-up reader finds its next blocks in
  * memory while a random reader costs no extra GETs. The window is planned in chunks of half of
- * it (at most {@link #MAX_CHUNK}), each one GET per object it touches: the reader reads one chunk
- * while the next loads.
+ * it (at most {@link #MAX_CHUNK}), each one GET within one object (cut at the object's end, or
+ * stretched to it when less than half a chunk would be left): the reader reads one chunk while
+ * the next loads.
  *
  * <p>Prefetched blocks are <em>held</em> by the fetcher until the reader passes them, not left to
  * the block cache: its TinyLFU admission rejects a block seen once in favour of blocks already
@@ -36,11 +37,21 @@ import java.util.concurrent.CompletableFuture;
  * Held bytes are counted block by block ({@link HeldBytes}): each block owns an array of exactly its
  * size, however many blocks its GET read, so a passed block's bytes come back at once.
  *
- * <p>Thread-safe. Continuations run on the storage's threads and on the fetching thread.
+ * <p>Readahead is planned, and its GETs issued, on one thread of the fetcher's own
+ * ({@code aloft-stream-readahead}), never on a reader's: a fetch served from held blocks only
+ * records how far its reader got and hands the planning over.
+ *
+ * <p>Thread-safe. Fetch continuations run on the storage's threads and on the fetching thread.
  */
-final class ObjectFetcher {
+final class ObjectFetcher implements AutoCloseable {
     private static final int OBJECTS_PER_LOOKUP = 8;
     static final long MIN_READAHEAD = 512 * 1024;
+    /**
+     * The window grows this many times per sequential fetch: 512 KiB, 2, 8, 32 MiB, so a catch-up
+     * reader reaches the default 32 MiB window on its fourth fetch (doubling took six, and its
+     * small first GETs were a fifth of the GETs of bench-stream's catch-up read).
+     */
+    static final int WINDOW_GROWTH = 4;
     /** Cap on the window; it is also capped by the held budget, which it can never exceed anyway. */
     static final long MAX_READAHEAD = 64L << 20;
     /** Largest ranged GET a run of blocks is read with. */
@@ -61,6 +72,8 @@ final class ObjectFetcher {
     private final AsyncCache<DataBlockKey, DataBlock> blocks;
     private final long maxReadahead;
     private final HeldBytes heldBytes;
+    /** Plans readahead and issues its GETs, off the readers' threads. */
+    private final java.util.concurrent.ExecutorService readaheadThread;
     /** Prefetched blocks not yet passed by their reader; each also sits in its stream's {@link Readahead#held}. */
     private final java.util.concurrent.ConcurrentHashMap<DataBlockKey, CompletableFuture<DataBlock>> held =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -103,7 +116,19 @@ final class ObjectFetcher {
     record Fetched(List<StreamRecordBatch> batches, boolean cacheHit) {
     }
 
-    ObjectFetcher(ObjectStorage storage, StreamMetadata metadata, long blockCacheBytes) {
+    /**
+     * @param uncaught handler of the readahead thread's uncaught exceptions (null: the default)
+     */
+    ObjectFetcher(ObjectStorage storage, StreamMetadata metadata, long blockCacheBytes,
+            Thread.UncaughtExceptionHandler uncaught) {
+        this.readaheadThread = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
+            Thread t = new Thread(task, "aloft-stream-readahead");
+            t.setDaemon(true);
+            if (uncaught != null) {
+                t.setUncaughtExceptionHandler(uncaught);
+            }
+            return t;
+        });
         this.storage = storage;
         this.metadata = metadata;
         this.readers = Caffeine.newBuilder().maximumSize(10_000).build();
@@ -114,6 +139,12 @@ final class ObjectFetcher {
                 .<DataBlockKey, DataBlock>weigher((key, block) -> block.size())
                 .buildAsync();
         this.maxReadahead = Math.min(MAX_READAHEAD, Math.max(MIN_READAHEAD, heldBudget));
+    }
+
+    /** Stops the readahead thread; fetches still work, without readahead. Idempotent. */
+    @Override
+    public void close() {
+        readaheadThread.shutdownNow();
     }
 
     /** Completes when readahead started so far has finished (for tests). */
@@ -183,15 +214,18 @@ final class ObjectFetcher {
                 return;
             }
             r.nextOffset = reached;
-            r.window = r.window == 0 ? MIN_READAHEAD : Math.min(maxReadahead, r.window * 2);
+            r.window = r.window == 0 ? MIN_READAHEAD : Math.min(maxReadahead, r.window * WINDOW_GROWTH);
             releaseHeld(r, reached);
         }
-        track(planNext(streamId, r));
-    }
-
-    private void track(CompletableFuture<?> f) {
-        readaheadInFlight.add(f);
-        f.whenComplete((v, e) -> readaheadInFlight.remove(f));
+        // Tracked before it runs, so readaheadSettled() waits for a plan not yet started.
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        readaheadInFlight.add(done);
+        done.whenComplete((v, e) -> readaheadInFlight.remove(done));
+        try {
+            readaheadThread.execute(() -> planNext(streamId, r).whenComplete((v, e) -> done.complete(null)));
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            done.complete(null); // closing: no more readahead
+        }
     }
 
     /** Drops held blocks that end at or before {@code reached}. Called under r's monitor. */
@@ -227,9 +261,12 @@ final class ObjectFetcher {
             start = Math.max(r.prefetchedTo, r.nextOffset);
             budget = chunk;
         }
+        // Every step on the readahead thread, whichever thread completed the lookup or index read
+        // before it: the GETs are issued from hold(), and the SDK's request pipeline runs on the
+        // issuing thread (signing, endpoint rules, interceptors: about 1 ms of CPU per GET).
         return metadata.getObjects(streamId, start, -1, OBJECTS_PER_LOOKUP)
-                .thenCompose(refs -> plan(streamId, refs, start, budget))
-                .handle((planned, error) -> {
+                .thenComposeAsync(refs -> plan(streamId, refs, start, budget), readaheadThread)
+                .handleAsync((planned, error) -> {
                     List<CompletableFuture<DataBlock>> loads = List.of();
                     boolean progressed = false;
                     synchronized (r) {
@@ -245,7 +282,7 @@ final class ObjectFetcher {
                             : CompletableFuture.completedFuture(null);
                     return CompletableFuture.allOf(next,
                             CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)).handle((v, e) -> null));
-                })
+                }, readaheadThread)
                 .thenCompose(f -> f);
     }
 
@@ -253,25 +290,42 @@ final class ObjectFetcher {
     private record Planned(ObjectReader reader, DataBlockIndex index) {
     }
 
-    /** Picks the blocks of {@code streamId} from {@code from}, about {@code budget} bytes. */
+    /**
+     * Picks the blocks of {@code streamId} from {@code from} for one GET: about {@code budget}
+     * bytes of the first object holding them, never running on into the next object (a chunk
+     * across an object boundary cost two GETs of part of a chunk each), and the rest of the
+     * stream's run in that object as well when under half a budget is left (so an object does not
+     * end with a GET of a few blocks). Empty at a hole in metadata, as a fetch stops there.
+     */
     private CompletableFuture<List<Planned>> plan(long streamId, List<ObjectRef> refs, long from, long budget) {
-        List<Planned> planned = new ArrayList<>();
-        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-        long[] left = {budget};
-        long[] next = {from};
         for (ObjectRef ref : refs) {
-            ObjectReader reader = readers.get(ref.objectId(), id -> ObjectReader.open(storage, id, ref.objectSize()));
             long rangeEnd = ref.range().endOffset();
-            chain = chain.thenCompose(v -> left[0] <= 0 || next[0] >= rangeEnd ? CompletableFuture.completedFuture(null)
-                    : reader.find(streamId, next[0], rangeEnd, left[0]).thenAccept(indexes -> {
-                        for (DataBlockIndex index : indexes) {
-                            left[0] -= index.size();
-                            planned.add(new Planned(reader, index));
-                            next[0] = index.endOffset();
-                        }
-                    }));
+            if (from >= rangeEnd) {
+                continue;
+            }
+            if (ref.range().startOffset() > from) {
+                break;
+            }
+            ObjectReader reader = readers.get(ref.objectId(), id -> ObjectReader.open(storage, id, ref.objectSize()));
+            return reader.find(streamId, from, rangeEnd, Long.MAX_VALUE).thenApply(indexes -> {
+                long rest = 0;
+                for (DataBlockIndex index : indexes) {
+                    rest += index.size();
+                }
+                List<Planned> planned = new ArrayList<>();
+                long taken = 0;
+                for (DataBlockIndex index : indexes) {
+                    if (taken >= budget && rest >= budget / 2) {
+                        break;
+                    }
+                    planned.add(new Planned(reader, index));
+                    taken += index.size();
+                    rest -= index.size();
+                }
+                return planned;
+            });
         }
-        return chain.thenApply(v -> planned);
+        return CompletableFuture.completedFuture(List.of());
     }
 
     /**

@@ -118,7 +118,8 @@ public final class StreamStore implements AutoCloseable {
         this.clock = b.clock;
         this.failureListener = b.failureListener;
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
-        this.fetcher = new ObjectFetcher(b.storage, metadata, config.blockCacheSizeBytes());
+        this.fetcher = new ObjectFetcher(b.storage, metadata, config.blockCacheSizeBytes(),
+                b.uncaughtExceptionHandler);
         this.storage = b.storage;
         this.compaction = new CompactionManager(config.compaction(), b.storage, metadata,
                 () -> List.copyOf(streams.keySet()), clock, b.uncaughtExceptionHandler);
@@ -675,6 +676,7 @@ public final class StreamStore implements AutoCloseable {
         compaction.close();
         catchUpReads.close();
         scheduler.shutdownNow();
+        fetcher.close();
         log.info("Stream store of node {} aborted; uncommitted data stays in the WAL", config.nodeId());
     }
 
@@ -711,6 +713,7 @@ public final class StreamStore implements AutoCloseable {
         } finally {
             catchUpReads.close();
             scheduler.shutdownNow();
+            fetcher.close();
         }
     }
 }
