@@ -52,6 +52,8 @@ final class ObjectFetcher implements AutoCloseable {
      * small first GETs were a fifth of the GETs of bench-stream's catch-up read).
      */
     static final int WINDOW_GROWTH = 4;
+    /** A stream not fetched from for this long loses its readahead and held blocks. */
+    static final long READAHEAD_IDLE_MS = 30_000;
     /** Cap on the window; it is also capped by the held budget, which it can never exceed anyway. */
     static final long MAX_READAHEAD = 64L << 20;
     /** Largest ranged GET a run of blocks is read with. */
@@ -77,14 +79,13 @@ final class ObjectFetcher implements AutoCloseable {
     /** Prefetched blocks not yet passed by their reader; each also sits in its stream's {@link Readahead#held}. */
     private final java.util.concurrent.ConcurrentHashMap<DataBlockKey, CompletableFuture<DataBlock>> held =
             new java.util.concurrent.ConcurrentHashMap<>();
-    private final Cache<Long, Readahead> readaheads = Caffeine.newBuilder().maximumSize(10_000)
-            .<Long, Readahead>removalListener((id, r, cause) -> {
-                if (r != null) {
-                    synchronized (r) {
-                        releaseHeld(r, Long.MAX_VALUE);
-                    }
-                }
-            }).build();
+    /**
+     * Per-stream readahead state. A stream whose reader stopped fetching (gone, or moved to the
+     * log cache's tail) is dropped after {@link #READAHEAD_IDLE_MS}, giving its held blocks back:
+     * otherwise up to the whole held budget, shared by all streams, stayed held for a reader
+     * that never comes back, and no other stream could read ahead.
+     */
+    private final Cache<Long, Readahead> readaheads;
     private final java.util.Set<CompletableFuture<?>> readaheadInFlight =
             java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -120,7 +121,19 @@ final class ObjectFetcher implements AutoCloseable {
      * @param uncaught handler of the readahead thread's uncaught exceptions (null: the default)
      */
     ObjectFetcher(ObjectStorage storage, StreamMetadata metadata, long blockCacheBytes,
-            Thread.UncaughtExceptionHandler uncaught) {
+            Thread.UncaughtExceptionHandler uncaught, java.util.function.LongSupplier clockMs) {
+        this.readaheads = Caffeine.newBuilder().maximumSize(10_000)
+                .expireAfterAccess(java.time.Duration.ofMillis(READAHEAD_IDLE_MS))
+                .ticker(() -> clockMs.getAsLong() * 1_000_000L)
+                .executor(Runnable::run) // the listener only releases bytes: run it at once
+                .<Long, Readahead>removalListener((id, r, cause) -> {
+                    if (r != null) {
+                        synchronized (r) {
+                            r.generation++; // a plan in flight for it is dropped, not held
+                            releaseHeld(r, Long.MAX_VALUE);
+                        }
+                    }
+                }).build();
         this.readaheadThread = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
             Thread t = new Thread(task, "aloft-stream-readahead");
             t.setDaemon(true);
@@ -139,6 +152,11 @@ final class ObjectFetcher implements AutoCloseable {
                 .<DataBlockKey, DataBlock>weigher((key, block) -> block.size())
                 .buildAsync();
         this.maxReadahead = Math.min(MAX_READAHEAD, Math.max(MIN_READAHEAD, heldBudget));
+    }
+
+    /** Drops the readahead state of streams idle for {@link #READAHEAD_IDLE_MS} now (for tests). */
+    void expireIdleReadahead() {
+        readaheads.cleanUp();
     }
 
     /** Stops the readahead thread; fetches still work, without readahead. Idempotent. */

@@ -119,7 +119,7 @@ public final class StreamStore implements AutoCloseable {
         this.failureListener = b.failureListener;
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
         this.fetcher = new ObjectFetcher(b.storage, metadata, config.blockCacheSizeBytes(),
-                b.uncaughtExceptionHandler);
+                b.uncaughtExceptionHandler, clock);
         this.storage = b.storage;
         this.compaction = new CompactionManager(config.compaction(), b.storage, metadata,
                 () -> List.copyOf(streams.keySet()), clock, b.uncaughtExceptionHandler);

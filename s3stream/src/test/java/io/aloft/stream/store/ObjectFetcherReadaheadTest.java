@@ -33,6 +33,9 @@ class ObjectFetcherReadaheadTest {
 
     @TempDir
     Path dir;
+    /** The cold store's clock (wall-clock milliseconds); only tests of idle readahead move it. */
+    private final java.util.concurrent.atomic.AtomicLong clockMs =
+            new java.util.concurrent.atomic.AtomicLong(System.currentTimeMillis());
     /** The metadata of the last {@link #withColdStream} run. */
     private MemoryStreamMetadata metadata;
 
@@ -66,7 +69,8 @@ class ObjectFetcherReadaheadTest {
             ObjectStorage storage = wrap.apply(objects);
             try (WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("b.wal"))
                     .capacityBytes(16 << 20).build());
-                    StreamStore store = StreamStore.open(coldConfig, wal, storage, metadata)) {
+                    StreamStore store = StreamStore.builder(coldConfig, wal, storage, metadata).clock(clockMs::get)
+                            .open()) {
                 body.run(storage, store, store.openStream(id, 2).get());
             }
         }
@@ -168,6 +172,30 @@ class ObjectFetcherReadaheadTest {
 
             stream.fetch(10, 2000, 1).get(10, TimeUnit.SECONDS); // the reader jumps back
             fetcher.readaheadSettled().get(10, TimeUnit.SECONDS);
+
+            assertEquals(0, fetcher.heldBytes());
+        });
+    }
+
+    /**
+     * Issue 15: a reader that stops fetching without jumping (gone, or caught up to the log cache)
+     * left its held blocks held for good, up to the whole budget all streams share.
+     */
+    @Test
+    void sequentialCatchUp_readerGoneIdle_releasesEveryHeldByte() throws Exception {
+        withColdStream((storage, store, stream) -> {
+            ObjectFetcher fetcher = store.fetcher();
+            long next = 0;
+            while (next < 1000) {
+                FetchResult r = stream.fetch(next, 2000, 16 * 1024).get(10, TimeUnit.SECONDS);
+                next = r.batches().get(r.batches().size() - 1).lastOffsetExclusive();
+                fetcher.readaheadSettled().get(10, TimeUnit.SECONDS);
+            }
+            fetcher.expireIdleReadahead();
+            assertTrue(fetcher.heldBytes() > 0, "readahead holds blocks while its reader is active");
+
+            clockMs.addAndGet(ObjectFetcher.READAHEAD_IDLE_MS + 1);
+            fetcher.expireIdleReadahead();
 
             assertEquals(0, fetcher.heldBytes());
         });
