@@ -1,5 +1,6 @@
 package io.aloft.bench.fetch;
 
+import io.aloft.bench.cluster.BrokerCpu;
 import io.aloft.bench.cluster.Machine;
 import io.aloft.servers.AloftServer;
 import io.aloft.servers.ApacheKafkaServer;

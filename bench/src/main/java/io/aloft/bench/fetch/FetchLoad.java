@@ -1,13 +1,13 @@
 package io.aloft.bench.fetch;
 
+import io.aloft.bench.cluster.ClientMetrics;
+import io.aloft.bench.cluster.Pacer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -44,9 +44,7 @@ final class FetchLoad implements AutoCloseable {
     private final byte[] value;
     private long records;
     private long bytes;
-    private Thread pacer;
-    private final AtomicBoolean pacing = new AtomicBoolean();
-    private final AtomicLong paced = new AtomicLong();
+    private Pacer pacer;
 
     FetchLoad(String bootstrap, int topics, int recordBytes) {
         this.bootstrap = bootstrap;
@@ -93,37 +91,20 @@ final class FetchLoad implements AutoCloseable {
 
     /** Starts writing {@code perSecond} records a second, round-robin over the partitions. */
     void startPacedProducer(int perSecond) {
-        pacing.set(true);
-        pacer = new Thread(() -> {
-            long start = System.nanoTime();
-            long sent = 0;
-            int next = 0;
-            while (pacing.get()) {
-                long due = (System.nanoTime() - start) * perSecond / 1_000_000_000L;
-                for (; sent < due; sent++) {
-                    TopicPartition tp = partitions.get(next);
-                    next = (next + 1) % partitions.size();
-                    producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, value));
-                }
-                paced.set(sent);
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }, "fetch-bench-producer");
-        pacer.setDaemon(true);
-        pacer.start();
+        int[] next = {0};
+        pacer = Pacer.start("fetch-bench-producer", perSecond, () -> {
+            TopicPartition tp = partitions.get(next[0]);
+            next[0] = (next[0] + 1) % partitions.size();
+            producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, value));
+        });
     }
 
     /** Stops the paced producer and waits until what it wrote is acknowledged. */
     void stopPacedProducer() throws InterruptedException {
-        pacing.set(false);
-        pacer.join();
+        pacer.stop();
         producer.flush();
-        records += paced.get();
+        records += pacer.count();
+        pacer = null;
     }
 
     /** A consumer (kafka-clients defaults) assigned every partition from the beginning. */
@@ -201,18 +182,10 @@ final class FetchLoad implements AutoCloseable {
 
     private Consumed snapshot() {
         Map<MetricName, ? extends Metric> m = consumer.metrics();
-        return new Consumed(consumedRecords, consumedBytes, (long) metric(m, "consumer-fetch-manager-metrics",
-                "fetch-total"), (long) metric(m, "consumer-metrics", "outgoing-byte-total"),
-                (long) metric(m, "consumer-metrics", "incoming-byte-total"));
-    }
-
-    private static double metric(Map<MetricName, ? extends Metric> metrics, String group, String name) {
-        for (Map.Entry<MetricName, ? extends Metric> e : metrics.entrySet()) {
-            if (e.getKey().group().equals(group) && e.getKey().name().equals(name) && e.getKey().tags().size() <= 1) {
-                return ((Number) e.getValue().metricValue()).doubleValue();
-            }
-        }
-        return Double.NaN;
+        return new Consumed(consumedRecords, consumedBytes,
+                (long) ClientMetrics.total(m, "consumer-fetch-manager-metrics", "fetch-total"),
+                (long) ClientMetrics.total(m, "consumer-metrics", "outgoing-byte-total"),
+                (long) ClientMetrics.total(m, "consumer-metrics", "incoming-byte-total"));
     }
 
     private static Consumed minus(Consumed a, Consumed b) {
@@ -222,7 +195,9 @@ final class FetchLoad implements AutoCloseable {
 
     @Override
     public void close() {
-        pacing.set(false);
+        if (pacer != null) {
+            pacer.halt();
+        }
         if (consumer != null) {
             consumer.close(Duration.ofSeconds(5));
         }

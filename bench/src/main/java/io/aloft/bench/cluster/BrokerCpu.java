@@ -1,4 +1,4 @@
-package io.aloft.bench.fetch;
+package io.aloft.bench.cluster;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,16 +8,16 @@ import java.nio.file.Path;
 
 /**
  * CPU time of another process, from Linux's {@code /proc/<pid>/stat}: user plus system time of all
- * its threads, in seconds. Stateless.
+ * its threads, in seconds: the broker-CPU figure of the fetch and CPU-per-byte benchmarks. Stateless.
  */
-final class BrokerCpu {
+public final class BrokerCpu {
     /** Clock ticks per second ({@code getconf CLK_TCK}), read once. */
     private static final long TICKS_PER_SECOND = ticksPerSecond();
 
     private BrokerCpu() {
     }
 
-    static double seconds(long pid) throws IOException {
+    public static double seconds(long pid) throws IOException {
         String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
         // The command name (field 2) is in parentheses and may hold spaces: fields count from after it.
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
