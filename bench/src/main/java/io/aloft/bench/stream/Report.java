@@ -234,8 +234,10 @@ final class Report {
                 + "after a flush, nothing else running: the log cache is sealed by age and uploaded during the "
                 + "phase. Each append counts as \"PUT in flight\" if an upload PUT was in flight (from the request "
                 + "being issued to its completion) when it was issued or completed. A PUT was in flight for %.1f s "
-                + "of the phase.\n", steady.ratePerSecond(), steady.ratePerSecond() * 4096 / MIB, steady.seconds(),
-                steady.putSeconds());
+                + "of the phase. During it the JVM ran %d garbage collections (%d ms in total) and allocated "
+                + "%.0f MiB.\n", steady.ratePerSecond(),
+                steady.ratePerSecond() * 4096 / MIB, steady.seconds(), steady.putSeconds(), steady.gcCount(),
+                steady.gcMillis(), steady.allocatedBytes() / MIB);
         b.append("| appends | count | errors | p50 µs | p99 µs | p99.9 µs | max µs | S3 PUT requests during phase |\n"
                 + "|---|---|---|---|---|---|---|---|\n");
         for (TailProbe.Phase p : List.of(steady.all(), steady.duringPut(), steady.outsidePut())) {
@@ -293,6 +295,9 @@ final class Report {
         field(b, "steadyDuringPutP99Us", steady.duringPut().p99Us());
         field(b, "steadyOutsidePutP99Us", steady.outsidePut().p99Us());
         field(b, "steadyPuts", steady.puts());
+        field(b, "steadyGcCount", steady.gcCount());
+        field(b, "steadyGcMillis", steady.gcMillis());
+        field(b, "steadyAllocatedBytes", steady.allocatedBytes());
         field(b, "loadWriteMiBps", loaded.loadWriteMiBps());
         field(b, "loadReadMiBps", loaded.loadReadMiBps());
         b.append(String.format(Locale.ROOT, "  \"tailP99Ratio\": %.4f\n}\n", p99Ratio()));

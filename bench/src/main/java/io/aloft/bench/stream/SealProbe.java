@@ -3,6 +3,8 @@ package io.aloft.bench.stream;
 import io.aloft.stream.Stream;
 import io.aloft.stream.storage.ObjectStorageStats;
 import io.aloft.stream.storage.ObjectStorageStats.Operation;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -23,7 +25,7 @@ import org.HdrHistogram.Recorder;
  */
 final class SealProbe {
     record Result(TailProbe.Phase all, TailProbe.Phase duringPut, TailProbe.Phase outsidePut, double seconds,
-            double putSeconds, long puts, int ratePerSecond) {
+            double putSeconds, long puts, int ratePerSecond, long gcCount, long gcMillis, long allocatedBytes) {
     }
 
     private static final long HIGHEST_NS = 60_000_000_000L;
@@ -37,6 +39,8 @@ final class SealProbe {
         Recorder outside = new Recorder(HIGHEST_NS, 3);
         AtomicLong errors = new AtomicLong();
         long puts0 = stats.requests(Operation.PUT);
+        long[] gc0 = gc();
+        long alloc0 = allocated();
         Sampler sampler = new Sampler(stats);
         sampler.start();
         ByteBuffer payload = ByteBuffer.allocate(batchBytes);
@@ -78,9 +82,34 @@ final class SealProbe {
         all.add(d);
         all.add(o);
         long puts = stats.requests(Operation.PUT) - puts0;
+        long[] gc1 = gc();
         return new Result(TailProbe.phase("all", all, errors.get(), 0, 0, puts),
                 TailProbe.phase("PUT in flight", d, 0, 0, 0, puts), TailProbe.phase("no PUT in flight", o, 0, 0, 0, 0),
-                seconds, sampler.uploadingNanos / 1e9, puts, ratePerSecond);
+                seconds, sampler.uploadingNanos / 1e9, puts, ratePerSecond, gc1[0] - gc0[0], gc1[1] - gc0[1],
+                allocated() - alloc0);
+    }
+
+    /** {collections, milliseconds} of every collector so far. */
+    private static long[] gc() {
+        long count = 0;
+        long millis = 0;
+        for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
+            count += Math.max(0, bean.getCollectionCount());
+            millis += Math.max(0, bean.getCollectionTime());
+        }
+        return new long[] {count, millis};
+    }
+
+    /**
+     * Bytes allocated by every thread of the JVM so far, 0 if not measurable. Whole-JVM rather than
+     * the upload thread's: where the S3 client's per-chunk work runs (its event loop, or the thread
+     * handing it a chunk) differs between a whole-buffer and a streamed body.
+     */
+    private static long allocated() {
+        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)) {
+            return 0;
+        }
+        return Math.max(0, threads.getTotalThreadAllocatedBytes());
     }
 
     /** Tracks whether a PUT is in flight: started (requests counted) more often than completed (bytes counted). */
