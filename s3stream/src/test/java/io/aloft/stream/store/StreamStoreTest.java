@@ -258,13 +258,29 @@ class StreamStoreTest {
         appendAll(store.openStream(id, 1).get(), 50, 1, 700);
         store.close();
 
-        StreamStore second = openStore(smallConfig().build(), openWal("b.wal"));
+        // GETs held until the continuation is attached, so the read cannot complete before it (it would then run here).
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        ObjectStorage gated = new io.aloft.stream.storage.ForwardingObjectStorage(storage) {
+            @Override
+            public CompletableFuture<ByteBuffer> get(String key, long start, long endExclusive) {
+                return gate.thenCompose(v -> super.get(key, start, endExclusive));
+            }
+
+            @Override
+            public CompletableFuture<List<ByteBuffer>> getParts(String key, long start, int[] partSizes) {
+                return gate.thenCompose(v -> super.getParts(key, start, partSizes));
+            }
+        };
+        StreamStore second = StreamStore.open(smallConfig().build(), openWal("b.wal"), gated, metadata);
+        toClose.add(second);
         Stream reopened = second.openStream(id, 2).get();
-        String thread = reopened.fetch(0, 50, 10_000).thenApply(r -> {
+        CompletableFuture<String> thread = reopened.fetch(0, 50, 10_000).thenApply(r -> {
             assertFalse(r.cacheHit(), "cold: from object storage");
             return Thread.currentThread().getName();
-        }).get(5, TimeUnit.SECONDS);
-        assertTrue(thread.startsWith("aloft-catchup-read-"), "continued on " + thread);
+        });
+        gate.complete(null); // on this thread: the GETs complete here, their continuations must not
+        String name = thread.get(5, TimeUnit.SECONDS);
+        assertTrue(name.startsWith("aloft-catchup-read-"), "continued on " + name);
         appendAll(reopened, 1, 1, 700);
         CompletableFuture<FetchResult> tail = reopened.fetch(50, 51, 10_000);
         assertTrue(tail.isDone() && tail.get().cacheHit(), "a tail read is answered from the log cache at once");
