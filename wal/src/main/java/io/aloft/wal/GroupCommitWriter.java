@@ -45,7 +45,9 @@ import java.util.zip.CRC32C;
  *
  * <p>Thread-safe. Mutable state is guarded by {@link #lock}; device writes run on the I/O executor;
  * append futures are completed outside the lock, in offset order, on the single callback thread
- * (timeouts on the timer thread, failures on the thread that saw the error).
+ * (timeouts on the timer thread, failures on the thread that saw the error). That thread serves
+ * every append of the node, so what callers chain on the futures must be short: the stream store
+ * only queues each completion on its stream's own thread.
  */
 final class GroupCommitWriter {
     private static final int H = RecordFormat.HEADER_SIZE;

@@ -12,7 +12,9 @@ import java.util.concurrent.CompletableFuture;
  * the lifetime of the log; offsets increase in the order appends were accepted.
  *
  * <p>Thread-safe: every method may be called from any thread. Futures complete on the log's own
- * I/O threads; callbacks attached to them must not block.
+ * threads (for appends, one thread completes them all, in offset order); callbacks attached to
+ * them must not block and should only hand work over to the caller's own executor, as the
+ * stream store does, or every later completion waits behind them.
  */
 public interface WriteAheadLog extends AutoCloseable {
 

@@ -41,7 +41,9 @@ import org.apache.kafka.common.requests.ProduceResponse;
  * <p>A partition this broker does not lead is answered NOT_LEADER_OR_FOLLOWER, from v10 with its
  * current leader and that leader's endpoint (KIP-951, {@link LeaderHints}).
  *
- * <p>Stateless; runs on the network thread, completes on the stream store's.
+ * <p>Stateless; runs on the network thread. The response is built on the acknowledgement thread
+ * of the partition whose append completes last (the stream store's {@code aloft-stream-ack-*},
+ * never the WAL's thread), and the network layer writes it on the connection's event loop.
  */
 public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     private final MetadataCache cache;

@@ -13,7 +13,8 @@ import java.util.function.BooleanSupplier;
  * however long the partition stays idle.
  *
  * <p>Thread-safe: moves and registrations happen under {@code lock}, reads of the value need none.
- * Wake-ups run on the thread that moved the watermark, outside the lock.
+ * Moves come from the records stream's acknowledgement thread (appends completing in offset order)
+ * and wake-ups run there, outside the lock; registrations from any thread (fetches).
  */
 final class HighWatermark {
     private final Object lock = new Object();

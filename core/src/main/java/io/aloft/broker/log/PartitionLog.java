@@ -54,9 +54,14 @@ import org.slf4j.LoggerFactory;
  * woken elsewhere, or by its deadline, cancels its registrations, so the waiters a log holds are
  * those of fetches waiting now: one entry each, however long the log stays idle.
  *
- * <p>Thread-safe. Futures complete on the stream store's threads; callers should continue on
- * their own executor. Failed futures carry a {@link PartitionLogException}, possibly wrapped in a
- * {@link CompletionException} by a dependent stage.
+ * <h2>Threads</h2>
+ * Thread-safe: appends, reads and maintenance come from any thread; {@code lock} guards the
+ * offsets, index, producer and epoch state. An append's future completes on the records stream's
+ * acknowledgement thread (one thread per stream, see the stream store), in offset order, never on
+ * the WAL's thread: the high watermark moves there, and the wake-ups of waiting fetches and what
+ * callers chain on the future (the produce response) run there. A caller with heavy or blocking
+ * work continues on its own executor. Failed futures carry a {@link PartitionLogException},
+ * possibly wrapped in a {@link CompletionException} by a dependent stage.
  */
 public final class PartitionLog {
     private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
@@ -390,7 +395,8 @@ public final class PartitionLog {
     }
 
     /**
-     * Registers {@code wake} to run once, on the appending thread, when the high watermark moves
+     * Registers {@code wake} to run once, on the thread that moves the high watermark (the records
+     * stream's acknowledgement thread; see the class comment), when the high watermark moves
      * above {@code offset}, or when the log closes or fails. A fetch waiting on many partitions
      * registers one {@code wake} with each and, once woken by any (or by its deadline), cancels it
      * with {@link #cancelWake} everywhere: so a log that gets no data for a long time does not

@@ -36,7 +36,10 @@ import org.slf4j.LoggerFactory;
  * moved here from a live broker is opened once that broker has closed it, so what it acknowledged
  * is in object storage first (see {@link PartitionHandoffs}).
  *
- * <p>Thread-safe.
+ * <p>Thread-safe. {@code this} guards the open logs; {@code appendOrder} the per-partition append
+ * queues, only while an append is queued (the log's own work runs outside it, on the thread that
+ * submitted the append or the one that finished opening the log). Appends complete on the
+ * partition's acknowledgement thread (see {@link PartitionLog}).
  */
 public final class PartitionManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionManager.class);
@@ -61,7 +64,11 @@ public final class PartitionManager implements AutoCloseable {
 
     private final PartitionHandoffs handoffs;
     private final Map<TopicPartition, Entry> logs = new HashMap<>();
-    /** Per partition, the appends in submission order (see {@link #append}). Guarded by itself. */
+    /**
+     * Per partition with appends in progress or refusals to remember, the appends in submission
+     * order (see {@link #append}); a queue is dropped once idle (see {@link #forgetIfIdle}).
+     * Guarded by itself.
+     */
     private final Map<TopicPartition, AppendQueue> appendOrder = new HashMap<>();
     /** Refusals of produces that named a topic id not known here yet, until it is (guarded by appendOrder). */
     private final Map<TopicPartition, AppendQueue> refusedByTopicId = new HashMap<>();
@@ -87,6 +94,8 @@ public final class PartitionManager implements AutoCloseable {
         CompletableFuture<?> last = CompletableFuture.completedFuture(null);
         /** Appends numbered 1, 2, ... as they arrive. */
         long arrived;
+        /** How many arrived appends were submitted to the log or refused (idle when it equals {@link #arrived}). */
+        long settled;
         /** Appends numbered up to this one are refused (they waited behind one that failed before its append). */
         long refuseThrough;
         /** The error and reason they are refused with. */
@@ -251,12 +260,17 @@ public final class PartitionManager implements AutoCloseable {
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
         CompletableFuture<CompletableFuture<AppendResult>> submitted;
+        CompletableFuture<CompletableFuture<AppendResult>> settled;
+        // Opened after the lock is released: the chain is built under it (its order is the order of
+        // arrival) but runs outside it, so one partition's validation and log append (at once, when
+        // the appends before it are submitted already) never holds up another partition's arrival.
+        CompletableFuture<Void> start = new CompletableFuture<>();
         synchronized (appendOrder) {
             AppendQueue queue = appendOrder.computeIfAbsent(tp, k -> new AppendQueue());
             adoptRefusalsByTopicId(tp, queue);
             long number = ++queue.arrived;
             java.util.concurrent.atomic.AtomicBoolean reached = new java.util.concurrent.atomic.AtomicBoolean();
-            submitted = queue.last.handle((v, e) -> null)
+            submitted = queue.last.handle((v, e) -> (Void) null).thenCombine(start, (v, w) -> w)
                     .thenCompose(v -> {
                         PartitionLogException refused = refusedBehind(queue, number, tp);
                         if (refused != null) {
@@ -287,13 +301,16 @@ public final class PartitionManager implements AutoCloseable {
                         return log.append(records);
                     });
             queue.last = submitted;
-            submitted.whenComplete((f, error) -> {
+            // The result follows this stage, so the queue is settled (and dropped if idle) first.
+            settled = submitted.whenComplete((f, error) -> {
                 if (!reached.get()) {
                     rememberRefused(queue, records);
                 }
+                forgetIfIdle(tp, queue);
             });
         }
-        return submitted.thenCompose(f -> f).thenApply(result -> {
+        start.complete(null);
+        return settled.thenCompose(f -> f).thenApply(result -> {
             if (!acknowledgeable.getAsBoolean()) {
                 throw new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + ": this broker's session with "
                         + "the controller may have lapsed (no heartbeat answered within the lease); the append is not "
@@ -301,6 +318,43 @@ public final class PartitionManager implements AutoCloseable {
             }
             return result;
         });
+    }
+
+    /**
+     * Counts one of {@code queue}'s appends settled and drops the queue if nothing is left in it:
+     * no append waiting to be submitted (so its numbering and refusals have nothing left to
+     * apply to, and the next append may start a fresh queue) and no refused producer batch to
+     * remember. Otherwise every partition ever produced to kept its entry.
+     */
+    private void forgetIfIdle(TopicPartition tp, AppendQueue queue) {
+        synchronized (appendOrder) {
+            queue.settled++;
+            if (queue.settled == queue.arrived && queue.refusedProducers.isEmpty()) {
+                appendOrder.remove(tp, queue);
+            }
+        }
+    }
+
+    /**
+     * Drops idle queues whose remembered refusals have all expired (see {@link #forgetIfIdle};
+     * those with refusals stay until then). Run by the periodic pass.
+     */
+    void forgetExpiredRefusals() {
+        long now = System.nanoTime();
+        synchronized (appendOrder) {
+            appendOrder.values().removeIf(q -> {
+                q.refusedProducers.values().removeIf(r ->
+                        now - r[2] > TimeUnit.MILLISECONDS.toNanos(REFUSED_PRODUCER_MEMORY_MS));
+                return q.settled == q.arrived && q.refusedProducers.isEmpty();
+            });
+        }
+    }
+
+    /** How many partitions have an append queue now (tests). */
+    int appendQueueCount() {
+        synchronized (appendOrder) {
+            return appendOrder.size();
+        }
     }
 
     /** Refuses every append that has arrived so far and not been submitted (they waited for the same open). */
@@ -459,6 +513,7 @@ public final class PartitionManager implements AutoCloseable {
     /** Closes logs this broker no longer leads and applies retention to the others. */
     void maintain() {
         try {
+            forgetExpiredRefusals();
             MetadataCache.View view = cache.view();
             for (Map.Entry<TopicPartition, Entry> e : snapshot()) {
                 TopicPartition tp = e.getKey();

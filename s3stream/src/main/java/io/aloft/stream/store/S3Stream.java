@@ -7,13 +7,15 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * A stream opened on a {@link StreamStore}. Holds the stream's offsets and the queue of appends
  * waiting to be confirmed in order; the store does the work.
  *
  * <p>Thread-safe: {@code nextOffset} is assigned under the store's append lock; the pending
- * queue and confirm offset under this object's monitor.
+ * queue and confirm offset under this object's monitor. Appends are confirmed, and their futures
+ * completed, on this stream's acknowledgement thread ({@link #acks()}), in offset order.
  */
 final class S3Stream implements Stream {
     enum State { OPEN, CLOSING, CLOSED, FENCED }
@@ -31,6 +33,8 @@ final class S3Stream implements Stream {
     /** Guarded by the store's append lock. */
     long nextOffset;
     private final ArrayDeque<PendingAppend> pending = new ArrayDeque<>();
+    /** Where this stream's appends are acknowledged (one thread; see {@link AckThreads}). */
+    private final Executor acks;
 
     /** One append between its WAL write and its confirmation. */
     static final class PendingAppend {
@@ -45,8 +49,9 @@ final class S3Stream implements Stream {
         }
     }
 
-    S3Stream(StreamStore store, long streamId, long epoch, long startOffset, long endOffset) {
+    S3Stream(StreamStore store, long streamId, long epoch, long startOffset, long endOffset, Executor acks) {
         this.store = store;
+        this.acks = acks;
         this.streamId = streamId;
         this.epoch = epoch;
         this.startOffset = startOffset;
@@ -54,6 +59,11 @@ final class S3Stream implements Stream {
         this.nextOffset = endOffset;
         this.committedEnd = endOffset;
         this.metadataStart = startOffset;
+    }
+
+    /** The executor this stream's appends are acknowledged on (a single thread). */
+    Executor acks() {
+        return acks;
     }
 
     long committedEnd() {
@@ -146,7 +156,10 @@ final class S3Stream implements Stream {
         return p;
     }
 
-    /** Marks an append durable and completes, in order, every append that is now confirmed. */
+    /**
+     * Marks an append durable and completes, in order, every append that is now confirmed. Called
+     * on {@link #acks()}.
+     */
     void durable(PendingAppend p) {
         List<PendingAppend> confirmed = new ArrayList<>();
         synchronized (this) {

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Write path</h2>
  * An append takes the stream's next offsets, enters the log cache and is written to the WAL, all
  * under one lock so the cache's order is the WAL's order; it is acknowledged once it and every
- * earlier append of its stream are durable. The cache's active block is sealed by size
+ * earlier append of its stream are durable, on the stream's acknowledgement thread (see Threads).
+ * The cache's active block is sealed by size
  * ({@code s3.wal.upload.threshold.bytes}), age ({@code s3.wal.upload.interval.ms}), a stream's
  * close (once the uploads in flight are done, so closes arriving together share a block), or
  * shutdown; a sealed block is uploaded once all its appends are durable, and blocks
@@ -70,9 +71,18 @@ import org.slf4j.LoggerFactory;
  * exception handler. {@link #abort()} stops without uploading, for a node that is stopping after
  * a failure elsewhere.
  *
- * <p>The store does not own the WAL, object storage or metadata passed in; the caller closes them
- * after {@link #close()}. Thread-safe. Uploads are orchestrated on the {@code aloft-stream-upload}
+ * <h2>Threads</h2>
+ * Thread-safe: appends, fetches and closes come from any thread. {@code appendLock} makes offset
+ * assignment, log-cache order and WAL order one order. The WAL's completion thread only hands each
+ * durable append over to the stream's acknowledgement thread ({@link AckThreads}: a few
+ * {@code aloft-stream-ack-<n>} threads, each stream always on the same one), which confirms it in
+ * the log cache and completes the stream's appends in order; whatever callers chain on an
+ * append's future runs there too, never on the WAL's thread. Catch-up reads continue on
+ * {@link CatchUpReads}' threads; uploads are orchestrated on the {@code aloft-stream-upload}
  * thread.
+ *
+ * <p>The store does not own the WAL, object storage or metadata passed in; the caller closes them
+ * after {@link #close()}.
  */
 public final class StreamStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamStore.class);
@@ -94,6 +104,7 @@ public final class StreamStore implements AutoCloseable {
     private final ObjectStorage storage;
     private final CompactionManager compaction;
     private final ScheduledExecutorService scheduler;
+    private final AckThreads acks;
     private final Object appendLock = new Object();
     private final Map<Long, S3Stream> streams = new ConcurrentHashMap<>();
     /** Appends waiting for log-cache room, oldest first; guarded by appendLock. */
@@ -137,6 +148,7 @@ public final class StreamStore implements AutoCloseable {
                 config.catchUpReadBytesPerSecond(), System::nanoTime, handler);
         this.pacer = new UploadPacer(config.uploadPacingFactor(), System::nanoTime,
                 (task, nanos) -> scheduler.schedule(task, nanos, TimeUnit.NANOSECONDS), this::roomShort);
+        this.acks = new AckThreads(AckThreads.defaultCount(), handler);
     }
 
     /** Opens the store the builder describes: recovers the WAL, then starts uploads and compaction. */
@@ -192,7 +204,8 @@ public final class StreamStore implements AutoCloseable {
     public CompletableFuture<Stream> openStream(long streamId, long epoch) {
         checkUsable();
         return metadata.openStream(new OpenStreamRequest(streamId, epoch, config.nodeId())).thenApply(info -> {
-            S3Stream stream = new S3Stream(this, streamId, info.epoch(), info.startOffset(), info.endOffset());
+            S3Stream stream = new S3Stream(this, streamId, info.epoch(), info.startOffset(), info.endOffset(),
+                    acks.forStream(streamId));
             S3Stream previous = streams.put(streamId, stream);
             if (previous != null) {
                 previous.state(S3Stream.State.FENCED);
@@ -338,14 +351,15 @@ public final class StreamStore implements AutoCloseable {
         stream.nextOffset = base + count;
         LogCache.Block block = logCache.put(batch);
         S3Stream.PendingAppend pending = stream.addPending(base, base + count);
-        wal.append(body).whenComplete((walOffset, error) -> {
+        // Async: the WAL's single completion thread only queues this on the stream's own thread.
+        wal.append(body).whenCompleteAsync((walOffset, error) -> {
             if (error != null) {
                 fail(new StreamException("WAL append failed; the stream store stops", error));
                 return;
             }
             logCache.confirm(block, walOffset);
             stream.durable(pending);
-        });
+        }, stream.acks());
         if (logCache.activeBytes() >= config.uploadThresholdBytes()) {
             sealAndUpload();
         }
@@ -677,6 +691,7 @@ public final class StreamStore implements AutoCloseable {
         catchUpReads.close();
         scheduler.shutdownNow();
         fetcher.close();
+        acks.shutdown();
         log.info("Stream store of node {} aborted; uncommitted data stays in the WAL", config.nodeId());
     }
 
@@ -714,6 +729,7 @@ public final class StreamStore implements AutoCloseable {
             catchUpReads.close();
             scheduler.shutdownNow();
             fetcher.close();
+            acks.shutdown(); // later WAL completions run on the WAL's thread (see AckThreads)
         }
     }
 }
