@@ -70,6 +70,7 @@ final class ObjectFetcher implements AutoCloseable {
 
     private final ObjectStorage storage;
     private final StreamMetadata metadata;
+    private final ObjectLookups lookups;
     private final Cache<Long, ObjectReader> readers;
     private final AsyncCache<DataBlockKey, DataBlock> blocks;
     private final long maxReadahead;
@@ -122,6 +123,18 @@ final class ObjectFetcher implements AutoCloseable {
      */
     ObjectFetcher(ObjectStorage storage, StreamMetadata metadata, long blockCacheBytes,
             Thread.UncaughtExceptionHandler uncaught, java.util.function.LongSupplier clockMs) {
+        this(storage, metadata, blockCacheBytes, uncaught, clockMs, 0);
+    }
+
+    /**
+     * @param uncaught handler of the readahead thread's uncaught exceptions (null: the default)
+     * @param objectDeleteDelayMs {@code s3.object.delete.delay.ms}; object lookups are reused for at
+     *     most half of it ({@link ObjectLookups}); 0 asks metadata every time
+     */
+    ObjectFetcher(ObjectStorage storage, StreamMetadata metadata, long blockCacheBytes,
+            Thread.UncaughtExceptionHandler uncaught, java.util.function.LongSupplier clockMs,
+            long objectDeleteDelayMs) {
+        this.lookups = new ObjectLookups(metadata, clockMs, objectDeleteDelayMs);
         this.readaheads = Caffeine.newBuilder().maximumSize(10_000)
                 .expireAfterAccess(java.time.Duration.ofMillis(READAHEAD_IDLE_MS))
                 .ticker(() -> clockMs.getAsLong() * 1_000_000L)
@@ -211,7 +224,11 @@ final class ObjectFetcher implements AutoCloseable {
     CompletableFuture<Fetched> fetch(long streamId, long from, long to, int maxBytes) {
         Collected out = new Collected();
         boolean[] miss = new boolean[1];
-        return fetchInto(out, miss, streamId, from, to, maxBytes).thenApply(v -> {
+        return fetchInto(out, miss, streamId, from, to, maxBytes).whenComplete((v, error) -> {
+            if (error != null) {
+                lookups.forget(streamId); // an object it named may be gone (compacted and deleted): ask again
+            }
+        }).thenApply(v -> {
             if (!out.isEmpty()) {
                 readahead(streamId, from, out.get(out.size() - 1).lastOffsetExclusive());
             }
@@ -282,7 +299,7 @@ final class ObjectFetcher implements AutoCloseable {
         // Every step on the readahead thread, whichever thread completed the lookup or index read
         // before it: the GETs are issued from hold(), and the SDK's request pipeline runs on the
         // issuing thread (signing, endpoint rules, interceptors: about 1 ms of CPU per GET).
-        return metadata.getObjects(streamId, start, -1, OBJECTS_PER_LOOKUP)
+        return lookups.getObjects(streamId, start, -1, OBJECTS_PER_LOOKUP)
                 .thenComposeAsync(refs -> plan(streamId, refs, start, budget), readaheadThread)
                 .handleAsync((planned, error) -> {
                     List<CompletableFuture<DataBlock>> loads = List.of();
@@ -397,7 +414,7 @@ final class ObjectFetcher implements AutoCloseable {
 
     private CompletableFuture<Void> fetchInto(Collected out, boolean[] miss, long streamId, long from,
             long to, int maxBytes) {
-        return metadata.getObjects(streamId, from, to, OBJECTS_PER_LOOKUP).thenCompose(refs -> {
+        return lookups.getObjects(streamId, from, to, OBJECTS_PER_LOOKUP).thenCompose(refs -> {
             if (refs.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }

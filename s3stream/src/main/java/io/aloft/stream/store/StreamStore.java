@@ -130,7 +130,7 @@ public final class StreamStore implements AutoCloseable {
         this.failureListener = b.failureListener;
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
         this.fetcher = new ObjectFetcher(b.storage, metadata, config.blockCacheSizeBytes(),
-                b.uncaughtExceptionHandler, clock);
+                b.uncaughtExceptionHandler, clock, config.compaction().deleteDelayMs());
         this.storage = b.storage;
         this.compaction = new CompactionManager(config.compaction(), b.storage, metadata,
                 () -> List.copyOf(streams.keySet()), clock, b.uncaughtExceptionHandler);
