@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -16,11 +15,9 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -34,7 +31,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,7 +90,7 @@ final class FileObjectStorage implements ObjectStorage {
         Path tmp;
         try {
             Path tmpRoot = Files.createDirectories(dir.resolve(TMP_DIR));
-            removeAbandoned(tmpRoot, System.currentTimeMillis() - ABANDONED_TEMP_MS);
+            FileTree.removeAbandoned(tmpRoot, System.currentTimeMillis() - ABANDONED_TEMP_MS);
             tmp = Files.createDirectory(tmpRoot.resolve(UUID.randomUUID().toString()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot use object storage directory " + dir + ": " + e, e);
@@ -149,7 +145,7 @@ final class FileObjectStorage implements ObjectStorage {
         return run(Operation.PUT, key, () -> {
             Path temp = writeTemp(body, ".put", true);
             try {
-                ensureDirectories(target.getParent());
+                FileTree.ensureDirectories(target.getParent());
                 // link(2) fails if the name exists, atomically: the file system arbitrates the race.
                 Files.createLink(target, temp);
             } catch (java.nio.file.FileAlreadyExistsException e) {
@@ -157,7 +153,7 @@ final class FileObjectStorage implements ObjectStorage {
             } finally {
                 Files.deleteIfExists(temp);
             }
-            syncDirectory(target.getParent());
+            FileTree.syncDirectory(target.getParent());
             stats.recordBytes(Operation.PUT, length);
             return true;
         });
@@ -189,7 +185,7 @@ final class FileObjectStorage implements ObjectStorage {
         Path file = path(key);
         stats.recordRequest(Operation.GET);
         return run(Operation.GET, key, () -> {
-            requireObject(file);
+            FileTree.requireObject(file);
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 long left = Math.max(0, channel.size() - start);
                 ByteBuffer[] parts = new ByteBuffer[sizes.length];
@@ -221,7 +217,7 @@ final class FileObjectStorage implements ObjectStorage {
         Path file = path(key);
         stats.recordRequest(Operation.GET);
         return run(Operation.GET, key, () -> {
-            requireObject(file);
+            FileTree.requireObject(file);
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 long size = channel.size();
                 if (whole && size > Integer.MAX_VALUE - 16) {
@@ -249,7 +245,7 @@ final class FileObjectStorage implements ObjectStorage {
         Path file = path(key);
         stats.recordRequest(Operation.HEAD);
         return run(Operation.HEAD, key, () -> {
-            requireObject(file);
+            FileTree.requireObject(file);
             return new ObjectInfo(key, Files.size(file));
         });
     }
@@ -289,7 +285,7 @@ final class FileObjectStorage implements ObjectStorage {
             }
             // Deepest first, so pruning a child before its parent can empty the parent too.
             for (Path parent : parents) {
-                pruneAndSync(parent);
+                FileTree.pruneAndSync(root, parent);
             }
             return null;
         });
@@ -387,7 +383,7 @@ final class FileObjectStorage implements ObjectStorage {
             Thread.currentThread().interrupt();
         }
         try {
-            deleteRecursively(tmp);
+            FileTree.deleteRecursively(tmp);
         } catch (IOException e) {
             LOG.warn("File object storage {}: could not remove temp directory {} (the next open past {} ms removes it)",
                     root, tmp, ABANDONED_TEMP_MS, e);
@@ -490,7 +486,7 @@ final class FileObjectStorage implements ObjectStorage {
     void publish(Path tempFile, Path target) throws IOException {
         try {
             for (int attempt = 1; ; attempt++) {
-                ensureDirectories(target.getParent());
+                FileTree.ensureDirectories(target.getParent());
                 try {
                     Files.move(tempFile, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                     break;
@@ -501,106 +497,9 @@ final class FileObjectStorage implements ObjectStorage {
                     }
                 }
             }
-            syncDirectory(target.getParent());
+            FileTree.syncDirectory(target.getParent());
         } finally {
             Files.deleteIfExists(tempFile);
-        }
-    }
-
-    /** Creates missing directories down to {@code dir}, fsyncing each new entry's parent. */
-    private void ensureDirectories(Path dir) throws IOException {
-        if (Files.isDirectory(dir)) {
-            return;
-        }
-        Deque<Path> missing = new ArrayDeque<>();
-        for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
-            missing.push(p);
-        }
-        while (!missing.isEmpty()) {
-            Path d = missing.pop();
-            try {
-                Files.createDirectory(d);
-            } catch (FileAlreadyExistsException e) {
-                if (!Files.isDirectory(d)) {
-                    throw new FileAlreadyExistsException(d.toString(), null,
-                            "an object already exists where a key needs a directory");
-                }
-            }
-            syncDirectory(d.getParent());
-        }
-    }
-
-    /** Removes {@code dir} and its ancestors while empty (never the root), then fsyncs what remains. */
-    private void pruneAndSync(Path dir) throws IOException {
-        Path d = dir;
-        while (!d.equals(root)) {
-            try {
-                Files.delete(d);
-            } catch (DirectoryNotEmptyException e) {
-                break;
-            } catch (NoSuchFileException e) {
-                // Pruned already by another delete; keep walking up.
-            }
-            d = d.getParent();
-        }
-        syncDirectory(d);
-    }
-
-    private static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (NoSuchFileException e) {
-            // Removed by a concurrent prune: nothing of ours is left in it to make durable.
-        }
-    }
-
-    /**
-     * Removes what other opens left under {@code tmpRoot} untouched since {@code before} (files, and
-     * directories with nothing newer inside): leftovers of crashed processes. Another process's
-     * entry may vanish meanwhile; that is fine.
-     */
-    private static void removeAbandoned(Path tmpRoot, long before) throws IOException {
-        try (var entries = Files.list(tmpRoot)) {
-            for (Path e : (Iterable<Path>) entries::iterator) {
-                try {
-                    if (newestModification(e) < before) {
-                        deleteRecursively(e);
-                    }
-                } catch (java.nio.file.NoSuchFileException gone) {
-                    // Removed by its owner or another open's sweep.
-                }
-            }
-        }
-    }
-
-    private static long newestModification(Path path) throws IOException {
-        try (var all = Files.walk(path)) {
-            long newest = Long.MIN_VALUE;
-            for (Path p : (Iterable<Path>) all::iterator) {
-                newest = Math.max(newest, Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toMillis());
-            }
-            return newest;
-        }
-    }
-
-    private static void deleteRecursively(Path path) throws IOException {
-        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(path)) {
-            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
-    /**
-     * Only regular files are objects. A directory ("prefix"), or a path through a file (key
-     * {@code a/b} when {@code a} is an object: ENOTDIR), is a missing object, as on S3.
-     */
-    private static void requireObject(Path file) throws NoSuchFileException {
-        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-            throw new NoSuchFileException(file.toString());
         }
     }
 
@@ -685,7 +584,7 @@ final class FileObjectStorage implements ObjectStorage {
                     throw e;
                 }
                 publish(assembled, target);
-                deleteRecursively(dir);
+                FileTree.deleteRecursively(dir);
                 return null;
             });
         }
@@ -694,7 +593,7 @@ final class FileObjectStorage implements ObjectStorage {
         CompletableFuture<Void> sendAbort() {
             stats.recordRequest(Operation.MULTIPART_ABORT);
             return run(Operation.MULTIPART_ABORT, key(), () -> {
-                deleteRecursively(dir);
+                FileTree.deleteRecursively(dir);
                 return null;
             });
         }
