@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -243,21 +244,26 @@ class BrokerFailoverTest {
         // 120 s: the session must lapse and a live broker recover the paused one's WAL first; on a
         // machine loaded far past its cores (CI beside other builds, load 30 on 2 CPUs) 60 s was not enough.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        try (Admin admin = cluster.admin(live)) {
-            List<TopicPartitionInfo> infos = List.of();
-            while (true) {
-                try {
-                    infos = admin.describeTopics(List.of(TOPIC), new DescribeTopicsOptions().timeoutMs(5_000))
-                            .allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC).partitions();
-                    if (infos.stream().noneMatch(i -> i.leader() != null && i.leader().id() == broker)) {
-                        return;
-                    }
-                } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-                    // asked the paused broker, say: ask again (the message keeps the last answer)
+        List<TopicPartitionInfo> infos = List.of();
+        Exception failure = null;
+        while (true) {
+            // A fresh client each time, with a short request timeout: one that had picked the paused
+            // broker kept its unanswered requests for 30 s and then timed out every call, even
+            // listNodes ("Timed out waiting to send the call"), for the whole wait.
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrap(live),
+                    AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3_000,
+                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 8_000))) {
+                infos = admin.describeTopics(List.of(TOPIC), new DescribeTopicsOptions().timeoutMs(5_000))
+                        .allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC).partitions();
+                if (infos.stream().noneMatch(i -> i.leader() != null && i.leader().id() == broker)) {
+                    return;
                 }
-                assertTrue(System.nanoTime() < deadline, "broker " + broker + " still leads partitions: " + infos);
-                TimeUnit.MILLISECONDS.sleep(100);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                failure = e; // asked the paused broker, say: ask again (the message keeps the last answer)
             }
+            assertTrue(System.nanoTime() < deadline, "broker " + broker + " still leads partitions: " + infos
+                    + "; last describe failure: " + failure);
+            TimeUnit.MILLISECONDS.sleep(100);
         }
     }
 
