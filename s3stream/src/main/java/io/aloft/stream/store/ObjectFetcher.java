@@ -236,6 +236,11 @@ final class ObjectFetcher implements AutoCloseable {
         });
     }
 
+    /** Forgets the stream's kept object lookup (see {@link ObjectLookups#forget}). */
+    void forgetLookups(long streamId) {
+        lookups.forget(streamId);
+    }
+
     /** Updates the stream's sequential state and, for a sequential reader, loads the next blocks. */
     private void readahead(long streamId, long from, long reached) {
         Readahead r = readaheads.get(streamId, id -> new Readahead(-1));

@@ -16,8 +16,8 @@ import java.util.function.LongSupplier;
  * of the broker, bench-cpu.sh --jfr: as many as reading and decoding the blocks), while the answer changes only when an
  * upload or compaction commits.
  *
- * <p>Why a stale answer is safe: an object replaced by compaction or a trim is deleted from object
- * storage only {@code s3.object.delete.delay.ms} after it was released, and a kept answer is used
+ * <p>Why a stale answer is safe: an object replaced by compaction or a trim holds the same bytes
+ * for the same offsets as its replacement, and is deleted from object storage only {@code s3.object.delete.delay.ms} after it was released, and a kept answer is used
  * for at most half of that (at most {@link #MAX_TTL_MS}), so every object it names can still be
  * read, with the same bytes. An answer is used only for an offset it covers (held by one of its
  * objects, and then the objects after it while they are contiguous); anything else asks metadata,
@@ -34,6 +34,9 @@ final class ObjectLookups {
     private final long ttlMs;
     private final Cache<Long, Answer> answers = Caffeine.newBuilder().maximumSize(10_000)
             .executor(Runnable::run).build();
+
+    /** Bumped by every {@link #forget}: an answer asked for before one is not kept (it may predate the change). */
+    private final java.util.concurrent.atomic.AtomicLong forgets = new java.util.concurrent.atomic.AtomicLong();
 
     private record Answer(List<ObjectRef> refs, long atMs) {
     }
@@ -57,16 +60,22 @@ final class ObjectLookups {
             }
         }
         long askedAt = clockMs.getAsLong();
+        long forgetsBefore = forgets.get();
         return metadata.getObjects(streamId, from, to, limit).thenApply(refs -> {
-            if (ttlMs > 0 && !refs.isEmpty()) {
+            if (ttlMs > 0 && !refs.isEmpty() && forgets.get() == forgetsBefore) {
                 answers.put(streamId, new Answer(List.copyOf(refs), askedAt));
             }
             return refs;
         });
     }
 
-    /** Drops the stream's kept answer (a read of one of its objects failed). */
+    /**
+     * Drops the stream's kept answer: a read of one of its objects failed, or a range of it was
+     * rewritten with other bytes (the log cleaner's {@link RangeRewrite}: unlike object compaction,
+     * which moves the same bytes, the old objects then hold records the new ones dropped).
+     */
     void forget(long streamId) {
+        forgets.incrementAndGet();
         answers.invalidate(streamId);
     }
 

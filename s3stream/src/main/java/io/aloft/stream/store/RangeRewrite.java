@@ -68,8 +68,13 @@ public final class RangeRewrite {
     private long bytesWritten;
     private boolean done;
 
+    /** Run once the replacement is committed (or may have been): kept object lookups must go. */
+    private final Runnable replaced;
+
     RangeRewrite(S3Stream stream, long start, long end, long maxObjectBytes, StreamMetadata metadata,
-            ObjectStorage storage, LogCache logCache, StreamStoreConfig config, LongSupplier clock) {
+            ObjectStorage storage, LogCache logCache, StreamStoreConfig config, LongSupplier clock,
+            Runnable replaced) {
+        this.replaced = replaced;
         this.stream = stream;
         this.start = start;
         this.end = end;
@@ -195,6 +200,7 @@ public final class RangeRewrite {
             // Also after a failure: the command may have applied with its reply lost, and reads from
             // objects follow metadata, whichever data is in force.
             logCache.hideBelow(stream.streamId(), end);
+            replaced.run(); // object lookups kept for reads name the old objects, with the old records
         });
     }
 

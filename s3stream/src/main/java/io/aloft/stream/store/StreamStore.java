@@ -642,7 +642,8 @@ public final class StreamStore implements AutoCloseable {
             throw new IllegalArgumentException("cannot rewrite [" + start + ", " + end + ") of " + s
                     + ": committed up to " + s.committedEnd());
         }
-        return new RangeRewrite(s, start, end, maxObjectBytes, metadata, storage, logCache, config, clock);
+        return new RangeRewrite(s, start, end, maxObjectBytes, metadata, storage, logCache, config, clock,
+                () -> fetcher.forgetLookups(s.streamId()));
     }
 
     /** The object reader, for tests in this package. */

@@ -86,6 +86,23 @@ class ObjectLookupsTest {
     }
 
     @Test
+    void anAnswerAskedBeforeAForget_isNotKept() throws Exception {
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        StreamMetadata slow = (StreamMetadata) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {StreamMetadata.class}, (proxy, method, args) -> {
+                    asked.incrementAndGet();
+                    return release.thenApply(v -> stored);
+                });
+        ObjectLookups lookups = new ObjectLookups(slow, clock::get, 60_000);
+        CompletableFuture<List<ObjectRef>> before = lookups.getObjects(7, 0, -1, 8);
+        lookups.forget(7); // a range rewrite committed while that ask was in flight
+        release.complete(null);
+        assertEquals(stored, before.get());
+        lookups.getObjects(7, 10, -1, 8).get();
+        assertEquals(2, asked.get(), "the answer may predate the rewrite: not kept");
+    }
+
+    @Test
     void covering_stopsAtAGapOrAnOverlap_andNeedsAnObjectHoldingTheOffset() {
         List<ObjectRef> gap = List.of(ref(1, 0, 100), ref(2, 150, 200));
         assertEquals(gap.subList(0, 1), ObjectLookups.covering(gap, 10, -1, 8));
