@@ -210,6 +210,8 @@ public final class StreamStore implements AutoCloseable {
             if (previous != null) {
                 previous.state(S3Stream.State.FENCED);
             }
+            // Another owner may have rewritten ranges of it (the log cleaner) since this store last read it.
+            fetcher.forgetLookups(streamId);
             return stream;
         });
     }
