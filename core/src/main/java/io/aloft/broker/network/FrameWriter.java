@@ -11,8 +11,8 @@ import org.apache.kafka.common.utils.ByteUtils;
 
 /**
  * Writes a frame of known size as a list of buffers instead of one: the fields go into small heap
- * chunks, while record sets of at least {@link #REFERENCE_THRESHOLD} bytes (a fetch answer's
- * batches, {@link BatchRecords} or {@link MemoryRecords}) are not copied but sent as the buffers
+ * chunks, while record batches and sets of at least {@link #REFERENCE_THRESHOLD} bytes (each batch
+ * of a {@link BatchRecords}, a whole {@link MemoryRecords}) are not copied but sent as the buffers
  * they are. Encoding a fetch response therefore costs its fields, not its bytes: copying every
  * fetched byte into one response array (allocated per response, up to fetch.max.bytes) was the
  * fetch path's second copy, made on the connection's event loop.
@@ -132,12 +132,11 @@ final class FrameWriter implements Writable {
     @Override
     public void writeRecords(BaseRecords records) {
         if (records instanceof BatchRecords batches) {
-            if (batches.sizeInBytes() < REFERENCE_THRESHOLD) {
-                for (ByteBuffer b : batches.buffers()) {
+            // Per batch: a fetch of many small batches would otherwise become as many tiny buffers.
+            for (ByteBuffer b : batches.buffers()) {
+                if (b.remaining() < REFERENCE_THRESHOLD) {
                     writeByteBuffer(b);
-                }
-            } else {
-                for (ByteBuffer b : batches.buffers()) {
+                } else {
                     reference(b);
                 }
             }
