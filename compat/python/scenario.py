@@ -178,7 +178,11 @@ def produce(base, o):
             errors.append("records %s and %s both acknowledged at %s" % (acked[where], msg.value(), where))
         acked[where] = int(msg.value())
 
-    producer = Producer(dict(base))
+    # Idempotence is what makes per-partition order a promise (librdkafka's default producer may reorder a
+    # partition's records when it retries with several requests in flight); and the producer learns the topic's
+    # partitions before the first record, so no record waits in librdkafka's not-yet-partitioned queue.
+    producer = Producer(dict(base, **{"enable.idempotence": True}))
+    producer.list_topics(o.topic, timeout=CALL_TIMEOUT)
     for i in range(o.records):
         producer.produce(o.topic, key=key_of(i), value=str(i), on_delivery=on_delivery)
         producer.poll(0)
