@@ -97,8 +97,10 @@ final class Kcat {
             lines.append(keyOf(i)).append(':').append(i).append('\n');
         }
         Files.writeString(records, lines, StandardCharsets.UTF_8);
-        ClientRun produce = step("produce", List.of("-b", b, "-P", "-t", s.topic(), "-K", ":", "-l",
-                records.toString()), dir, limitPerStep, transcript);
+        // Idempotent, as in the Python scenario: librdkafka's default producer does not promise a partition's
+        // order when it retries with several requests in flight (seen once against Apache Kafka under load).
+        ClientRun produce = step("produce", List.of("-b", b, "-P", "-X", "enable.idempotence=true", "-t", s.topic(),
+                "-K", ":", "-l", records.toString()), dir, limitPerStep, transcript);
         if (!produce.succeeded()) {
             return failed("produce failed", transcript);
         }
