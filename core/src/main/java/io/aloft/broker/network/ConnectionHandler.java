@@ -219,8 +219,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             if (e.outcome.frame() != null) {
-                ctx.write(Unpooled.wrappedBuffer(e.outcome.frame()));
-                wrote = true;
+                // In pieces, so that Netty's copy of each into a direct buffer is pooled (WritePieces).
+                for (ByteBuffer[] piece : WritePieces.split(e.outcome.frame(), WritePieces.PIECE_BYTES)) {
+                    ctx.write(Unpooled.wrappedBuffer(piece));
+                    wrote = true;
+                }
             }
         }
         if (wrote) {

@@ -1,0 +1,60 @@
+package io.aloft.broker.network;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Cuts a response frame (its buffers, in order) into consecutive pieces of at most a given size,
+ * each written to the channel as a message of its own.
+ *
+ * <p>Why: Netty copies a heap message into a direct buffer before the socket write. One message
+ * of a whole fetch response (up to {@code fetch.max.bytes}) is larger than the pooled allocator's
+ * chunk, so each such response got a fresh, unpooled direct buffer that the JDK fills with zeros
+ * before the copy: in a catch-up drain (scripts/bench-omb.sh, catch-up-read) that zeroing was a
+ * fifth of the broker's CPU, and as one uninterruptible fill it held a JVM safepoint, and with it
+ * every thread (produce included), for up to 65 ms. Pieces of {@link #PIECE_BYTES} come from the
+ * pool, are reused, and are never zeroed.
+ *
+ * <p>Stateless; each call is confined to the caller's thread.
+ */
+final class WritePieces {
+    /** A quarter of Netty's default pool chunk (4 MiB), so a piece is a pooled allocation. */
+    static final int PIECE_BYTES = 1024 * 1024;
+
+    private WritePieces() {
+    }
+
+    /**
+     * The frame's bytes as pieces: each piece's buffers together hold at most {@code pieceBytes}
+     * bytes, and every piece but the last exactly that many. Buffers are views (slices) of the
+     * frame's; the frame's buffers' positions are not moved. No piece for an empty frame.
+     */
+    static List<ByteBuffer[]> split(ByteBuffer[] frame, int pieceBytes) {
+        if (pieceBytes <= 0) {
+            throw new IllegalArgumentException("pieceBytes must be positive, got " + pieceBytes);
+        }
+        List<ByteBuffer[]> pieces = new ArrayList<>();
+        List<ByteBuffer> piece = new ArrayList<>();
+        int size = 0;
+        for (ByteBuffer buffer : frame) {
+            int position = buffer.position();
+            int end = buffer.limit();
+            while (position < end) {
+                int take = Math.min(end - position, pieceBytes - size);
+                piece.add(buffer.slice(position, take));
+                position += take;
+                size += take;
+                if (size == pieceBytes) {
+                    pieces.add(piece.toArray(ByteBuffer[]::new));
+                    piece.clear();
+                    size = 0;
+                }
+            }
+        }
+        if (size > 0) {
+            pieces.add(piece.toArray(ByteBuffer[]::new));
+        }
+        return pieces;
+    }
+}
