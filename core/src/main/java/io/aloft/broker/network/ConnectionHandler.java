@@ -12,6 +12,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -219,11 +220,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             if (e.outcome.frame() != null) {
-                // In pieces, so that Netty's copy of each into a direct buffer is pooled (WritePieces).
-                for (ByteBuffer[] piece : WritePieces.split(e.outcome.frame(), WritePieces.PIECE_BYTES)) {
-                    ctx.write(Unpooled.wrappedBuffer(piece));
-                    wrote = true;
-                }
+                // A frame of more than one piece goes out a piece at a time (ResponseChunks).
+                List<ByteBuffer[]> pieces = WritePieces.split(e.outcome.frame(), WritePieces.PIECE_BYTES);
+                ctx.write(pieces.size() == 1 ? Unpooled.wrappedBuffer(pieces.get(0)) : new ResponseChunks(pieces));
+                wrote = true;
             }
         }
         if (wrote) {

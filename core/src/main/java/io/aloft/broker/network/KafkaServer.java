@@ -8,6 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -154,6 +155,8 @@ public final class KafkaServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         String id = listener.name() + "-" + connections.incrementAndGet();
                         ReadPauses pauses = new ReadPauses(ch);
+                        // Large responses leave a piece at a time, as the socket takes them (ResponseChunks).
+                        ch.pipeline().addLast("chunks", new ChunkedWriteHandler());
                         ch.pipeline().addLast("frames", new RequestFrameDecoder(settings.maxRequestBytes(), pool,
                                 settings.connectionQueuedMaxRequestBytes(), pauses));
                         ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, listener.name(), id, pauses,

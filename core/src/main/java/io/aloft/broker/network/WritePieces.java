@@ -6,17 +6,9 @@ import java.util.List;
 
 /**
  * Cuts a response frame (its buffers, in order) into consecutive pieces of at most a given size,
- * each written to the channel as a message of its own.
+ * which {@link ResponseChunks} hands to the channel one at a time (why: see there).
  *
- * <p>Why: Netty copies a heap message into a direct buffer before the socket write. One message
- * of a whole fetch response (up to {@code fetch.max.bytes}) is larger than the pooled allocator's
- * chunk, so each such response got a fresh, unpooled direct buffer that the JDK fills with zeros
- * before the copy: in a catch-up drain (scripts/bench-omb.sh, catch-up-read) that zeroing was a
- * fifth of the broker's CPU, and as one uninterruptible fill it held a JVM safepoint, and with it
- * every thread (produce included), for up to 65 ms. Pieces of {@link #PIECE_BYTES} come from the
- * pool, are reused, and are never zeroed.
- *
- * <p>Stateless; each call is confined to the caller's thread.
+ * <p>Stateless.
  */
 final class WritePieces {
     /** A quarter of Netty's default pool chunk (4 MiB), so a piece is a pooled allocation. */

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -75,5 +78,33 @@ class WritePiecesTest {
     void anEmptyFrameHasNoPiecesAndTheLimitMustBePositive() {
         assertEquals(0, WritePieces.split(new ByteBuffer[] {ByteBuffer.allocate(0)}, 10).size());
         assertThrows(IllegalArgumentException.class, () -> WritePieces.split(new ByteBuffer[0], 0));
+    }
+
+    @Test
+    void responseChunksWrittenThroughChunkedWriteHandlerArriveWholeAndInOrderWithOtherWrites() {
+        byte[] bytes = new byte[3 * 1000 + 123];
+        new Random(3).nextBytes(bytes);
+        EmbeddedChannel channel = new EmbeddedChannel(new ChunkedWriteHandler());
+        ResponseChunks chunks = new ResponseChunks(WritePieces.split(new ByteBuffer[] {ByteBuffer.wrap(bytes)}, 1000));
+        assertEquals(bytes.length, chunks.length());
+        channel.write(chunks);
+        channel.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {9, 9}));
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int messages = 0;
+        for (ByteBuf m; (m = channel.readOutbound()) != null; messages++) {
+            byte[] copy = new byte[m.readableBytes()];
+            m.readBytes(copy);
+            m.release();
+            out.writeBytes(copy);
+        }
+        byte[] expected = java.util.Arrays.copyOf(bytes, bytes.length + 2);
+        expected[bytes.length] = 9;
+        expected[bytes.length + 1] = 9;
+        assertArrayEquals(expected, out.toByteArray());
+        assertEquals(5, messages, "four pieces, then the later write");
+        assertTrue(chunks.isEndOfInput());
+        assertEquals(bytes.length, chunks.progress());
+        channel.finishAndReleaseAll();
     }
 }
