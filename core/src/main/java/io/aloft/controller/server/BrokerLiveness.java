@@ -27,6 +27,28 @@ final class BrokerLiveness {
         leaderSinceNanos = System.nanoTime();
     }
 
+    /** When the previous liveness check ran (the timer thread's), 0 before the first. */
+    private long lastCheckNanos;
+
+    /**
+     * Records a liveness check at {@code nowNanos}; true when it comes more than {@code maxGapNanos}
+     * after the previous one. This process was then paused or starved (a SIGSTOP, a long stall): a
+     * leader waking up still believes it leads and sees every broker silent for as long as it slept,
+     * and a fence it submitted would reach, and be applied by, the voter that leads now (a broker
+     * fenced that way has its WAL taken over while it runs). So a late check fences no one, and every
+     * broker gets a full session from now, time enough for a stale leader to learn it no longer
+     * leads. Timer thread only.
+     */
+    boolean checkedLate(long nowNanos, long maxGapNanos) {
+        long last = lastCheckNanos;
+        lastCheckNanos = nowNanos;
+        if (last != 0 && nowNanos - last > maxGapNanos) {
+            leaderSinceNanos = nowNanos;
+            return true;
+        }
+        return false;
+    }
+
     /** The brokers, not already fenced, whose last heartbeat is more than {@code timeoutNanos} ago. */
     List<BrokerInfo> lapsed(List<BrokerInfo> brokers, long timeoutNanos) {
         long now = System.nanoTime();

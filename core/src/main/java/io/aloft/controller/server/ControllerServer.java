@@ -85,6 +85,8 @@ public final class ControllerServer implements AutoCloseable {
     static final long MAJORITY_CONTACT_MS = 1_500;
     /** This leader was out of contact with a majority at its last liveness check (timer thread only). */
     private boolean outOfContact;
+    /** How often the leader looks for brokers whose session lapsed. */
+    private final long livenessPeriodMs;
     private final ScheduledExecutorService timer;
     private final ControllerClient client;
     private final Options options;
@@ -94,6 +96,7 @@ public final class ControllerServer implements AutoCloseable {
     private ControllerServer(ControllerConfig config, Options options) throws IOException {
         this.config = config;
         this.options = options;
+        this.livenessPeriodMs = Math.max(50, Math.min(1_000, config.sessionTimeoutMs() / 4));
         ControllerConfig.Voter self = config.self();
         if (self == null) {
             throw new IllegalArgumentException(ControllerConfig.VOTERS_CONFIG + ": node " + config.nodeId()
@@ -131,8 +134,8 @@ public final class ControllerServer implements AutoCloseable {
     public static ControllerServer start(ControllerConfig config, Options options) throws IOException {
         ControllerServer s = new ControllerServer(config, options);
         s.server.start();
-        long period = Math.max(50, Math.min(1_000, config.sessionTimeoutMs() / 4));
-        s.timer.scheduleWithFixedDelay(s::fenceLapsedBrokers, period, period, TimeUnit.MILLISECONDS);
+        s.timer.scheduleWithFixedDelay(s::fenceLapsedBrokers, s.livenessPeriodMs, s.livenessPeriodMs,
+                TimeUnit.MILLISECONDS);
         if (options.reportFeatures()) {
             s.timer.execute(s::reportFeatures);
         }
@@ -177,6 +180,15 @@ public final class ControllerServer implements AutoCloseable {
 
     private void fenceLapsedBrokers() {
         try {
+            long late = Math.max(3 * livenessPeriodMs, MAJORITY_CONTACT_MS);
+            if (liveness.checkedLate(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(late))) {
+                if (isLeader()) {
+                    log.warn("Controller {}'s liveness check ran more than {} ms late (the process was paused or "
+                            + "starved): no broker is fenced now, and every broker gets a full session", config.nodeId(),
+                            late);
+                }
+                return;
+            }
             if (!isLeader()) {
                 return;
             }
