@@ -86,6 +86,12 @@ final class FileTree {
                     }
                 } catch (java.nio.file.NoSuchFileException gone) {
                     // Removed by its owner or another open's sweep.
+                } catch (java.io.UncheckedIOException walkError) {
+                    // The same, met inside a directory walk, whose iterator reports it unchecked: another
+                    // broker sharing this store finished a put while its directory was being looked at.
+                    if (!(walkError.getCause() instanceof java.nio.file.NoSuchFileException)) {
+                        throw walkError;
+                    }
                 }
             }
         }
