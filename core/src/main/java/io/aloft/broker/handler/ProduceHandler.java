@@ -124,7 +124,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
             if (name == null) {
                 if (topicId != null && !Uuid.ZERO_UUID.equals(topicId)) {
                     // Likely a topic just created, not in this broker's metadata yet: the producer's next
-                    // batch must not be appended before this one's retry (see PartitionManager).
+                    // batch must not be appended before this one's retry (see PartitionWriters).
                     partitions.refusedUnknownTopicId(new UUID(topicId.getMostSignificantBits(),
                             topicId.getLeastSignificantBits()), p.index(),
                             p.records() instanceof MemoryRecords m ? m : null);

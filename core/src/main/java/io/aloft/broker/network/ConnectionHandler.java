@@ -12,7 +12,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -220,9 +219,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             if (e.outcome.frame() != null) {
-                // A frame of more than one piece goes out a piece at a time (ResponseChunks).
-                List<ByteBuffer[]> pieces = WritePieces.split(e.outcome.frame(), WritePieces.PIECE_BYTES);
-                ctx.write(pieces.size() == 1 ? Unpooled.wrappedBuffer(pieces.get(0)) : new ResponseChunks(pieces));
+                // Most frames fit one piece and are written as they are; a larger one goes out a piece
+                // at a time (ResponseChunks).
+                ByteBuffer[] frame = e.outcome.frame();
+                ctx.write(WritePieces.bytes(frame) <= WritePieces.PIECE_BYTES ? Unpooled.wrappedBuffer(frame)
+                        : new ResponseChunks(WritePieces.split(frame, WritePieces.PIECE_BYTES)));
                 wrote = true;
             }
         }

@@ -17,6 +17,15 @@ final class WritePieces {
     private WritePieces() {
     }
 
+    /** How many bytes the frame's buffers hold (between their positions and limits). */
+    static long bytes(ByteBuffer[] frame) {
+        long total = 0;
+        for (ByteBuffer buffer : frame) {
+            total += buffer.remaining();
+        }
+        return total;
+    }
+
     /**
      * The frame's bytes as pieces: each piece's buffers together hold at most {@code pieceBytes}
      * bytes, and every piece but the last exactly that many. Buffers are views (slices) of the

@@ -36,10 +36,10 @@ import org.slf4j.LoggerFactory;
  * moved here from a live broker is opened once that broker has closed it, so what it acknowledged
  * is in object storage first (see {@link PartitionHandoffs}).
  *
- * <p>Thread-safe. {@code this} guards the open logs; {@code appendOrder} the per-partition append
- * queues, only while an append is queued (the log's own work runs outside it, on the thread that
- * submitted the append or the one that finished opening the log). Appends complete on the
- * partition's acknowledgement thread (see {@link PartitionLog}).
+ * <p>Thread-safe. {@code this} guards the open logs; appends are queued per partition by
+ * {@link PartitionWriters} (each partition's own monitor) and submitted on the thread that
+ * appended or the one that finished opening the log. Appends complete on the partition's
+ * acknowledgement thread (see {@link PartitionLog}).
  */
 public final class PartitionManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PartitionManager.class);
@@ -64,14 +64,8 @@ public final class PartitionManager implements AutoCloseable {
 
     private final PartitionHandoffs handoffs;
     private final Map<TopicPartition, Entry> logs = new HashMap<>();
-    /**
-     * Per partition with appends in progress or refusals to remember, the appends in submission
-     * order (see {@link #append}); a queue is dropped once idle (see {@link #forgetIfIdle}).
-     * Guarded by itself.
-     */
-    private final Map<TopicPartition, AppendQueue> appendOrder = new HashMap<>();
-    /** Refusals of produces that named a topic id not known here yet, until it is (guarded by appendOrder). */
-    private final Map<TopicPartition, AppendQueue> refusedByTopicId = new HashMap<>();
+    /** One writer per partition with appends queued (see {@link #append}). */
+    private final PartitionWriters writers;
     private boolean closed;
     /** Whether appends may be acknowledged now (see {@link #acknowledgeOnlyWhile}). */
     private volatile java.util.function.BooleanSupplier acknowledgeable = () -> true;
@@ -81,26 +75,6 @@ public final class PartitionManager implements AutoCloseable {
     private final Map<TopicPartition, CompletableFuture<Void>> closing = new HashMap<>();
 
     private record Entry(int leaderEpoch, CompletableFuture<PartitionLog> log) {
-    }
-
-    /** One partition's appends: the latest submission, and which queued ones must be refused. Guarded by appendOrder. */
-    private static final class AppendQueue {
-        /**
-         * Idempotent producers whose batch was refused here before it reached the log (the partition
-         * not known or not open yet, an open failed, a timeout), by producer id: the epoch and first
-         * sequence refused, and when. See {@link #producerGap}.
-         */
-        final Map<Long, long[]> refusedProducers = new HashMap<>();
-        CompletableFuture<?> last = CompletableFuture.completedFuture(null);
-        /** Appends numbered 1, 2, ... as they arrive. */
-        long arrived;
-        /** How many arrived appends were submitted to the log or refused (idle when it equals {@link #arrived}). */
-        long settled;
-        /** Appends numbered up to this one are refused (they waited behind one that failed before its append). */
-        long refuseThrough;
-        /** The error and reason they are refused with. */
-        Errors refusal = Errors.NOT_LEADER_OR_FOLLOWER;
-        String refusalReason = "";
     }
 
     public PartitionManager(int brokerId, MetadataCache cache, StreamStore store, StreamMetadata streams,
@@ -120,6 +94,10 @@ public final class PartitionManager implements AutoCloseable {
         this.store = store;
         this.brokerDefaults = brokerDefaults;
         this.clock = clock;
+        this.writers = new PartitionWriters(this::leaderLog, topic -> {
+            TopicInfo info = cache.view().topic(topic);
+            return info == null ? null : info.topicId();
+        });
         this.handoffs = new PartitionHandoffs(brokerId, streams, id -> {
             BrokerInfo b = cache.view().brokers().get(id);
             return b == null ? null : b.state();
@@ -238,9 +216,9 @@ public final class PartitionManager implements AutoCloseable {
 
     /**
      * Appends to a partition this broker leads, calling {@link PartitionLog#append} in the order
-     * of these calls even while the log is still opening. (Continuations on one pending future run
-     * in no guaranteed order, so a producer's pipelined batches could otherwise reach the log
-     * reordered.) Each append waits only for the previous one to be <em>submitted</em>, not durable.
+     * of these calls even while the log is still opening (one writer per partition: see
+     * {@link PartitionWriters}). Each append waits only for the previous one to be
+     * <em>submitted</em>, not durable.
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records) {
         return append(tp, records, Long.MAX_VALUE);
@@ -248,69 +226,12 @@ public final class PartitionManager implements AutoCloseable {
 
     /**
      * {@link #append(TopicPartition, MemoryRecords)}, refused with REQUEST_TIMED_OUT instead of
-     * appended when the log is ready only after {@code deadlineNanos} (of {@link System#nanoTime}):
-     * by then the client has given up on the request, and an idempotent producer resends it or,
-     * past its delivery timeout, moves on with a new epoch; appending the stale batch late
-     * duplicated it or broke the sequence (seen behind a 90 s open). Every append that arrived
-     * before that refusal (so waited for the same open) is refused as well, even within its own
-     * deadline, and so is every append that waited for an open that failed: appending a producer's
-     * next batch without the refused one would leave a gap, which a producer the log does not know
-     * yet cannot even be told about (seen: "value 21 acknowledged at offset 0" after a first open
-     * failed). Clients retry them in order.
+     * appended when the log is ready only after {@code deadlineNanos} (of {@link System#nanoTime}),
+     * together with the appends queued behind it; so is every append that waited for an open that
+     * failed (see {@link PartitionWriters}). Clients retry them in order.
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
-        CompletableFuture<CompletableFuture<AppendResult>> submitted;
-        CompletableFuture<CompletableFuture<AppendResult>> settled;
-        // Opened after the lock is released: the chain is built under it (its order is the order of
-        // arrival) but runs outside it, so one partition's validation and log append (at once, when
-        // the appends before it are submitted already) never holds up another partition's arrival.
-        CompletableFuture<Void> start = new CompletableFuture<>();
-        synchronized (appendOrder) {
-            AppendQueue queue = appendOrder.computeIfAbsent(tp, k -> new AppendQueue());
-            adoptRefusalsByTopicId(tp, queue);
-            long number = ++queue.arrived;
-            java.util.concurrent.atomic.AtomicBoolean reached = new java.util.concurrent.atomic.AtomicBoolean();
-            submitted = queue.last.handle((v, e) -> (Void) null).thenCombine(start, (v, w) -> w)
-                    .thenCompose(v -> {
-                        PartitionLogException refused = refusedBehind(queue, number, tp);
-                        if (refused != null) {
-                            return CompletableFuture.failedFuture(refused);
-                        }
-                        // An open that fails fails every append waiting for it: appending a producer's later
-                        // batches after a new open would leave a gap where the failed ones were (a producer
-                        // the log does not know yet is accepted at any sequence).
-                        return leaderLog(tp).whenComplete((log, error) -> {
-                            if (error != null) {
-                                refuseQueued(queue, errorOf(error), "could not be opened");
-                            }
-                        });
-                    })
-                    .thenApply(log -> {
-                        PartitionLogException gap = producerGap(queue, log, records, tp);
-                        if (gap != null) {
-                            return CompletableFuture.<AppendResult>failedFuture(gap);
-                        }
-                        if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
-                            refuseQueued(queue, Errors.REQUEST_TIMED_OUT, "opened only after a produce request's "
-                                    + "timeout");
-                            return CompletableFuture.<AppendResult>failedFuture(new PartitionLogException(
-                                    Errors.REQUEST_TIMED_OUT, tp + " opened only after the produce request's timeout; "
-                                    + "its records were not appended"));
-                        }
-                        reached.set(true);
-                        return log.append(records);
-                    });
-            queue.last = submitted;
-            // The result follows this stage, so the queue is settled (and dropped if idle) first.
-            settled = submitted.whenComplete((f, error) -> {
-                if (!reached.get()) {
-                    rememberRefused(queue, records);
-                }
-                forgetIfIdle(tp, queue);
-            });
-        }
-        start.complete(null);
-        return settled.thenCompose(f -> f).thenApply(result -> {
+        return writers.append(tp, records, deadlineNanos).thenApply(result -> {
             if (!acknowledgeable.getAsBoolean()) {
                 throw new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + ": this broker's session with "
                         + "the controller may have lapsed (no heartbeat answered within the lease); the append is not "
@@ -321,172 +242,27 @@ public final class PartitionManager implements AutoCloseable {
     }
 
     /**
-     * Counts one of {@code queue}'s appends settled and drops the queue if nothing is left in it:
-     * no append waiting to be submitted (so its numbering and refusals have nothing left to
-     * apply to, and the next append may start a fresh queue) and no refused producer batch to
-     * remember. Otherwise every partition ever produced to kept its entry.
-     */
-    private void forgetIfIdle(TopicPartition tp, AppendQueue queue) {
-        synchronized (appendOrder) {
-            queue.settled++;
-            if (queue.settled == queue.arrived && queue.refusedProducers.isEmpty()) {
-                appendOrder.remove(tp, queue);
-            }
-        }
-    }
-
-    /**
-     * Drops idle queues whose remembered refusals have all expired (see {@link #forgetIfIdle};
-     * those with refusals stay until then). Run by the periodic pass.
-     */
-    void forgetExpiredRefusals() {
-        long now = System.nanoTime();
-        synchronized (appendOrder) {
-            appendOrder.values().removeIf(q -> {
-                q.refusedProducers.values().removeIf(r ->
-                        now - r[2] > TimeUnit.MILLISECONDS.toNanos(REFUSED_PRODUCER_MEMORY_MS));
-                return q.settled == q.arrived && q.refusedProducers.isEmpty();
-            });
-        }
-    }
-
-    /** How many partitions have an append queue now (tests). */
-    int appendQueueCount() {
-        synchronized (appendOrder) {
-            return appendOrder.size();
-        }
-    }
-
-    /** Refuses every append that has arrived so far and not been submitted (they waited for the same open). */
-    private void refuseQueued(AppendQueue queue, Errors error, String why) {
-        synchronized (appendOrder) {
-            queue.refuseThrough = queue.arrived;
-            queue.refusal = error;
-            queue.refusalReason = why;
-        }
-    }
-
-    /** The refusal of the append numbered {@code number} if it waited behind a refused one; else null. */
-    private PartitionLogException refusedBehind(AppendQueue queue, long number, TopicPartition tp) {
-        synchronized (appendOrder) {
-            if (number > queue.refuseThrough) {
-                return null;
-            }
-            return new PartitionLogException(queue.refusal, tp + " " + queue.refusalReason + " while this produce "
-                    + "waited behind another; its records were not appended (retry)");
-        }
-    }
-
-    /**
      * A produce this broker refused with UNKNOWN_TOPIC_ID (a topic id its metadata does not know yet:
      * Kafka 4's clients name topics by id): its idempotent batches count as refused unappended for
-     * the partition, once the id is known (see {@link #producerGap}).
+     * the partition, once the id is known (see {@link PartitionWriters#refusedUnknownTopicId}).
      */
     public void refusedUnknownTopicId(java.util.UUID topicId, int partition, MemoryRecords records) {
-        if (records == null) {
-            return;
-        }
-        synchronized (appendOrder) {
-            long now = System.nanoTime();
-            refusedByTopicId.values().removeIf(q -> {
-                q.refusedProducers.values().removeIf(r ->
-                        now - r[2] > TimeUnit.MILLISECONDS.toNanos(REFUSED_PRODUCER_MEMORY_MS));
-                return q.refusedProducers.isEmpty();
-            });
-            TopicPartition key = byTopicId(topicId, partition);
-            if (!refusedByTopicId.containsKey(key) && refusedByTopicId.size() >= MAX_REFUSED_TOPIC_IDS) {
-                return; // bad input (made-up topic ids) must not grow this: the guard is best effort beyond the cap
-            }
-            rememberRefused(refusedByTopicId.computeIfAbsent(key, k -> new AppendQueue()), records);
-        }
+        writers.refusedUnknownTopicId(topicId, partition, records);
     }
 
-    /** Most topic-id partitions whose refusals are remembered at once (see {@link #refusedUnknownTopicId}). */
-    static final int MAX_REFUSED_TOPIC_IDS = 10_000;
+    /** Drops expired refusals of producer batches (see {@link PartitionWriters}). Run by the periodic pass. */
+    void forgetExpiredRefusals() {
+        writers.forgetExpiredRefusals();
+    }
+
+    /** How many partitions have appends queued or refusals remembered now (tests). */
+    int appendQueueCount() {
+        return writers.writerCount();
+    }
 
     /** How many topic-id partitions have refusals remembered (tests). */
     int refusedTopicIdCount() {
-        synchronized (appendOrder) {
-            return refusedByTopicId.size();
-        }
-    }
-
-    /** The key under which refusals of a topic id not known yet wait. */
-    private static TopicPartition byTopicId(java.util.UUID topicId, int partition) {
-        return new TopicPartition("#id:" + topicId, partition);
-    }
-
-    /** Moves refusals remembered under {@code tp}'s topic id into its queue. Called under appendOrder. */
-    private void adoptRefusalsByTopicId(TopicPartition tp, AppendQueue queue) {
-        if (refusedByTopicId.isEmpty()) {
-            return; // nearly always: no cost on the produce path
-        }
-        TopicInfo topic = cache.view().topic(tp.topic());
-        AppendQueue byId = topic == null ? null : refusedByTopicId.remove(byTopicId(topic.topicId(), tp.partition()));
-        if (byId != null) {
-            byId.refusedProducers.forEach(queue.refusedProducers::putIfAbsent);
-        }
-    }
-
-    /** How long a refused producer batch holds back that producer's later ones (the Java client's delivery timeout). */
-    static final long REFUSED_PRODUCER_MEMORY_MS = 120_000;
-
-    /** Notes the idempotent batches of an append refused before it reached the log (see {@link #producerGap}). */
-    private void rememberRefused(AppendQueue queue, MemoryRecords records) {
-        long now = System.nanoTime();
-        synchronized (appendOrder) {
-            for (org.apache.kafka.common.record.internal.RecordBatch b : records.batches()) {
-                if (!b.hasProducerId() || b.baseSequence() < 0) {
-                    continue;
-                }
-                long[] refused = queue.refusedProducers.get(b.producerId());
-                if (refused == null || refused[0] != b.producerEpoch() || b.baseSequence() < refused[1]) {
-                    queue.refusedProducers.put(b.producerId(), new long[] {b.producerEpoch(), b.baseSequence(), now});
-                }
-            }
-        }
-    }
-
-    /**
-     * Refuses (NOT_LEADER_OR_FOLLOWER, retriable) a batch of an idempotent producer the log does not
-     * know yet while an earlier batch of it was refused here unappended: the log accepts an unknown
-     * producer at any sequence (as Kafka's does), so appending the later batch first would leave the
-     * earlier one's records out for good ("value 4 acknowledged at offset 0" when a new topic's first
-     * batches reached this broker before its metadata did). The retry of the earlier batch clears
-     * the way; so does the producer's next epoch, or {@link #REFUSED_PRODUCER_MEMORY_MS}.
-     */
-    private PartitionLogException producerGap(AppendQueue queue, PartitionLog log, MemoryRecords records,
-            TopicPartition tp) {
-        synchronized (appendOrder) {
-            if (queue.refusedProducers.isEmpty()) {
-                return null;
-            }
-            long now = System.nanoTime();
-            queue.refusedProducers.values().removeIf(r ->
-                    now - r[2] > TimeUnit.MILLISECONDS.toNanos(REFUSED_PRODUCER_MEMORY_MS));
-            for (org.apache.kafka.common.record.internal.RecordBatch b : records.batches()) {
-                long[] refused = b.hasProducerId() ? queue.refusedProducers.get(b.producerId()) : null;
-                if (refused == null) {
-                    continue;
-                }
-                if (b.producerEpoch() != refused[0] || b.baseSequence() <= refused[1] || log.knowsProducer(b.producerId())) {
-                    queue.refusedProducers.remove(b.producerId()); // the refused batch (or a new epoch) is here
-                    continue;
-                }
-                return new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + ": producer " + b.producerId()
-                        + "'s batch at sequence " + refused[1] + " was refused here; sequence " + b.baseSequence()
-                        + " waits for it (retry)");
-            }
-            return null;
-        }
-    }
-
-    private static Errors errorOf(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause instanceof PartitionLogException ple ? ple.error() : Errors.NOT_LEADER_OR_FOLLOWER;
+        return writers.refusedTopicIdCount();
     }
 
     /** Applies a topic's changed configs to its open logs now (the periodic pass would within a minute). */

@@ -72,6 +72,8 @@ class WritePiecesTest {
         assertEquals(3, pieces.get(0)[0].get(0));
         assertEquals(5, pieces.get(1)[0].get(0));
         assertEquals(1, pieces.get(1)[0].remaining());
+        assertEquals(3, WritePieces.bytes(new ByteBuffer[] {b}), "a frame's size counts what it holds, not its arrays");
+        assertEquals(3 + 7, WritePieces.bytes(new ByteBuffer[] {b, ByteBuffer.allocate(7)}));
     }
 
     @Test

@@ -168,10 +168,10 @@ class PartitionManagerAppendDeadlineTest {
                     LogConfig::defaults, f.clock::get, scheduler, 60_000);
             try {
                 MemoryRecords batch = idempotent(7, 0);
-                for (int i = 0; i < PartitionManager.MAX_REFUSED_TOPIC_IDS + 500; i++) {
+                for (int i = 0; i < PartitionWriters.MAX_REFUSED_TOPIC_IDS + 500; i++) {
                     partitions.refusedUnknownTopicId(UUID.randomUUID(), 0, batch);
                 }
-                assertEquals(PartitionManager.MAX_REFUSED_TOPIC_IDS, partitions.refusedTopicIdCount());
+                assertEquals(PartitionWriters.MAX_REFUSED_TOPIC_IDS, partitions.refusedTopicIdCount());
             } finally {
                 partitions.close();
             }
