@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -33,17 +32,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
-import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
-import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +66,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ControllerClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ControllerClient.class);
-    private static final long RETRY_SLEEP_MS = 100;
     /** Most commands in one log entry (a commit is ~200 bytes, so a batch stays far below Raft's message limit). */
     private static final int MAX_BATCH = 256;
 
@@ -124,10 +117,10 @@ public final class ControllerClient implements AutoCloseable {
         this.clients = new RaftClient[config.clientConnections()];
         this.readClients = new RaftClient[config.clientConnections()];
         for (int i = 0; i < clients.length; i++) {
-            clients[i] = newRaftClient(config);
-            readClients[i] = newRaftClient(config, RetryPolicies.noRetry());
+            clients[i] = RaftClients.operation(config);
+            readClients[i] = RaftClients.operation(config, RetryPolicies.noRetry());
         }
-        this.livenessClient = newLivenessClient(config);
+        this.livenessClient = RaftClients.liveness(config);
         this.retryTimer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "controller-client-retry");
             t.setDaemon(true);
@@ -200,60 +193,6 @@ public final class ControllerClient implements AutoCloseable {
                     : decoded.value().getClass().getSimpleName()));
         }
         return reply;
-    }
-
-    /**
-     * How long the write and read clients wait for one reply before Ratis tries another voter: a
-     * leader that went silent (its process paused) costs this much per client, not the 10 s the
-     * watcher's long polls need. A command that outlives it is sent again and applied once.
-     */
-    static final long OPERATION_RPC_TIMEOUT_MS = 3_000;
-
-    private static org.apache.ratis.conf.RaftProperties properties(long rpcTimeoutMs) {
-        org.apache.ratis.conf.RaftProperties props = RaftSetup.baseProperties();
-        org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(props,
-                TimeDuration.valueOf(rpcTimeoutMs, TimeUnit.MILLISECONDS));
-        return props;
-    }
-
-    static RaftClient newRaftClient(ControllerConfig config, RetryPolicy policy) {
-        return RaftClient.newBuilder()
-                .setProperties(properties(OPERATION_RPC_TIMEOUT_MS))
-                .setRaftGroup(RaftSetup.group(config.voters()))
-                .setRetryPolicy(policy)
-                .build();
-    }
-
-    static RaftClient newRaftClient(ControllerConfig config) {
-        return newRaftClient(config, OPERATION_RPC_TIMEOUT_MS);
-    }
-
-    private static RaftClient newRaftClient(ControllerConfig config, long rpcTimeoutMs) {
-        // Bounded: Ratis's default retries forever without sleeping. Leader changes are retried here,
-        // and again by submit() until the request timeout.
-        int attempts = (int) Math.max(1, config.requestTimeoutMs() / RETRY_SLEEP_MS);
-        return RaftClient.newBuilder()
-                .setProperties(properties(rpcTimeoutMs))
-                .setRaftGroup(RaftSetup.group(config.voters()))
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
-                        TimeDuration.valueOf(RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
-                .build();
-    }
-
-    /** One reply may take a quarter of the session (0.5 to 3 s): a heartbeat gets several voters to try within it. */
-    static long livenessRpcTimeoutMs(ControllerConfig config) {
-        return Math.max(500, Math.min(3_000, config.sessionTimeoutMs() / 4));
-    }
-
-    private static RaftClient newLivenessClient(ControllerConfig config) {
-        // As many attempts as the other clients: voters refusing connections fail attempts at once.
-        int attempts = (int) Math.max(1, config.requestTimeoutMs() / RETRY_SLEEP_MS);
-        return RaftClient.newBuilder()
-                .setProperties(properties(livenessRpcTimeoutMs(config)))
-                .setRaftGroup(RaftSetup.group(config.voters()))
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
-                        TimeDuration.valueOf(RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
-                .build();
     }
 
     ControllerConfig config() {
@@ -502,18 +441,18 @@ public final class ControllerClient implements AutoCloseable {
             }
             for (int i = 0; i < readClients.length; i++) {
                 if (readClients[i] == broken) {
-                    readClients[i] = newRaftClient(config, RetryPolicies.noRetry());
+                    readClients[i] = RaftClients.operation(config, RetryPolicies.noRetry());
                     replaced = broken;
                 }
             }
             for (int i = 0; i < clients.length; i++) {
                 if (clients[i] == broken) {
-                    clients[i] = newRaftClient(config);
+                    clients[i] = RaftClients.operation(config);
                     replaced = broken;
                 }
             }
             if (livenessClient == broken) {
-                livenessClient = newLivenessClient(config);
+                livenessClient = RaftClients.liveness(config);
                 replaced = broken;
             }
         }
@@ -575,7 +514,7 @@ public final class ControllerClient implements AutoCloseable {
             log.debug("Retrying {} after {}", what.getClass().getSimpleName(), String.valueOf(why));
             // The same bytes again (same request id), possibly through another Raft client.
             retryTimer.schedule(() -> retry(call, deadlineNanos, what, result, pick),
-                    RETRY_SLEEP_MS, TimeUnit.MILLISECONDS);
+                    RaftClients.RETRY_SLEEP_MS, TimeUnit.MILLISECONDS);
         }, this::runCallback);
     }
 
@@ -643,43 +582,12 @@ public final class ControllerClient implements AutoCloseable {
 
     /** The voter ids of the current Raft configuration, as the first voter that answers describes it. */
     public CompletableFuture<List<Integer>> currentVoterIds() {
-        return CompletableFuture.supplyAsync(this::readVoterIds, this::runCallback);
-    }
-
-    private List<Integer> readVoterIds() {
-        Exception last = null;
-        try (RaftClient admin = newRaftClient(config, RetryPolicies.noRetry())) {
-            for (RaftPeerId peer : peers) {
-                try {
-                    GroupInfoReply info = admin.getGroupManagementApi(peer).info(RaftSetup.groupId());
-                    TreeSet<Integer> ids = new TreeSet<>();
-                    RaftConfigurationProto conf = info.getConf().orElse(null);
-                    if (conf != null) {
-                        // During a configuration change both the old and the new voters must support the level.
-                        for (RaftPeerProto p : conf.getPeersList()) {
-                            ids.add(RaftSetup.nodeId(RaftPeerId.valueOf(p.getId())));
-                        }
-                        for (RaftPeerProto p : conf.getOldPeersList()) {
-                            ids.add(RaftSetup.nodeId(RaftPeerId.valueOf(p.getId())));
-                        }
-                    } else {
-                        info.getGroup().getPeers().forEach(p -> ids.add(RaftSetup.nodeId(p.getId())));
-                    }
-                    return List.copyOf(ids);
-                } catch (IOException | RuntimeException e) {
-                    last = e;
-                }
-            }
-        } catch (IOException e) {
-            last = e;
-        }
-        throw new CompletionException(new ControllerException(ControllerException.Code.UNAVAILABLE,
-                "no voter described the Raft configuration", last));
+        return CompletableFuture.supplyAsync(() -> RaftClients.voterIds(config, peers), this::runCallback);
     }
 
     /** A dedicated Raft client for the watcher's polls, which would otherwise queue in the ordered pipelines. */
     RaftClient newWatchClient() {
-        return newRaftClient(config, RaftSetup.CLIENT_RPC_TIMEOUT.toLong(TimeUnit.MILLISECONDS));
+        return RaftClients.withRpcTimeout(config, RaftSetup.CLIENT_RPC_TIMEOUT.toLong(TimeUnit.MILLISECONDS));
     }
 
     @Override
