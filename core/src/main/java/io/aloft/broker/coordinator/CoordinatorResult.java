@@ -62,6 +62,16 @@ public final class CoordinatorResult<T, R> {
         return new CoordinatorResult<>(records, true, response, List.of());
     }
 
+    /**
+     * As {@link #of(List, Object)}, and {@code then} runs on the shard's thread once the records are
+     * durable or could not be written (after a failed append the shard is being unloaded). For work
+     * that may start only once a change is durable, such as the transaction markers that follow a
+     * durable PrepareCommit.
+     */
+    public static <T, R> CoordinatorResult<T, R> of(List<R> records, T response, AfterAppend<R> then) {
+        return new CoordinatorResult<>(records, true, response, List.of(then));
+    }
+
     /** Collects records whose effect the operation applies itself (see the class comment). */
     public static <R> Builder<R> builder() {
         return new Builder<>();

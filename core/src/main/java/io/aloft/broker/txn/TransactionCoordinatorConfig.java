@@ -1,0 +1,108 @@
+package io.aloft.broker.txn;
+
+import io.aloft.config.ConfigDefinition;
+import io.aloft.config.ConfigException;
+import io.aloft.config.ConfigKey;
+import io.aloft.config.ConfigValues;
+import io.aloft.config.Validator;
+import java.util.Map;
+
+/**
+ * Settings of the transaction coordinator, under Kafka's key names and with Kafka's defaults,
+ * declared once in {@link #DEFINITION}. Values are parsed once into typed fields; a bad value fails
+ * with a {@link ConfigException} whose message starts with the key. Keys this class does not know
+ * are ignored, since the broker's properties file holds many more. Immutable.
+ */
+public final class TransactionCoordinatorConfig {
+
+    public static final String STATE_LOG_PARTITIONS_CONFIG = "transaction.state.log.num.partitions";
+    public static final ConfigKey<Integer> STATE_LOG_PARTITIONS = ConfigKey.intKey(STATE_LOG_PARTITIONS_CONFIG)
+            .defaultValue(50).validator(Validator.atLeast(1))
+            .doc("Partitions of __transaction_state. A transactional id lives in partition "
+                    + "abs(transactionalId.hashCode()) % this, as in Kafka; changing it after transactional ids "
+                    + "exist strands them.")
+            .build();
+
+    public static final String MAX_TIMEOUT_MS_CONFIG = "transaction.max.timeout.ms";
+    public static final ConfigKey<Integer> MAX_TIMEOUT_MS = ConfigKey.intKey(MAX_TIMEOUT_MS_CONFIG)
+            .defaultValue(900_000).validator(Validator.atLeast(1))
+            .doc("The longest transaction timeout a producer may ask for (transaction.timeout.ms); "
+                    + "InitProducerId with a longer one fails with INVALID_TRANSACTION_TIMEOUT, so a producer "
+                    + "cannot hold back read_committed consumers for longer than this.")
+            .build();
+
+    public static final String ABORT_TIMED_OUT_INTERVAL_MS_CONFIG =
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms";
+    public static final ConfigKey<Integer> ABORT_TIMED_OUT_INTERVAL_MS = ConfigKey
+            .intKey(ABORT_TIMED_OUT_INTERVAL_MS_CONFIG).defaultValue(10_000).validator(Validator.atLeast(1))
+            .doc("How often ongoing transactions older than their timeout are looked for. Each one found is "
+                    + "aborted and its producer epoch bumped, so the producer that left it open is fenced.")
+            .build();
+
+    public static final String ID_EXPIRATION_MS_CONFIG = "transactional.id.expiration.ms";
+    public static final ConfigKey<Integer> ID_EXPIRATION_MS = ConfigKey.intKey(ID_EXPIRATION_MS_CONFIG)
+            .defaultValue(604_800_000).validator(Validator.atLeast(1))
+            .doc("A transactional id with no transaction in progress and no update for this long is "
+                    + "forgotten (a tombstone in __transaction_state); its producer starts afresh with a new "
+                    + "producer id.")
+            .build();
+
+    public static final String REMOVE_EXPIRED_INTERVAL_MS_CONFIG =
+            "transaction.remove.expired.transaction.cleanup.interval.ms";
+    public static final ConfigKey<Integer> REMOVE_EXPIRED_INTERVAL_MS = ConfigKey
+            .intKey(REMOVE_EXPIRED_INTERVAL_MS_CONFIG).defaultValue(3_600_000).validator(Validator.atLeast(1))
+            .doc("How often transactional ids past transactional.id.expiration.ms are looked for.")
+            .build();
+
+    /** Every key the transaction coordinator reads. */
+    public static final ConfigDefinition DEFINITION = ConfigDefinition.of("transactions", STATE_LOG_PARTITIONS,
+            MAX_TIMEOUT_MS, ABORT_TIMED_OUT_INTERVAL_MS, ID_EXPIRATION_MS, REMOVE_EXPIRED_INTERVAL_MS);
+
+    private final int stateLogPartitions;
+    private final int maxTimeoutMs;
+    private final int abortTimedOutIntervalMs;
+    private final int idExpirationMs;
+    private final int removeExpiredIntervalMs;
+
+    private TransactionCoordinatorConfig(ConfigValues v) {
+        stateLogPartitions = v.get(STATE_LOG_PARTITIONS);
+        maxTimeoutMs = v.get(MAX_TIMEOUT_MS);
+        abortTimedOutIntervalMs = v.get(ABORT_TIMED_OUT_INTERVAL_MS);
+        idExpirationMs = v.get(ID_EXPIRATION_MS);
+        removeExpiredIntervalMs = v.get(REMOVE_EXPIRED_INTERVAL_MS);
+    }
+
+    /**
+     * Parses the keys of {@link #DEFINITION} from {@code props} (text or typed values); missing keys default.
+     *
+     * @throws ConfigException naming the first bad key
+     */
+    public static TransactionCoordinatorConfig fromProperties(Map<?, ?> props) {
+        return new TransactionCoordinatorConfig(DEFINITION.parse(props));
+    }
+
+    /** Kafka's defaults for every key. */
+    public static TransactionCoordinatorConfig defaults() {
+        return fromProperties(Map.of());
+    }
+
+    public int stateLogPartitions() {
+        return stateLogPartitions;
+    }
+
+    public int maxTimeoutMs() {
+        return maxTimeoutMs;
+    }
+
+    public int abortTimedOutIntervalMs() {
+        return abortTimedOutIntervalMs;
+    }
+
+    public int idExpirationMs() {
+        return idExpirationMs;
+    }
+
+    public int removeExpiredIntervalMs() {
+        return removeExpiredIntervalMs;
+    }
+}
