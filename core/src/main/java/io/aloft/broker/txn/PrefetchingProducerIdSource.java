@@ -10,7 +10,7 @@ import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
  * controller only when the block is used up). It keeps one request in flight: an id that is ready
  * is handed out and the next one asked for; one still coming is answered with
  * COORDINATOR_LOAD_IN_PROGRESS, so a shard thread never waits for the controller. A failed request
- * is asked again at the next call. Thread-safe: the pending request is guarded by this.
+ * is answered the same way (the client retries) and asked again at the next call. Thread-safe: the pending request is guarded by this.
  */
 public final class PrefetchingProducerIdSource implements ProducerIdSource {
 
@@ -28,6 +28,16 @@ public final class PrefetchingProducerIdSource implements ProducerIdSource {
         }
         if (!pending.isDone()) {
             throw new CoordinatorLoadInProgressException("waiting for a block of producer ids");
+        }
+        if (pending.isCompletedExceptionally()) {
+            // Retriable for the client; the next call asks again (no loop here: the controller may be down).
+            CoordinatorLoadInProgressException e = new CoordinatorLoadInProgressException(
+                    "could not get a block of producer ids");
+            pending.exceptionally(cause -> {
+                e.initCause(cause);
+                return null;
+            });
+            throw e;
         }
         long id = pending.join();
         pending = ids.get(); // usually answered at once from the current block
