@@ -1,7 +1,6 @@
 package io.aloft.broker.txn;
 
 import io.aloft.broker.coordinator.CoordinatorThreads;
-import io.aloft.broker.coordinator.MemoryCoordinatorLog;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -12,7 +11,7 @@ import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * A transaction coordinator over a {@link MemoryCoordinatorLog}, {@link CoordinatorThreads#callerRuns()}
+ * A transaction coordinator over a {@link HeldTxnLog} (in memory), {@link CoordinatorThreads#callerRuns()}
  * (answers are there on return), a {@link ManualTxnTimer}, counting producer ids and markers the test
  * completes or fails, plus request helpers. Confined to the test's thread.
  */
@@ -60,7 +59,7 @@ final class TxnTestKit {
     }
 
     final ManualTxnTimer timer = new ManualTxnTimer();
-    final MemoryCoordinatorLog<TransactionRecord> log = new MemoryCoordinatorLog<>(TransactionRecordSerde.INSTANCE);
+    final HeldTxnLog log = new HeldTxnLog();
     final FakeMarkers markers = new FakeMarkers();
     final CountingIds ids = new CountingIds();
     final CoordinatorThreads threads = CoordinatorThreads.callerRuns();
