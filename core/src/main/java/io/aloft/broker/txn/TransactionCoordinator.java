@@ -1,6 +1,7 @@
 package io.aloft.broker.txn;
 
 import io.aloft.broker.coordinator.CoordinatorLog;
+import io.aloft.broker.coordinator.CoordinatorResult;
 import io.aloft.broker.coordinator.CoordinatorRuntime;
 import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTimer;
@@ -17,6 +18,7 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import org.apache.kafka.common.message.ListTransactionsRequestData;
 import org.apache.kafka.common.message.ListTransactionsResponseData;
@@ -44,10 +46,8 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
 
     private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
 
-    /** Kafka's name for the internal topic. */
-    public static final String TOPIC = "__transaction_state";
     /** The group coordinator's topic, whose partitions AddOffsetsToTxn adds. */
-    static final String OFFSETS_TOPIC = "__consumer_offsets";
+    static final String OFFSETS_TOPIC = Topic.GROUP_METADATA_TOPIC_NAME;
 
     private final TransactionCoordinatorConfig config;
     private final CoordinatorRuntime<TransactionCoordinatorShard, TransactionRecord> runtime;
@@ -229,8 +229,7 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
 
     /** A shard's follow-up (marker completion) as a write on its partition; refused if the shard moved. */
     private void followUp(int partition, String name,
-            Function<TransactionCoordinatorShard, io.aloft.broker.coordinator.CoordinatorResult<Void, TransactionRecord>>
-                    operation) {
+            Function<TransactionCoordinatorShard, CoordinatorResult<Void, TransactionRecord>> operation) {
         runtime.write(name, partition, operation).whenComplete((v, e) -> {
             if (e != null) {
                 // The partition moved or is being reloaded: its next owner resends the markers on load.
