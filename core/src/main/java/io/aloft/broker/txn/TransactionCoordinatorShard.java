@@ -326,6 +326,8 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
 
     /** Aborts every ongoing transaction past its timeout, fencing its producer; then runs again later. */
     CoordinatorResult<Void, TransactionRecord> abortTimedOut() {
+        // Re-armed first: a transaction that cannot be aborted now must not stop the checks for good.
+        ctx.schedule(config.abortTimedOutIntervalMs(), "abort-timed-out-transactions", this::abortTimedOut);
         long now = ctx.nowMs();
         List<TransactionRecord> records = new ArrayList<>();
         List<String> aborted = new ArrayList<>();
@@ -335,18 +337,21 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
                 continue;
             }
             short version = m.clientTransactionVersion();
-            long nextId;
+            Metadata prepared;
             try {
-                nextId = Transitions.preparingNeedsProducerId(m, version) ? ids.nextProducerId() : NO_PRODUCER_ID;
-            } catch (RuntimeException idsNotReady) {
-                continue; // the next round tries again
+                long nextId = Transitions.preparingNeedsProducerId(m, version) ? ids.nextProducerId() : NO_PRODUCER_ID;
+                prepared = Transitions.prepared(m, false, true, version, nextId, now);
+            } catch (RuntimeException e2) {
+                // No producer id at hand yet (or an epoch that cannot be fenced): the next round tries again.
+                LOG.warn("__transaction_state-{}: cannot abort timed-out transaction {} yet: {}", ctx.partition(),
+                        e.getKey(), e2.toString());
+                continue;
             }
-            records.add(new TransactionRecord(e.getKey(), Transitions.prepared(m, false, true, version, nextId, now)));
+            records.add(new TransactionRecord(e.getKey(), prepared));
             aborted.add(e.getKey());
             LOG.info("__transaction_state-{}: transaction {} of producer {} timed out after {} ms; aborting it",
                     ctx.partition(), e.getKey(), m.producerId(), m.timeoutMs());
         }
-        ctx.schedule(config.abortTimedOutIntervalMs(), "abort-timed-out-transactions", this::abortTimedOut);
         return CoordinatorResult.of(records, null, (failure, next) -> {
             if (failure == null) {
                 aborted.forEach(this::startMarkers);
@@ -356,6 +361,7 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
 
     /** Forgets idle transactional ids not used for transactional.id.expiration.ms; then runs again later. */
     CoordinatorResult<Void, TransactionRecord> expireIds() {
+        ctx.schedule(config.removeExpiredIntervalMs(), "expire-transactional-ids", this::expireIds);
         long cutoff = ctx.nowMs() - config.idExpirationMs();
         List<TransactionRecord> tombstones = new ArrayList<>();
         for (Map.Entry<String, Metadata> e : transactions.entrySet()) {
@@ -366,7 +372,6 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
         if (!tombstones.isEmpty()) {
             LOG.info("__transaction_state-{}: {} transactional ids expired", ctx.partition(), tombstones.size());
         }
-        ctx.schedule(config.removeExpiredIntervalMs(), "expire-transactional-ids", this::expireIds);
         return CoordinatorResult.of(tombstones, null);
     }
 

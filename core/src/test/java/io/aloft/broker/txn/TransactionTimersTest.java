@@ -34,6 +34,32 @@ class TransactionTimersTest {
     }
 
     @Test
+    void timeout_noProducerIdAtHandForAnExhaustedV2Epoch_abortedAtALaterRound() {
+        kit.seed("t", new TransactionRecord.Metadata(50, -1, -1, (short) (Short.MAX_VALUE - 1), (short) -1,
+                TIMEOUT_MS, TransactionState.ONGOING, Map.of("orders", java.util.List.of(0)), 0, 0, TxnTestKit.V2));
+        kit.ids.dry = true;
+        kit.timer.advance(CHECK_MS);
+        assertEquals("Ongoing", kit.state("t"));
+        kit.ids.dry = false;
+        kit.timer.advance(CHECK_MS);
+        assertEquals(Short.MAX_VALUE, kit.markers.last().epoch());
+        assertEquals("CompleteAbort", kit.state("t"));
+        assertEquals(1000, kit.describe("t").producerId(), "the fenced producer's id is retired");
+    }
+
+    @Test
+    void timeout_oneTransactionThatCannotBeFenced_othersStillAbortedLater() {
+        kit.seed("stuck", new TransactionRecord.Metadata(50, -1, -1, Short.MAX_VALUE, (short) -1, TIMEOUT_MS,
+                TransactionState.ONGOING, Map.of("orders", java.util.List.of(0)), 0, 0, TxnTestKit.V1));
+        kit.timer.advance(CHECK_MS); // the first round finds only "stuck", whose epoch cannot go higher
+        ProducerResult p = kit.init("t");
+        kit.add("t", p, "orders", 1);
+        kit.timer.advance(TIMEOUT_MS + CHECK_MS);
+        assertEquals("CompleteAbort", kit.state("t"), "the checks kept running");
+        assertEquals("Ongoing", kit.state("stuck"));
+    }
+
+    @Test
     void timeout_idleOrCompletedTransactions_untouched() {
         kit.init("idle");
         ProducerResult p = kit.init("done");
