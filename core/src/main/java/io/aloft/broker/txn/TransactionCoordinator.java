@@ -8,6 +8,7 @@ import io.aloft.broker.coordinator.CoordinatorTimer;
 import io.aloft.broker.coordinator.CoordinatorTopic;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -132,6 +133,28 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
         return runtime.write("add-partitions-to-txn", partitionFor(transactionalId),
                         s -> s.addPartitions(transactionalId, producerId, producerEpoch, partitions, clientVersion))
                 .exceptionally(TransactionCoordinator::errorFor);
+    }
+
+    /**
+     * AddPartitionsToTxn with verifyOnly (v4+): whether each partition is in the producer's
+     * transaction (see {@link TransactionCoordinatorShard#verifyPartitions}); writes nothing.
+     */
+    public CompletableFuture<Map<String, Map<Integer, Errors>>> verifyPartitionsInTxn(String transactionalId,
+            long producerId, short producerEpoch, Map<String, ? extends Collection<Integer>> partitions) {
+        if (transactionalId == null || transactionalId.isEmpty()) {
+            return CompletableFuture.completedFuture(sameError(partitions, Errors.INVALID_REQUEST));
+        }
+        return runtime.read("verify-partitions-in-txn", partitionFor(transactionalId),
+                        s -> s.verifyPartitions(transactionalId, producerId, producerEpoch, partitions))
+                .exceptionally(e -> sameError(partitions, errorFor(e)));
+    }
+
+    private static Map<String, Map<Integer, Errors>> sameError(Map<String, ? extends Collection<Integer>> partitions,
+            Errors error) {
+        Map<String, Map<Integer, Errors>> out = new HashMap<>();
+        partitions.forEach((topic, ps) -> ps.forEach(p -> out.computeIfAbsent(topic, t -> new HashMap<>())
+                .put(p, error)));
+        return out;
     }
 
     /**

@@ -206,6 +206,34 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
         return CoordinatorResult.of(List.of(new TransactionRecord(transactionalId, next)), Errors.NONE);
     }
 
+    /**
+     * AddPartitionsToTxn with verifyOnly (v4+, KIP-890 part 1: a partition leader checking a
+     * transactional produce): NONE for each partition in the transaction, TRANSACTION_ABORTABLE for
+     * each one not in it; one error for all of them if the producer does not match or the
+     * transaction is completing. Writes nothing.
+     */
+    Map<String, Map<Integer, Errors>> verifyPartitions(String transactionalId, long producerId, short epoch,
+            Map<String, ? extends Collection<Integer>> partitions) {
+        Metadata m = transactions.get(transactionalId);
+        Errors all = null;
+        if (m == null || m.producerId() != producerId) {
+            all = Errors.INVALID_PRODUCER_ID_MAPPING;
+        } else if (m.producerEpoch() != epoch) {
+            all = Errors.PRODUCER_FENCED;
+        } else if (m.state().preparing()) {
+            all = Errors.CONCURRENT_TRANSACTIONS;
+        }
+        Map<String, Map<Integer, Errors>> out = new HashMap<>();
+        for (Map.Entry<String, ? extends Collection<Integer>> e : partitions.entrySet()) {
+            Map<Integer, Errors> byPartition = out.computeIfAbsent(e.getKey(), t -> new HashMap<>());
+            for (int p : e.getValue()) {
+                byPartition.put(p, all != null ? all
+                        : m.contains(e.getKey(), p) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE);
+            }
+        }
+        return out;
+    }
+
     private static boolean containsAll(Metadata m, Map<String, ? extends Collection<Integer>> partitions) {
         for (Map.Entry<String, ? extends Collection<Integer>> e : partitions.entrySet()) {
             for (int p : e.getValue()) {

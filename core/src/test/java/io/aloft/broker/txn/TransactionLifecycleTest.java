@@ -123,4 +123,19 @@ class TransactionLifecycleTest {
         assertEquals(1, d.topics().size());
         assertEquals(List.of(1), d.topics().find("payments").partitions());
     }
+
+    @Test
+    void verify_partitionsInOrOutOfTheTransaction_noneOrAbortableAndNothingWritten() {
+        ProducerResult p = kit.init("t");
+        kit.add("t", p, "orders", 0);
+        int before = kit.logSize();
+        Map<String, Map<Integer, Errors>> r = kit.coordinator.verifyPartitionsInTxn("t", p.producerId(),
+                p.producerEpoch(), Map.of("orders", List.of(0, 1))).join();
+        assertEquals(Map.of("orders", Map.of(0, Errors.NONE, 1, Errors.TRANSACTION_ABORTABLE)), r);
+        assertEquals(before, kit.logSize());
+        assertEquals(Map.of("orders", Map.of(0, Errors.PRODUCER_FENCED)), kit.coordinator.verifyPartitionsInTxn("t",
+                p.producerId(), (short) (p.producerEpoch() + 1), Map.of("orders", List.of(0))).join());
+        assertEquals(Map.of("orders", Map.of(0, Errors.INVALID_PRODUCER_ID_MAPPING)), kit.coordinator
+                .verifyPartitionsInTxn("nobody", 1, (short) 0, Map.of("orders", List.of(0))).join());
+    }
 }
