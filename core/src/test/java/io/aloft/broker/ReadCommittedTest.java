@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (ListOffsets with isolation_level 1), while a read_uncommitted one reads everything; the Admin
  * client's DescribeProducers shows the open transaction's start. A read_committed fetch at the
  * last stable offset waits (the high watermark above it is no reason to answer at once) and is
- * answered once a marker moves it.
+ * answered once a marker moves it. And the same layout of transactions answers as on Apache Kafka
+ * 4.3.1, whose transactional producer writes it there.
  */
 class ReadCommittedTest {
     private static final String TOPIC = "txn";
@@ -146,9 +147,13 @@ class ReadCommittedTest {
 
     /** A full read_committed Fetch (v12, by topic name) of partition 0 from {@code offset}. */
     private static FetchRequest readCommittedFetch(long offset, int maxWaitMs) {
+        return readCommittedFetch(TOPIC, offset, maxWaitMs);
+    }
+
+    private static FetchRequest readCommittedFetch(String topic, long offset, int maxWaitMs) {
         FetchRequestData data = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(maxWaitMs).setMinBytes(1)
                 .setMaxBytes(1 << 20).setIsolationLevel((byte) 1).setSessionId(0).setSessionEpoch(-1)
-                .setTopics(List.of(new FetchRequestData.FetchTopic().setTopic(TOPIC).setPartitions(List.of(
+                .setTopics(List.of(new FetchRequestData.FetchTopic().setTopic(topic).setPartitions(List.of(
                         new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(offset)
                                 .setPartitionMaxBytes(1 << 20)))));
         return new FetchRequest(data, (short) 12);
@@ -190,6 +195,126 @@ class ReadCommittedTest {
             assertTrue(woken.records().sizeInBytes() > 0);
             assertEquals(List.of(new FetchResponseData.AbortedTransaction().setProducerId(7).setFirstOffset(0)),
                     woken.abortedTransactions());
+        }
+    }
+
+    /**
+     * What read_committed Fetches from each offset of {@code topic} answer, producer ids left out
+     * (each broker issues its own): error, high watermark, last stable offset, base offsets of the
+     * batches returned, first offsets of the aborted transactions listed.
+     */
+    private static List<String> readCommittedViews(String bootstrap, String topic, long end) throws Exception {
+        List<String> views = new ArrayList<>();
+        try (RawKafkaClient raw = new RawKafkaClient(bootstrap)) {
+            for (long offset = 0; offset < end; offset++) {
+                FetchResponseData.PartitionData p = only(raw.send(readCommittedFetch(topic, offset, 0)));
+                List<Long> bases = new ArrayList<>();
+                ((MemoryRecords) p.records()).batches().forEach(b -> bases.add(b.baseOffset()));
+                List<Long> aborted = p.abortedTransactions() == null ? null
+                        : p.abortedTransactions().stream().map(FetchResponseData.AbortedTransaction::firstOffset)
+                                .toList();
+                views.add("from " + offset + ": error=" + p.errorCode() + " hw=" + p.highWatermark() + " lso="
+                        + p.lastStableOffset() + " batches=" + bases + " aborted=" + aborted);
+            }
+        }
+        return views;
+    }
+
+    /** ListOffsets LATEST read_committed, and the open transaction's start DescribeProducers shows. */
+    private static String offsetsView(Admin admin, TopicPartition tp) throws Exception {
+        long latest = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()),
+                new org.apache.kafka.clients.admin.ListOffsetsOptions(
+                        org.apache.kafka.common.IsolationLevel.READ_COMMITTED))
+                .partitionResult(tp).get(30, TimeUnit.SECONDS).offset();
+        List<Long> open = new ArrayList<>();
+        for (ProducerState s : admin.describeProducers(List.of(tp)).partitionResult(tp).get(30, TimeUnit.SECONDS)
+                .activeProducers()) {
+            s.currentTransactionStartOffset().ifPresent(open::add);
+        }
+        return "latest read_committed=" + latest + " open transactions from " + open;
+    }
+
+    /** Waits (a ListOffsets round trip per try) until the high watermark of {@code tp} reaches {@code end}. */
+    private static void awaitHighWatermark(Admin admin, TopicPartition tp, long end) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).partitionResult(tp)
+                .get(30, TimeUnit.SECONDS).offset() < end) {
+            assertTrue(System.nanoTime() < deadline, "the high watermark of " + tp + " never reached " + end);
+        }
+    }
+
+    private static MemoryRecords batch(long pid, short epoch, String value) {
+        SimpleRecord r = new SimpleRecord(System.currentTimeMillis(), ("k-" + value).getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8));
+        return pid < 0 ? MemoryRecords.withRecords(Compression.NONE, r)
+                : MemoryRecords.withTransactionalRecords(Compression.NONE, pid, epoch, 0, r);
+    }
+
+    /**
+     * The same partition layout on Apache Kafka 4.3.1 (written by a real transactional producer)
+     * and on Aloft (written into the log as the coordinator will, with transaction-version-2
+     * markers): an aborted transaction at 0 (marker 1), a plain record at 2, a committed
+     * transaction at 3 (marker 4), an open transaction at 5, a plain record at 6. Every
+     * read_committed Fetch from 0 to 6, ListOffsets and DescribeProducers answer alike.
+     */
+    @Test
+    void readCommitted_answersAsApacheKafka_forAbortedCommittedAndOpenTransactions() throws Exception {
+        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
+        String topic = "rc-oracle-" + System.nanoTime();
+        TopicPartition tp = new TopicPartition(topic, 0);
+        List<String> kafkaViews;
+        String kafkaOffsets;
+        Properties common = new Properties();
+        common.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
+        common.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        common.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        Properties transactional = new Properties();
+        transactional.putAll(common);
+        transactional.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
+                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
+                        new org.apache.kafka.clients.producer.KafkaProducer<>(transactional);
+                org.apache.kafka.clients.producer.KafkaProducer<String, String> plain =
+                        new org.apache.kafka.clients.producer.KafkaProducer<>(common)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            tx.initTransactions();
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "aborted")).get();
+            tx.abortTransaction();
+            awaitHighWatermark(admin, tp, 2); // markers are written after EndTxn answers
+            plain.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "plain")).get();
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "committed")).get();
+            tx.commitTransaction();
+            awaitHighWatermark(admin, tp, 5);
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "open")).get();
+            plain.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "tail")).get();
+            kafkaViews = readCommittedViews(kafka, topic, 7);
+            kafkaOffsets = offsetsView(admin, tp);
+            tx.abortTransaction();
+        }
+        // What Kafka answered, so the comparison below cannot pass on two empty answers.
+        assertEquals("from 0: error=0 hw=7 lso=5 batches=[0, 1, 2, 3, 4] aborted=[0]", kafkaViews.get(0));
+        assertEquals("from 2: error=0 hw=7 lso=5 batches=[2, 3, 4] aborted=[]", kafkaViews.get(2));
+        assertEquals("from 6: error=0 hw=7 lso=5 batches=[] aborted=[]", kafkaViews.get(6));
+        assertEquals("latest read_committed=5 open transactions from [5]", kafkaOffsets);
+
+        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            PartitionLog log = leaderLog(broker, admin);
+            short tv2 = 2;
+            log.append(batch(7, (short) 0, "aborted")).get(10, TimeUnit.SECONDS);        // 0
+            log.appendMarker(7, (short) 1, 0, false, tv2).get(10, TimeUnit.SECONDS);     // 1
+            log.append(batch(-1, (short) 0, "plain")).get(10, TimeUnit.SECONDS);         // 2
+            log.append(batch(7, (short) 1, "committed")).get(10, TimeUnit.SECONDS);      // 3
+            log.appendMarker(7, (short) 2, 0, true, tv2).get(10, TimeUnit.SECONDS);      // 4
+            log.append(batch(7, (short) 2, "open")).get(10, TimeUnit.SECONDS);           // 5
+            log.append(batch(-1, (short) 0, "tail")).get(10, TimeUnit.SECONDS);          // 6
+            assertEquals(kafkaViews, readCommittedViews(broker.bootstrap(), TOPIC, 7));
+            assertEquals(kafkaOffsets, offsetsView(admin, TP));
         }
     }
 }
