@@ -39,8 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (ListOffsets with isolation_level 1), while a read_uncommitted one reads everything; the Admin
  * client's DescribeProducers shows the open transaction's start. A read_committed fetch at the
  * last stable offset waits (the high watermark above it is no reason to answer at once) and is
- * answered once a marker moves it. And the same layout of transactions answers as on Apache Kafka
- * 4.3.1, whose transactional producer writes it there.
+ * answered once a marker moves it. And against Apache Kafka 4.3.1: the same layout of
+ * transactions (written there by its transactional producer) answers alike, and stale markers are
+ * refused with the errors Kafka's WriteTxnMarkers answers.
  */
 class ReadCommittedTest {
     private static final String TOPIC = "txn";
@@ -315,6 +316,104 @@ class ReadCommittedTest {
             log.append(batch(-1, (short) 0, "tail")).get(10, TimeUnit.SECONDS);          // 6
             assertEquals(kafkaViews, readCommittedViews(broker.bootstrap(), TOPIC, 7));
             assertEquals(kafkaOffsets, offsetsView(admin, TP));
+        }
+    }
+
+    /** A WriteTxnMarkers request (as a transaction coordinator sends it) for partition 0 of {@code topic}. */
+    private static org.apache.kafka.common.requests.WriteTxnMarkersRequest marker(String topic, long pid, short epoch,
+            int coordinatorEpoch, short version, byte transactionVersion) {
+        org.apache.kafka.common.message.WriteTxnMarkersRequestData data =
+                new org.apache.kafka.common.message.WriteTxnMarkersRequestData().setMarkers(List.of(
+                        new org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarker()
+                                .setProducerId(pid).setProducerEpoch(epoch).setCoordinatorEpoch(coordinatorEpoch)
+                                .setTransactionResult(true).setTransactionVersion(transactionVersion)
+                                .setTopics(List.of(new org.apache.kafka.common.message.WriteTxnMarkersRequestData
+                                        .WritableTxnMarkerTopic().setName(topic).setPartitionIndexes(List.of(0))))));
+        return org.apache.kafka.common.requests.WriteTxnMarkersRequest.parse(
+                org.apache.kafka.common.protocol.MessageUtil.toByteBufferAccessor(data, version), version);
+    }
+
+    private static String markerError(RawKafkaClient raw, org.apache.kafka.common.requests.WriteTxnMarkersRequest r)
+            throws Exception {
+        org.apache.kafka.common.requests.WriteTxnMarkersResponse response = raw.send(r);
+        return org.apache.kafka.common.protocol.Errors.forCode(response.data().markers().get(0).topics().get(0)
+                .partitions().get(0).errorCode()).name();
+    }
+
+    /**
+     * The fencing of transaction markers, against Apache Kafka 4.3.1: a producer with an open
+     * transaction, the producer epoch and coordinator epoch of its last marker known; markers with
+     * an older producer epoch (transaction version 0), an older coordinator epoch, and the current
+     * producer epoch under transaction version 2 are refused with the same errors as Kafka's
+     * WriteTxnMarkers answers.
+     */
+    @Test
+    void markerFencing_refusesWithApacheKafkasErrors() throws Exception {
+        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
+        String topic = "rc-fence-" + System.nanoTime();
+        TopicPartition tp = new TopicPartition(topic, 0);
+        Properties props = new Properties();
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
+        List<String> kafkaErrors = new ArrayList<>();
+        ProducerState state;
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
+                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
+                        new org.apache.kafka.clients.producer.KafkaProducer<>(props);
+                RawKafkaClient raw = new RawKafkaClient(kafka)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            tx.initTransactions();
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "x")).get();
+            tx.commitTransaction();
+            awaitHighWatermark(admin, tp, 2);
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "y")).get();
+            state = admin.describeProducers(List.of(tp)).partitionResult(tp).get(30, TimeUnit.SECONDS)
+                    .activeProducers().get(0);
+            short epoch = (short) state.producerEpoch();
+            int coordinator = state.coordinatorEpoch().orElseThrow();
+            assertTrue(epoch >= 1, state.toString());
+            kafkaErrors.add(markerError(raw, marker(topic, state.producerId(), (short) (epoch - 1), coordinator,
+                    (short) 1, (byte) 0)));
+            kafkaErrors.add(markerError(raw, marker(topic, state.producerId(), epoch, coordinator - 1, (short) 1,
+                    (byte) 0)));
+            kafkaErrors.add(markerError(raw, marker(topic, state.producerId(), epoch, coordinator, (short) 2,
+                    (byte) 2)));
+            tx.abortTransaction();
+        }
+
+        List<String> aloftErrors = new ArrayList<>();
+        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            PartitionLog log = leaderLog(broker, admin);
+            short epoch = (short) state.producerEpoch();
+            int coordinator = state.coordinatorEpoch().orElseThrow();
+            log.append(MemoryRecords.withTransactionalRecords(Compression.NONE, 7, epoch, 0,
+                    new SimpleRecord("x".getBytes(StandardCharsets.UTF_8)))).get(10, TimeUnit.SECONDS);
+            log.appendMarker(7, epoch, coordinator, true, (short) 0).get(10, TimeUnit.SECONDS);
+            log.append(MemoryRecords.withTransactionalRecords(Compression.NONE, 7, epoch, 1,
+                    new SimpleRecord("y".getBytes(StandardCharsets.UTF_8)))).get(10, TimeUnit.SECONDS);
+            aloftErrors.add(markerRefusal(log.appendMarker(7, (short) (epoch - 1), coordinator, true, (short) 0)));
+            aloftErrors.add(markerRefusal(log.appendMarker(7, epoch, coordinator - 1, true, (short) 0)));
+            aloftErrors.add(markerRefusal(log.appendMarker(7, epoch, coordinator, true, (short) 2)));
+        }
+        assertEquals(List.of("INVALID_PRODUCER_EPOCH", "TRANSACTION_COORDINATOR_FENCED", "INVALID_PRODUCER_EPOCH"),
+                kafkaErrors, "Kafka's answers");
+        assertEquals(kafkaErrors, aloftErrors);
+    }
+
+    private static String markerRefusal(CompletableFuture<?> append) {
+        try {
+            append.get(10, TimeUnit.SECONDS);
+            return "NONE";
+        } catch (Exception e) {
+            Throwable cause = e.getCause();
+            return cause instanceof io.aloft.broker.log.PartitionLogException ple ? ple.error().name() : e.toString();
         }
     }
 }
