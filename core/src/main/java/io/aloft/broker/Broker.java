@@ -122,6 +122,7 @@ public final class Broker implements AutoCloseable {
     private ObjectStorage storage;
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
+    private PartitionManager partitions;
     private String clusterId;
     /** Set once the controller registered this broker: only then does a close leave the cluster. */
     private volatile boolean registered;
@@ -264,6 +265,7 @@ public final class Broker implements AutoCloseable {
         PartitionManager partitions = new PartitionManager(nodeId, cache, store, new ControllerStreamMetadata(controller),
                 failover::recovered, brokerConfigs::logDefaults, System::currentTimeMillis, scheduler, 30_000);
         resources.add(partitions);
+        this.partitions = partitions;
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
         ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);
         GroupCoordinatorConfig groupConfig = settings.groups();
@@ -518,6 +520,11 @@ public final class Broker implements AutoCloseable {
      */
     public boolean awaitFailureStop(long timeout, TimeUnit unit) throws InterruptedException {
         return failures.awaitStopped(timeout, unit);
+    }
+
+    /** The partitions this broker serves (tests reach partition logs through it). */
+    PartitionManager partitions() {
+        return partitions;
     }
 
     /** The log cleaner (tests run cleanings through it). */

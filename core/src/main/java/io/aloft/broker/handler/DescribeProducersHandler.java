@@ -21,8 +21,9 @@ import org.apache.kafka.common.requests.DescribeProducersResponse;
 
 /**
  * DescribeProducers (KIP-664, {@code kafka-transactions.sh describe-producers}): the idempotent
- * producers each partition remembers, with epoch, last sequence and last timestamp. There are no
- * transactions yet, so no producer has a coordinator epoch or an open transaction (both -1).
+ * and transactional producers each partition remembers, with epoch, last sequence, last timestamp,
+ * the coordinator epoch of its last transaction marker and the first offset of its open
+ * transaction (-1 when it has none).
  * Errors per partition as Kafka: NOT_LEADER_OR_FOLLOWER when another broker serves it,
  * UNKNOWN_TOPIC_OR_PARTITION when there is no such partition.
  *
@@ -64,7 +65,8 @@ public final class DescribeProducersHandler implements ApiHandler<DescribeProduc
             for (ActiveProducer p : log.activeProducers()) {
                 states.add(new ProducerState().setProducerId(p.producerId()).setProducerEpoch(p.producerEpoch())
                         .setLastSequence(p.lastSequence()).setLastTimestamp(p.lastTimestamp())
-                        .setCoordinatorEpoch(-1).setCurrentTxnStartOffset(-1));
+                        .setCoordinatorEpoch(p.coordinatorEpoch())
+                        .setCurrentTxnStartOffset(p.currentTxnStartOffset()));
             }
             return r.setErrorCode(Errors.NONE.code()).setActiveProducers(states);
         }).exceptionally(e -> r.setErrorCode(PartitionErrors.toKafka(e).code())

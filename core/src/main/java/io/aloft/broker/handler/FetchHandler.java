@@ -5,6 +5,7 @@ import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.fetch.FetchPlan;
 import io.aloft.broker.fetch.FetchSessionManager;
 import io.aloft.broker.fetch.FetchTarget;
+import io.aloft.broker.log.AbortedTxn;
 import io.aloft.broker.log.LogReadResult;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
@@ -17,6 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
@@ -31,12 +33,15 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 
 /**
- * Fetch for consumers (read_uncommitted and read_committed read the same: there are no
- * transactions yet). Which partitions a fetch reads and which it answers follow its incremental
- * fetch session (KIP-227, see {@link FetchSessionManager}): all of a full fetch's, or all of the
+ * Fetch for consumers. read_uncommitted reads up to the high watermark; read_committed up to the
+ * last stable offset, and each partition's answer lists the aborted transactions overlapping its
+ * batches, so the consumer can drop their records (every answer carries the last stable offset,
+ * as in Kafka). Which partitions a fetch reads and which it answers follow its incremental fetch
+ * session (KIP-227, see {@link FetchSessionManager}): all of a full fetch's, or all of the
  * session's for an incremental one, which answers only partitions with news. When less than
  * {@code min_bytes} is available the request waits up to {@code max_wait_ms}, and is woken by the
- * first append to any of the partitions it reads rather than by polling.
+ * first append to any of the partitions it reads (read_committed: the first move of a last stable
+ * offset) rather than by polling.
  *
  * <p>A partition this broker does not lead is answered NOT_LEADER_OR_FOLLOWER, from v16 with its
  * current leader and that leader's endpoint (KIP-951, {@link LeaderHints}).
@@ -74,21 +79,22 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
             // Follower fetches: data is shared, there are no followers to replicate to. Each partition
             // is refused, as Kafka refuses a fetch from a broker that is not its follower.
             FetchPlan refused = FetchSessionManager.refuseAll(request, cache.view(), Errors.NOT_LEADER_OR_FOLLOWER);
-            return readAll(refused.targets(), request)
+            return readAll(refused.targets(), request, IsolationLevel.READ_UNCOMMITTED)
                     .thenApply(pass -> (AbstractResponse) FetchResponse.of(refused.respond(pass.answers)));
         }
         FetchPlan plan = sessions.plan(request, cache.view());
         List<FetchTarget> wanted = plan.targets();
+        IsolationLevel isolation = request.isolationLevel();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.data().maxWaitMs()));
-        return readAll(wanted, request).thenCompose(first -> {
+        return readAll(wanted, request, isolation).thenCompose(first -> {
             // Nothing to read (a session error, say) cannot get better by waiting: answer at once, as Kafka does.
             if (first.bytes >= Math.max(1, request.data().minBytes()) || request.data().maxWaitMs() <= 0
                     || first.hasError || wanted.isEmpty()) {
                 return CompletableFuture.completedFuture(first);
             }
             // Woken by its deadline alone, no partition changed since the first pass: it is the answer.
-            return waitForData(wanted, deadline).thenCompose(changed -> changed ? readAll(wanted, request)
-                    : CompletableFuture.completedFuture(first));
+            return waitForData(wanted, isolation, deadline).thenCompose(changed -> changed
+                    ? readAll(wanted, request, isolation) : CompletableFuture.completedFuture(first));
         }).thenApply(result -> {
             FetchResponseData data = plan.respond(result.answers);
             if (request.version() >= LeaderHints.FIRST_FETCH_VERSION) {
@@ -143,23 +149,23 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
      * new: the bulk of a fetch of many partitions) and stops only at a read still in progress, to
      * go on when it completes; so a partition costs no future of its own here.
      */
-    private CompletableFuture<Pass> readAll(List<FetchTarget> wanted, FetchRequest request) {
+    private CompletableFuture<Pass> readAll(List<FetchTarget> wanted, FetchRequest request, IsolationLevel isolation) {
         CompletableFuture<Pass> done = new CompletableFuture<>();
-        readFrom(0, wanted, request, new Pass(wanted.size()), done);
+        readFrom(0, wanted, request, isolation, new Pass(wanted.size()), done);
         return done;
     }
 
-    private void readFrom(int from, List<FetchTarget> wanted, FetchRequest request, Pass pass,
-            CompletableFuture<Pass> done) {
+    private void readFrom(int from, List<FetchTarget> wanted, FetchRequest request, IsolationLevel isolation,
+            Pass pass, CompletableFuture<Pass> done) {
         for (int i = from; i < wanted.size(); i++) {
             CompletableFuture<PartitionData> answer = readOne(wanted.get(i), request.data().maxBytes() - pass.bytes,
-                    pass.bytes == 0);
+                    pass.bytes == 0, isolation);
             if (!answer.isDone()) {
                 int next = i + 1;
                 answer.whenComplete((pd, e) -> {
                     try {
                         pass.add(pd); // readOne answers errors in the partition data, never by failing
-                        readFrom(next, wanted, request, pass, done);
+                        readFrom(next, wanted, request, isolation, pass, done);
                     } catch (RuntimeException t) {
                         done.completeExceptionally(t); // the dispatcher answers with the request's error response
                     }
@@ -171,7 +177,8 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
         done.complete(pass);
     }
 
-    private CompletableFuture<PartitionData> readOne(FetchTarget w, int bytesLeft, boolean firstWithData) {
+    private CompletableFuture<PartitionData> readOne(FetchTarget w, int bytesLeft, boolean firstWithData,
+            IsolationLevel isolation) {
         FetchPartition p = w.request();
         PartitionData pd = emptyData(p);
         if (w.error() != Errors.NONE || w.tp() == null) {
@@ -184,7 +191,7 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
             // answered here, without a read and its futures.
             PartitionLog log = opened.join();
             LogReadResult nothingNew = checkEpoch(p.currentLeaderEpoch(), log.leaderEpoch()) == Errors.NONE
-                    ? log.nothingNewAt(p.fetchOffset()) : null;
+                    ? log.nothingNewAt(p.fetchOffset(), isolation) : null;
             if (nothingNew != null) {
                 return CompletableFuture.completedFuture(answer(pd, nothingNew));
             }
@@ -195,7 +202,8 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
                 return CompletableFuture.completedFuture(pd.setErrorCode(epochError.code()));
             }
             int budget = Math.max(0, Math.min(p.partitionMaxBytes(), bytesLeft));
-            return log.read(p.fetchOffset(), budget, firstWithData).thenApply((LogReadResult r) -> answer(pd, r));
+            return log.read(p.fetchOffset(), budget, firstWithData, isolation)
+                    .thenApply((LogReadResult r) -> answer(pd, r));
         }).exceptionally(e -> pd.setErrorCode(PartitionErrors.toKafka(e).code()));
     }
 
@@ -205,8 +213,17 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
     }
 
     private static PartitionData answer(PartitionData pd, LogReadResult r) {
-        return pd.setErrorCode(Errors.NONE.code()).setHighWatermark(r.highWatermark())
-                .setLastStableOffset(r.highWatermark()).setLogStartOffset(r.logStartOffset()).setRecords(r.batches());
+        pd.setErrorCode(Errors.NONE.code()).setHighWatermark(r.highWatermark()).setLastStableOffset(r.lastStableOffset())
+                .setLogStartOffset(r.logStartOffset()).setRecords(r.batches());
+        if (r.abortedTransactions() != null) {
+            List<FetchResponseData.AbortedTransaction> aborted = new ArrayList<>(r.abortedTransactions().size());
+            for (AbortedTxn a : r.abortedTransactions()) {
+                aborted.add(new FetchResponseData.AbortedTransaction().setProducerId(a.producerId())
+                        .setFirstOffset(a.firstOffset()));
+            }
+            pd.setAbortedTransactions(aborted);
+        }
+        return pd;
     }
 
     /** Kafka's leader-epoch check: -1 skips it; older is fenced, newer is not known here yet. */
@@ -218,12 +235,14 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
     }
 
     /**
-     * Completes with true when any wanted partition gets data past its fetch offset (or its log
-     * closes, fails or cannot be found), with false at the deadline. One wake-up is registered with
+     * Completes with true when any wanted partition gets data past its fetch offset that the
+     * isolation level may read (or its log closes, fails or cannot be found), with false at the
+     * deadline. One wake-up is registered with
      * every partition's log and, once the fetch is woken, cancelled with all of them, so idle
      * partitions do not collect the waits of every fetch that watched them.
      */
-    private CompletableFuture<Boolean> waitForData(List<FetchTarget> wanted, long deadlineNanos) {
+    private CompletableFuture<Boolean> waitForData(List<FetchTarget> wanted, IsolationLevel isolation,
+            long deadlineNanos) {
         CompletableFuture<Boolean> woken = new CompletableFuture<>();
         Runnable wake = () -> woken.complete(true);
         Queue<PartitionLog> watched = new ConcurrentLinkedQueue<>();
@@ -232,7 +251,7 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
                 continue;
             }
             partitions.leaderLog(w.tp()).whenComplete((log, error) -> {
-                if (error != null || !log.wakeOnData(w.request().fetchOffset(), wake)) {
+                if (error != null || !log.wakeOnData(w.request().fetchOffset(), isolation, wake)) {
                     wake.run(); // read again: new data, or the partition's error, is the answer
                     return;
                 }

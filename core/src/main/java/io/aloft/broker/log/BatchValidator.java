@@ -7,6 +7,8 @@ import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
@@ -93,10 +95,6 @@ final class BatchValidator {
         if (batch.isControlBatch()) {
             throw new PartitionLogException(Errors.INVALID_RECORD, "clients may not write control batches");
         }
-        if (batch.isTransactional()) {
-            // No transaction coordinator yet: an open transaction could never be ended.
-            throw new PartitionLogException(Errors.INVALID_TXN_STATE, "transactions are not supported");
-        }
         if (batch.hasProducerId() && batch.baseSequence() < 0) {
             throw new PartitionLogException(Errors.INVALID_RECORD, "batch " + index + " of producer "
                     + batch.producerId() + " has no sequence number");
@@ -164,6 +162,19 @@ final class BatchValidator {
                     + (batch.lastOffset() - batch.baseOffset()));
         }
         return maxTimestamp;
+    }
+
+    /**
+     * A transaction marker of {@code producerId} (a control batch holding one COMMIT or ABORT
+     * record), built here rather than sent by a client, ready for {@link #assign}.
+     */
+    static Checked marker(long producerId, short producerEpoch, int coordinatorEpoch, boolean commit, long nowMs) {
+        EndTransactionMarker marker = new EndTransactionMarker(
+                commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, coordinatorEpoch);
+        MemoryRecords records = MemoryRecords.withEndTransactionMarker(0L, nowMs, RecordBatch.NO_PARTITION_LEADER_EPOCH,
+                producerId, producerEpoch, marker);
+        MutableRecordBatch batch = records.batches().iterator().next();
+        return new Checked(batch, records.buffer(), 1, nowMs);
     }
 
     /**

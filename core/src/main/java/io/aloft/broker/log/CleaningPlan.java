@@ -1,5 +1,6 @@
 package io.aloft.broker.log;
 
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
@@ -28,13 +29,31 @@ import org.apache.kafka.common.TopicPartition;
  *     -1 if none: how old its oldest records are, at most
  * @param producerLastOffsets for each idempotent producer the log remembers, the last offset of
  *     its last batch: that batch is kept, emptied if need be, as Kafka keeps it
+ * @param abortedTransactions the aborted transactions with records below {@code cleanableEnd}:
+ *     their records must not enter the key map, or an aborted record would supersede a committed
+ *     one of its key
  */
 public record CleaningPlan(TopicPartition tp, LogConfig config, long startOffset, long logStartOffset,
         long cleanedUpTo, long cleanableEnd, long cleanBytes, long dirtyBytes, long firstDirtyTimestamp,
-        Map<Long, Long> producerLastOffsets) {
+        Map<Long, Long> producerLastOffsets, List<AbortedTxn> abortedTransactions) {
 
     public CleaningPlan {
         producerLastOffsets = Map.copyOf(producerLastOffsets);
+        abortedTransactions = List.copyOf(abortedTransactions);
+    }
+
+    /** A plan without aborted transactions. */
+    public CleaningPlan(TopicPartition tp, LogConfig config, long startOffset, long logStartOffset, long cleanedUpTo,
+            long cleanableEnd, long cleanBytes, long dirtyBytes, long firstDirtyTimestamp,
+            Map<Long, Long> producerLastOffsets) {
+        this(tp, config, startOffset, logStartOffset, cleanedUpTo, cleanableEnd, cleanBytes, dirtyBytes,
+                firstDirtyTimestamp, producerLastOffsets, List.of());
+    }
+
+    /** This plan with {@code aborted} as its aborted transactions. */
+    CleaningPlan withAbortedTransactions(List<AbortedTxn> aborted) {
+        return new CleaningPlan(tp, config, startOffset, logStartOffset, cleanedUpTo, cleanableEnd, cleanBytes,
+                dirtyBytes, firstDirtyTimestamp, producerLastOffsets, aborted);
     }
 
     /** Dirty bytes over cleanable bytes (clean plus dirty); 0 when there are none. */

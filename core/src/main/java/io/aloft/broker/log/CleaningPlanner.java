@@ -12,7 +12,8 @@ import org.apache.kafka.common.TopicPartition;
  * index (entries of about {@code index.interval.bytes}, each with its largest record timestamp).
  * The cleanable part ends at the time-index entry boundary at or below the earliest of:
  * <ul>
- *   <li>the data not yet committed to object storage (still only in the WAL and log cache);</li>
+ *   <li>the data not yet committed to object storage (still only in the WAL and log cache), and
+ *       the last stable offset ({@code committedOffset} is the smaller of the two);</li>
  *   <li>the active segment: the longest tail of entries holding at most {@code segment.bytes}, cut
  *       further to start at the first entry with a record younger than {@code segment.ms}: so, as
  *       in Kafka, the newest data stays uncompacted until there is more than {@code segment.bytes}

@@ -37,12 +37,19 @@ public final class LogCompaction {
         return log;
     }
 
-    /** What to clean, as of now (see {@link CleaningPlan} and {@link CleaningPlanner}). */
+    /**
+     * What to clean, as of now (see {@link CleaningPlan} and {@link CleaningPlanner}). The cleanable
+     * part ends at the last stable offset at the latest, as in Kafka: records of a transaction not
+     * yet decided are never compacted, and every transaction below it is decided, so the plan
+     * knows which of them were aborted.
+     */
     public CleaningPlan plan(long nowMs) {
         synchronized (log.lock()) {
+            long bound = Math.min(log.records().committedOffset(), log.lastStableOffset());
             CleaningPlan plan = CleaningPlanner.plan(log.topicPartition(), log.config(), log.index(),
-                    log.records().startOffset(), log.logStartOffsetLocked(), log.records().committedOffset(),
+                    log.records().startOffset(), log.logStartOffsetLocked(), bound,
                     log.cleanerState(), log.producerLastOffsets(), nowMs);
+            plan = plan.withAbortedTransactions(log.txns().abortedBelow(plan.cleanableEnd()));
             if (plan.cleanableEnd() == log.index().endOffset()) {
                 // Appends from now on start a new entry, so the cleanable end stays an entry boundary.
                 log.index().sealTail();
@@ -79,7 +86,7 @@ public final class LogCompaction {
      * @throws IllegalArgumentException if the range is not committed to object storage
      */
     public RangeRewrite rewrite(long start, long end, long maxObjectBytes) {
-        PartitionLogException unusable = log.unusableNow();
+        PartitionLogException unusable = log.unusable();
         if (unusable != null) {
             throw unusable;
         }
@@ -105,13 +112,13 @@ public final class LogCompaction {
         rewrite.finish();
         CompletableFuture<Void> marked;
         synchronized (log.lock()) {
-            PartitionLogException unusable = log.unusableNow();
+            PartitionLogException unusable = log.unusable();
             if (unusable != null) {
                 rewrite.abort();
                 throw unusable;
             }
             log.cleanerState().pendingEnd = end;
-            marked = log.checkpointNow(false);
+            marked = log.checkpointLocked(false);
         }
         boolean committed = false;
         try {
@@ -127,8 +134,8 @@ public final class LogCompaction {
                     log.index().replaceHead(index.index(), end);
                     log.index().truncateHead(log.logStartOffsetLocked());
                     cleaner.cleanedUpTo = Math.max(cleaner.cleanedUpTo, cleanedUpTo);
-                    if (log.unusableNow() == null) {
-                        checkpointed = log.checkpointNow(true);
+                    if (log.unusable() == null) {
+                        checkpointed = log.checkpointLocked(true);
                     }
                 }
             }

@@ -110,6 +110,35 @@ final class LogIndex {
         tail++;
     }
 
+    /**
+     * Where retention moves the log start: past whole entries from the head, oldest first, those
+     * below {@code hw} whose largest timestamp is more than {@code retentionMs} before
+     * {@code nowMs}, then those the log can lose while still holding at least
+     * {@code retentionBytes}; -1 disables either rule.
+     *
+     * @return the new log start, {@code logStart} when nothing goes
+     */
+    long retainedFrom(long logStart, long hw, long nowMs, long retentionMs, long retentionBytes) {
+        long newStart = logStart;
+        int i = 0;
+        if (retentionMs >= 0) {
+            while (i < size() && end(i) <= hw && nowMs - maxTimestamp(i) > retentionMs) {
+                newStart = end(i++);
+            }
+        }
+        if (retentionBytes >= 0) {
+            long left = totalBytes;
+            for (int j = 0; j < i; j++) {
+                left -= bytes(j);
+            }
+            while (i < size() && end(i) <= hw && left - bytes(i) >= retentionBytes) {
+                left -= bytes(i);
+                newStart = end(i++);
+            }
+        }
+        return newStart;
+    }
+
     /** Index of the entry holding {@code offset}, or -1 if it is outside the index. */
     int entryOf(long offset) {
         if (size() == 0 || offset < base[head] || offset >= endOffset) {

@@ -5,19 +5,17 @@ import io.aloft.stream.StreamFencedException;
 import io.aloft.stream.store.StreamStore;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.TimestampType;
 import org.slf4j.Logger;
@@ -48,15 +46,22 @@ import org.slf4j.LoggerFactory;
  * offset of each epoch ({@link LeaderEpochCache}), checkpointed with the rest of its state, for
  * OffsetForLeaderEpoch. Opening with a new epoch starts it at the log end.
  *
+ * <h2>Transactions</h2>
+ * Transactional batches open a transaction per producer ({@link ProducerStateManager}); a marker
+ * ({@link #appendMarker}) ends it. The {@link TransactionIndex} keeps what readers need: the last
+ * stable offset, up to which read_committed fetches read, and the aborted transactions they list.
+ *
  * <h2>Waiting readers</h2>
- * A waiting fetch registers a wake-up with each of its partitions ({@link #wakeOnData}, kept by {@link HighWatermark}); the next
- * move of the high watermark (or the log's close or failure) runs and forgets them all. A fetch
+ * A waiting fetch registers a wake-up with each of its partitions ({@link #wakeOnData}, kept by
+ * {@link HighWatermark}); the move of the high watermark (read_committed: of the last stable
+ * offset) past its offset, or the log's close or failure, runs and forgets it. A fetch
  * woken elsewhere, or by its deadline, cancels its registrations, so the waiters a log holds are
  * those of fetches waiting now: one entry each, however long the log stays idle.
  *
  * <h2>Threads</h2>
  * Thread-safe: appends, reads and maintenance come from any thread; {@code lock} guards the
- * offsets, index, producer and epoch state. An append's future completes on the records stream's
+ * offsets, index, producer and epoch state, and orders changes to the transaction index (which
+ * guards itself for readers). An append's future completes on the records stream's
  * acknowledgement thread (one thread per stream, see the stream store), in offset order, never on
  * the WAL's thread: the high watermark moves there, and the wake-ups of waiting fetches and what
  * callers chain on the future (the produce response) run there. A caller with heavy or blocking
@@ -88,6 +93,8 @@ public final class PartitionLog {
     private final ProducerStateManager producers;
     /** Guarded by lock. */
     private final LeaderEpochCache epochs;
+    /** Changed under lock; thread-safe for readers. */
+    private final TransactionIndex txns;
     /** Key-compaction progress; guarded by lock. */
     private final CleanerState cleaner;
     /** Offset the next batch takes; guarded by lock. */
@@ -123,9 +130,10 @@ public final class PartitionLog {
         this.producers = loaded.producers();
         this.epochs = loaded.epochs();
         this.epochs.assign(leaderEpoch, loaded.endOffset());
+        this.txns = loaded.txns();
         this.logStartOffset = loaded.logStartOffset();
         this.nextOffset = loaded.endOffset();
-        this.highWatermark = new HighWatermark(loaded.endOffset());
+        this.highWatermark = new HighWatermark(loaded.endOffset(), hw -> txns.lastStableOffset(hw, logStartOffset));
         this.compaction = new LogCompaction(this);
     }
 
@@ -175,6 +183,15 @@ public final class PartitionLog {
     }
 
     /**
+     * The last stable offset: the first offset of the oldest transaction not yet durably decided,
+     * else the high watermark, and never below the log start (see {@link TransactionIndex}).
+     * read_committed fetches read below it; ListOffsets LATEST answers it for read_committed.
+     */
+    public long lastStableOffset() {
+        return txns.lastStableOffset(highWatermark.get(), logStartOffset);
+    }
+
+    /**
      * Where {@code epoch} ends in this log (OffsetForLeaderEpoch): the current epoch at the high
      * watermark, an older one where the next epoch the log holds starts (see
      * {@link LeaderEpochCache#endOffsetFor}).
@@ -192,7 +209,7 @@ public final class PartitionLog {
         }
     }
 
-    /** The idempotent producers this partition remembers (DescribeProducers). */
+    /** The idempotent and transactional producers this partition remembers (DescribeProducers). */
     public List<ActiveProducer> activeProducers() {
         synchronized (lock) {
             return producers.activeProducers();
@@ -273,8 +290,48 @@ public final class PartitionLog {
             if (full != null) {
                 return CompletableFuture.failedFuture(full); // nothing taken: the update is dropped
             }
-            update.commit();
+            update.commit(txns);
             return appendLocked(batches, cfg, now, logAppendTime);
+        }
+    }
+
+    /**
+     * Appends a transaction marker (WriteTxnMarkers): a control batch with one COMMIT or ABORT
+     * record of {@code producerId}, placed at the log end and stamped with the leader epoch like any
+     * batch, without sequence checks. It ends the producer's open transaction: once the marker is
+     * durable the last stable offset passes the transaction (for ABORT, listed as aborted). A
+     * marker for a producer without an open transaction is written all the same, as in Kafka.
+     *
+     * @param transactionVersion the coordinator's transaction version, which decides what producer
+     *     epoch is stale (see {@link ProducerStateManager#checkMarker})
+     * @return the marker's offset (as base and last offset), once durable; fails with a
+     *     {@link PartitionLogException}: INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED, or
+     *     as {@link #append} fails
+     */
+    public CompletableFuture<AppendResult> appendMarker(long producerId, short producerEpoch, int coordinatorEpoch,
+            boolean commit, short transactionVersion) {
+        long now = time.getAsLong();
+        LogConfig cfg = config;
+        long logAppendTime = cfg.timestampType() == TimestampType.LOG_APPEND_TIME ? now : RecordBatch.NO_TIMESTAMP;
+        BatchValidator.Checked marker = BatchValidator.marker(producerId, producerEpoch, coordinatorEpoch, commit, now);
+        synchronized (lock) {
+            PartitionLogException refused = unusable();
+            if (refused == null) {
+                try {
+                    producers.checkMarker(producerId, producerEpoch, coordinatorEpoch, transactionVersion);
+                } catch (PartitionLogException e) {
+                    refused = new PartitionLogException(e.error(), tp + ": " + e.getMessage());
+                }
+            }
+            refused = refused != null ? refused : refusedForRoom(List.of(marker));
+            if (refused != null) {
+                return CompletableFuture.failedFuture(refused);
+            }
+            long first = producers.endTransaction(producerId, producerEpoch, coordinatorEpoch, now);
+            if (first >= 0) {
+                txns.end(producerId, first, nextOffset, !commit);
+            }
+            return appendLocked(List.of(marker), cfg, now, logAppendTime);
         }
     }
 
@@ -341,14 +398,22 @@ public final class PartitionLog {
         }
     }
 
+    /** {@link #read(long, int, boolean, IsolationLevel)} read_uncommitted. */
+    public CompletableFuture<LogReadResult> read(long fetchOffset, int maxBytes, boolean minOneMessage) {
+        return read(fetchOffset, maxBytes, minOneMessage, IsolationLevel.READ_UNCOMMITTED);
+    }
+
     /**
-     * Reads stored batches from {@code fetchOffset} up to the high watermark, as they are stored:
-     * the first batch holds {@code fetchOffset} and may start below it. Batches are never split:
-     * {@code maxBytes} bounds the total unless {@code minOneMessage} lets a larger first batch through.
+     * Reads stored batches from {@code fetchOffset}, as they are stored, up to the high watermark
+     * (read_uncommitted) or the last stable offset (read_committed, which also lists the aborted
+     * transactions overlapping the batches returned): the first batch holds {@code fetchOffset} and
+     * may start below it. Batches are never split: {@code maxBytes} bounds the total unless
+     * {@code minOneMessage} lets a larger first batch through.
      *
      * @return fails with OFFSET_OUT_OF_RANGE when {@code fetchOffset} is outside [log start, high watermark]
      */
-    public CompletableFuture<LogReadResult> read(long fetchOffset, int maxBytes, boolean minOneMessage) {
+    public CompletableFuture<LogReadResult> read(long fetchOffset, int maxBytes, boolean minOneMessage,
+            IsolationLevel isolation) {
         PartitionLogException unusable = unusable();
         if (unusable != null) {
             return CompletableFuture.failedFuture(unusable);
@@ -359,53 +424,63 @@ public final class PartitionLog {
             return CompletableFuture.failedFuture(new PartitionLogException(Errors.OFFSET_OUT_OF_RANGE, tp
                     + ": offset " + fetchOffset + " is outside [" + start + ", " + hw + "]"));
         }
-        if (fetchOffset == hw || (maxBytes <= 0 && !minOneMessage)) {
-            return CompletableFuture.completedFuture(new LogReadResult(BatchRecords.EMPTY, hw, start));
+        long lso = txns.lastStableOffset(hw, start);
+        boolean committed = isolation == IsolationLevel.READ_COMMITTED;
+        long end = committed ? lso : hw;
+        if (fetchOffset >= end || (maxBytes <= 0 && !minOneMessage)) {
+            return CompletableFuture.completedFuture(new LogReadResult(BatchRecords.EMPTY, hw, lso, start,
+                    committed ? List.of() : null));
         }
-        return records.fetch(fetchOffset, hw, Math.max(1, maxBytes)).handle((fetched, error) -> {
+        return records.fetch(fetchOffset, end, Math.max(1, maxBytes)).handle((fetched, error) -> {
             if (error != null) {
                 throw StoredRecords.readError(tp, error);
             }
-            return new LogReadResult(StoredRecords.select(fetched, maxBytes, minOneMessage), hw, logStartOffset);
+            StoredRecords.Selected got = StoredRecords.select(fetched, fetchOffset, maxBytes, minOneMessage);
+            return new LogReadResult(got.batches(), hw, lso, logStartOffset,
+                    committed ? txns.abortedIn(fetchOffset, got.endOffset()) : null);
         });
     }
 
     /**
      * What {@link #read} answers at {@code fetchOffset} when there is nothing to read there (it is
-     * the high watermark), at once and without a future; null when there may be records, or the
-     * log cannot be read (then {@link #read} says why). A fetch over many partitions finds most of
-     * them so.
+     * the high watermark, or for read_committed at or above the last stable offset), at once and
+     * without a future; null when there may be records, or the log cannot be read (then
+     * {@link #read} says why). A fetch over many partitions finds most of them so.
      */
-    public LogReadResult nothingNewAt(long fetchOffset) {
+    public LogReadResult nothingNewAt(long fetchOffset, IsolationLevel isolation) {
         long hw = highWatermark.get();
-        if (fetchOffset != hw || failure.get() != null || closed) {
+        long start = logStartOffset;
+        long lso = txns.lastStableOffset(hw, start);
+        boolean committed = isolation == IsolationLevel.READ_COMMITTED;
+        if (fetchOffset < (committed ? lso : hw) || fetchOffset > hw || failure.get() != null || closed) {
             return null;
         }
-        return new LogReadResult(BatchRecords.EMPTY, hw, logStartOffset);
+        return new LogReadResult(BatchRecords.EMPTY, hw, lso, start, committed ? List.of() : null);
     }
 
     /**
-     * Completes once the high watermark is above {@code offset} (at once if it already is), or when
-     * the log closes or fails, so a waiting fetch should read again after it completes. A caller
-     * that stops waiting for other reasons completes or cancels the future itself, which removes it
-     * from this log at once.
+     * Completes once the high watermark (read_committed: the last stable offset) is above
+     * {@code offset} (at once if it already is), or when the log closes or fails, so a waiting
+     * fetch should read again after it completes. A caller that stops waiting for other reasons
+     * completes or cancels the future itself, which removes it from this log at once.
      */
-    public CompletableFuture<Void> awaitData(long offset) {
-        return highWatermark.await(offset, this::stopped);
+    public CompletableFuture<Void> awaitData(long offset, IsolationLevel isolation) {
+        return highWatermark.await(offset, isolation == IsolationLevel.READ_COMMITTED, this::stopped);
     }
 
     /**
      * Registers {@code wake} to run once, on the thread that moves the high watermark (the records
-     * stream's acknowledgement thread; see the class comment), when the high watermark moves
-     * above {@code offset}, or when the log closes or fails. A fetch waiting on many partitions
-     * registers one {@code wake} with each and, once woken by any (or by its deadline), cancels it
-     * with {@link #cancelWake} everywhere: so a log that gets no data for a long time does not
-     * collect the waits of every fetch that ever watched it.
+     * stream's acknowledgement thread; see the class comment), when the high watermark
+     * (read_committed: the last stable offset) moves above {@code offset}, or when the log closes
+     * or fails. A fetch waiting on many partitions registers one {@code wake} with each and, once
+     * woken by any (or by its deadline), cancels it with {@link #cancelWake} everywhere: so a log
+     * that gets no data for a long time does not collect the waits of every fetch that ever
+     * watched it.
      *
      * @return false, registering nothing, if that is already so (the caller reads again at once)
      */
-    public boolean wakeOnData(long offset, Runnable wake) {
-        return highWatermark.wakeOn(offset, this::stopped, wake);
+    public boolean wakeOnData(long offset, IsolationLevel isolation, Runnable wake) {
+        return highWatermark.wakeOn(offset, isolation == IsolationLevel.READ_COMMITTED, this::stopped, wake);
     }
 
     /** Removes a {@link #wakeOnData} registration that has not run; nothing if it has. */
@@ -486,25 +561,8 @@ public final class PartitionLog {
             if (!cfg.delete()) {
                 return CompletableFuture.completedFuture(logStartOffset); // compacted only: no retention
             }
-            long hw = highWatermark.get();
-            long newStart = logStartOffset;
-            int i = 0;
-            if (cfg.retentionMs() >= 0) {
-                while (i < index.size() && index.end(i) <= hw && nowMs - index.maxTimestamp(i) > cfg.retentionMs()) {
-                    newStart = index.end(i++);
-                }
-            }
-            if (cfg.retentionBytes() >= 0) {
-                long size = index.totalBytes();
-                for (int j = 0; j < i; j++) {
-                    size -= index.bytes(j);
-                }
-                while (i < index.size() && index.end(i) <= hw && size - index.bytes(i) >= cfg.retentionBytes()) {
-                    size -= index.bytes(i);
-                    newStart = index.end(i++);
-                }
-            }
-            return moveLogStartLocked(newStart);
+            return moveLogStartLocked(index.retainedFrom(logStartOffset, highWatermark.get(), nowMs,
+                    cfg.retentionMs(), cfg.retentionBytes()));
         }
     }
 
@@ -514,6 +572,7 @@ public final class PartitionLog {
         }
         logStartOffset = target;
         index.truncateHead(target);
+        txns.truncateHead(target);
         epochs.truncateFromStart(target);
         // The stream is trimmed at a batch boundary: the start of the entry holding the new start.
         long trimTo = index.size() > 0 ? Math.min(index.base(0), target) : target;
@@ -531,11 +590,11 @@ public final class PartitionLog {
      * checkpoint never covers data that could be lost). Every so often it is a full one, and the
      * state stream is trimmed to it, so that stream stays about twice the state's size.
      */
-    private CompletableFuture<Void> checkpointLocked(boolean forceFull) {
+    CompletableFuture<Void> checkpointLocked(boolean forceFull) {
         producers.expire(time.getAsLong(), config.producerIdExpirationMs());
-        long fullSize = index.checkpointSize(true) + producers.snapshotSize();
+        long fullSize = index.checkpointSize(true) + producers.snapshotSize(true) + txns.checkpointSize();
         boolean full = forceFull || partialBytesSinceFull >= fullSize;
-        ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs, cleaner);
+        ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs, cleaner, txns);
         index.markClean();
         partialBytesSinceFull = full ? 0 : partialBytesSinceFull + payload.remaining();
         bytesSinceCheckpoint = 0;
@@ -573,6 +632,10 @@ public final class PartitionLog {
         return producers.lastOffsets();
     }
 
+    TransactionIndex txns() {
+        return txns;
+    }
+
     Stream records() {
         return records;
     }
@@ -583,16 +646,6 @@ public final class PartitionLog {
 
     long logStartOffsetLocked() {
         return logStartOffset;
-    }
-
-    /** Why the log refuses work (failed or closed), or null. */
-    PartitionLogException unusableNow() {
-        return unusable();
-    }
-
-    /** A checkpoint of the current state; call under the lock. */
-    CompletableFuture<Void> checkpointNow(boolean forceFull) {
-        return checkpointLocked(forceFull);
     }
 
     /** Writes a checkpoint now (for tests); completes once it is durable. */
@@ -623,7 +676,8 @@ public final class PartitionLog {
                         highWatermark.get()));
     }
 
-    private PartitionLogException unusable() {
+    /** Why the log refuses work (failed or closed), or null. */
+    PartitionLogException unusable() {
         PartitionLogException failed = failure.get();
         if (failed != null) {
             return failed;

@@ -14,7 +14,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * Rebuilds a partition's state when it is opened: applies the checkpoints of the state stream in
  * order, then replays the batches the records stream holds past the last checkpoint (at most
  * about {@link PartitionLog#CHECKPOINT_INTERVAL_BYTES}, plus whatever a crash left unchecked):
- * time index, producer state, and the leader epoch each batch was stamped with.
+ * time index, producer state (open transactions included), aborted transactions, and the leader
+ * epoch each batch was stamped with. Everything loaded is durable, so every transaction that has
+ * a marker is decided; the open ones are registered with the {@link TransactionIndex} at the end.
  *
  * <p>Confined to the open's future chain; used once.
  */
@@ -24,7 +26,7 @@ final class PartitionLogLoader {
 
     /** What a loaded partition starts from. */
     record Loaded(LogIndex index, ProducerStateManager producers, LeaderEpochCache epochs, CleanerState cleaner,
-            long logStartOffset, long endOffset) {
+            TransactionIndex txns, long logStartOffset, long endOffset) {
     }
 
     private PartitionLogLoader() {
@@ -36,9 +38,10 @@ final class PartitionLogLoader {
         ProducerStateManager producers = new ProducerStateManager();
         LeaderEpochCache epochs = new LeaderEpochCache();
         CleanerState cleaner = new CleanerState();
+        TransactionIndex txns = new TransactionIndex();
         long[] logStart = {records.startOffset()};
         CompletableFuture<Void> checkpoints = readAll(state, state.startOffset(),
-                b -> logStart[0] = Checkpoint.apply(b.payloadView(), index, producers, epochs, cleaner));
+                b -> logStart[0] = Checkpoint.apply(b.payloadView(), index, producers, epochs, cleaner, txns));
         return checkpoints.thenCompose(v -> {
             long end = records.confirmOffset();
             if (index.endOffset() > end) {
@@ -54,14 +57,16 @@ final class PartitionLogLoader {
                 }
                 RecordBatch batch = onlyBatch(tp, b);
                 index.add(b.baseOffset(), b.count(), batch.maxTimestamp(), b.size(), interval);
-                producers.replay(batch);
+                producers.replay(batch, txns);
                 epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
             }).thenCompose(x -> rebuildCompactedHead(tp, records, index, cleaner, config)).thenApply(x -> {
                 long start = Math.max(logStart[0], records.startOffset());
                 index.truncateHead(start);
                 epochs.truncateFromStart(start);
                 producers.expire(nowMs, config.producerIdExpirationMs());
-                return new Loaded(index, producers, epochs, cleaner, start, end);
+                producers.openTransactions().forEach(txns::begin);
+                txns.truncateHead(start);
+                return new Loaded(index, producers, epochs, cleaner, txns, start, end);
             });
         });
     }

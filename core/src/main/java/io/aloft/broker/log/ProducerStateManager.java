@@ -2,9 +2,16 @@ package io.aloft.broker.log;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
+import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
@@ -20,6 +27,12 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       answered UNKNOWN_PRODUCER_ID on produce since KIP-360;
  *   <li>a retried batch equal to one of the last five is a duplicate: answered with its offsets.
  * </ul>
+ * Transactions (KIP-98): a producer's transactional batch opens a transaction at its first offset
+ * when none is open; while one is, a non-transactional batch is refused (INVALID_TXN_STATE). A
+ * marker ({@link #checkMarker}, {@link #endTransaction}) ends it, and the producer remembers the
+ * marker's coordinator epoch so that markers of an older coordinator are fenced. A producer with
+ * an open transaction never expires: the transaction would hold the last stable offset forever
+ * with nobody left to end it.
  *
  * <p>Not thread-safe: the owning {@link PartitionLog} calls it under its lock.
  */
@@ -40,6 +53,10 @@ final class ProducerStateManager {
         final long producerId;
         short epoch;
         long lastTimestamp;
+        /** Coordinator epoch of the last marker, -1 before any. */
+        int coordinatorEpoch = -1;
+        /** First offset of the open transaction, -1 when none is open. */
+        long txnFirstOffset = -1;
         final ArrayDeque<BatchMetadata> batches = new ArrayDeque<>();
 
         Entry(long producerId, short epoch, long lastTimestamp) {
@@ -50,8 +67,23 @@ final class ProducerStateManager {
 
         Entry copy() {
             Entry e = new Entry(producerId, epoch, lastTimestamp);
+            e.coordinatorEpoch = coordinatorEpoch;
+            e.txnFirstOffset = txnFirstOffset;
             e.batches.addAll(batches);
             return e;
+        }
+
+        /** Opens a transaction at {@code firstOffset} for a transactional batch; refuses a plain one within one. */
+        void trackTransaction(RecordBatch batch, long firstOffset) {
+            if (txnFirstOffset >= 0) {
+                if (!batch.isTransactional()) {
+                    throw new PartitionLogException(Errors.INVALID_TXN_STATE, "producer " + producerId
+                            + " sent a non-transactional batch within its transaction open since offset "
+                            + txnFirstOffset);
+                }
+            } else if (batch.isTransactional()) {
+                txnFirstOffset = firstOffset;
+            }
         }
 
         BatchMetadata duplicateOf(RecordBatch batch) {
@@ -87,11 +119,23 @@ final class ProducerStateManager {
     }
 
     /** Every producer remembered, for DescribeProducers. */
-    java.util.List<ActiveProducer> activeProducers() {
-        java.util.List<ActiveProducer> out = new java.util.ArrayList<>(producers.size());
+    List<ActiveProducer> activeProducers() {
+        List<ActiveProducer> out = new ArrayList<>(producers.size());
         for (Entry e : producers.values()) {
             int lastSeq = e.batches.isEmpty() ? -1 : e.batches.peekLast().lastSeq();
-            out.add(new ActiveProducer(e.producerId, e.epoch, lastSeq, e.lastTimestamp));
+            out.add(new ActiveProducer(e.producerId, e.epoch, lastSeq, e.lastTimestamp, e.coordinatorEpoch,
+                    e.txnFirstOffset));
+        }
+        return out;
+    }
+
+    /** First offsets of the open transactions (to rebuild the {@link TransactionIndex} after loading). */
+    List<Long> openTransactions() {
+        List<Long> out = new ArrayList<>();
+        for (Entry e : producers.values()) {
+            if (e.txnFirstOffset >= 0) {
+                out.add(e.txnFirstOffset);
+            }
         }
         return out;
     }
@@ -107,9 +151,11 @@ final class ProducerStateManager {
         return out;
     }
 
-    /** Changes for one request, applied to the manager only by {@link #commit()}. */
+    /** Changes for one request, applied to the manager only by {@link #commit}. */
     final class Update {
         private final Map<Long, Entry> changed = new HashMap<>();
+        /** First offsets of the transactions this request opens. */
+        private final List<Long> started = new ArrayList<>();
 
         private Entry current(long producerId) {
             Entry e = changed.get(producerId);
@@ -132,7 +178,8 @@ final class ProducerStateManager {
         /**
          * Checks the batch's epoch and sequence and records it at the given offsets.
          *
-         * @throws PartitionLogException INVALID_PRODUCER_EPOCH or OUT_OF_ORDER_SEQUENCE_NUMBER
+         * @throws PartitionLogException INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, or
+         *     INVALID_TXN_STATE (a non-transactional batch within a transaction)
          */
         void append(RecordBatch batch, long firstOffset, long lastOffset, long maxTimestamp, long logAppendTimeMs) {
             long pid = batch.producerId();
@@ -156,12 +203,19 @@ final class ProducerStateManager {
                 throw new PartitionLogException(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + pid + " epoch "
                         + epoch + " sent sequence " + firstSeq + " after " + e.batches.peekLast().lastSeq());
             }
+            boolean wasOpen = e.txnFirstOffset >= 0;
+            e.trackTransaction(batch, firstOffset);
+            if (!wasOpen && e.txnFirstOffset >= 0) {
+                started.add(firstOffset);
+            }
             e.add(new BatchMetadata(firstSeq, batch.lastSequence(), firstOffset, lastOffset, maxTimestamp,
                     logAppendTimeMs));
         }
 
-        void commit() {
+        /** Applies the changes; the transactions opened are registered with {@code txns}. */
+        void commit(TransactionIndex txns) {
             producers.putAll(changed);
+            started.forEach(txns::begin);
         }
     }
 
@@ -174,50 +228,151 @@ final class ProducerStateManager {
     }
 
     /**
-     * Rebuilds state from a stored batch (replay after a restart). Stored batches were checked when
-     * appended, so nothing is refused here.
+     * Kafka's checks of a transaction marker (WriteTxnMarkers) against the producer's state; changes
+     * nothing. A producer this partition does not know passes: Kafka writes its marker too.
+     *
+     * @param transactionVersion the coordinator's transaction version (KIP-1228): from 2 the
+     *     coordinator bumps the epoch for every marker, so one at or below the current epoch is
+     *     stale, except a retry of the marker that ended the last transaction (same epoch, no
+     *     transaction open); before 2 only an older epoch is
+     * @throws PartitionLogException INVALID_PRODUCER_EPOCH for a stale producer epoch,
+     *     TRANSACTION_COORDINATOR_FENCED for a coordinator epoch older than the last marker's
      */
-    void replay(RecordBatch batch) {
+    void checkMarker(long producerId, short producerEpoch, int coordinatorEpoch, short transactionVersion) {
+        Entry e = producers.get(producerId);
+        if (e == null) {
+            return;
+        }
+        boolean tv2 = transactionVersion >= 2;
+        boolean stale = tv2 ? producerEpoch <= e.epoch : producerEpoch < e.epoch;
+        if (stale && !(tv2 && producerEpoch == e.epoch && e.txnFirstOffset < 0)) {
+            throw new PartitionLogException(Errors.INVALID_PRODUCER_EPOCH, "marker of producer " + producerId
+                    + " has epoch " + producerEpoch + ", stale against its epoch " + e.epoch + " (transaction version "
+                    + transactionVersion + ")");
+        }
+        if (coordinatorEpoch < e.coordinatorEpoch) {
+            throw new PartitionLogException(Errors.TRANSACTION_COORDINATOR_FENCED, "marker of producer " + producerId
+                    + " has coordinator epoch " + coordinatorEpoch + ", older than the last one seen, "
+                    + e.coordinatorEpoch);
+        }
+    }
+
+    /**
+     * Records a marker of producer {@code producerId} (checked by {@link #checkMarker}, or stored):
+     * its transaction, if one is open, ends; the producer takes the marker's epochs.
+     *
+     * @return the first offset of the transaction it ends, or -1 when none was open (a marker
+     *     without data: it changes neither the last stable offset nor the aborted transactions)
+     */
+    long endTransaction(long producerId, short producerEpoch, int coordinatorEpoch, long timestamp) {
+        Entry e = producers.get(producerId);
+        if (e == null) {
+            e = new Entry(producerId, producerEpoch, timestamp);
+            producers.put(producerId, e);
+        } else if (producerEpoch != e.epoch) {
+            // A new epoch (TV2 bumps it with every marker): the next batch starts the sequence again.
+            e.epoch = producerEpoch;
+            e.batches.clear();
+        }
+        long first = e.txnFirstOffset;
+        e.txnFirstOffset = -1;
+        e.coordinatorEpoch = coordinatorEpoch;
+        e.lastTimestamp = Math.max(e.lastTimestamp, timestamp);
+        return first;
+    }
+
+    /**
+     * Rebuilds state from a stored batch (replay after a restart). Stored batches were checked when
+     * appended, so nothing is refused here; a marker that aborts a transaction adds it to
+     * {@code txns}' aborted ones.
+     */
+    void replay(RecordBatch batch, TransactionIndex txns) {
         if (!batch.hasProducerId()) {
+            return;
+        }
+        if (batch.isControlBatch()) {
+            replayMarker(batch, txns);
             return;
         }
         Entry e = producers.get(batch.producerId());
         if (e == null || batch.producerEpoch() > e.epoch) {
-            e = new Entry(batch.producerId(), batch.producerEpoch(), batch.maxTimestamp());
+            Entry fresh = new Entry(batch.producerId(), batch.producerEpoch(), batch.maxTimestamp());
+            if (e != null) {
+                fresh.coordinatorEpoch = e.coordinatorEpoch;
+                fresh.txnFirstOffset = e.txnFirstOffset;
+            }
+            e = fresh;
             producers.put(batch.producerId(), e);
         }
-        long logAppendTime = batch.timestampType() == org.apache.kafka.common.record.TimestampType.LOG_APPEND_TIME
+        long logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME
                 ? batch.maxTimestamp() : RecordBatch.NO_TIMESTAMP;
+        if (e.txnFirstOffset < 0 && batch.isTransactional()) {
+            e.txnFirstOffset = batch.baseOffset();
+        }
         e.add(new BatchMetadata(batch.baseSequence(), batch.lastSequence(), batch.baseOffset(), batch.lastOffset(),
                 batch.maxTimestamp(), logAppendTime));
     }
 
-    /** Forgets producers whose last batch's timestamp is older than {@code nowMs - expirationMs}. */
+    private void replayMarker(RecordBatch batch, TransactionIndex txns) {
+        Iterator<Record> records = batch.iterator();
+        if (!records.hasNext()) {
+            return; // emptied by compaction: its transaction's records are gone
+        }
+        Record record = records.next();
+        EndTransactionMarker marker = EndTransactionMarker.deserialize(record);
+        long first = endTransaction(batch.producerId(), batch.producerEpoch(), marker.coordinatorEpoch(),
+                record.timestamp());
+        if (first >= 0) {
+            txns.end(batch.producerId(), first, batch.baseOffset(), marker.controlType() == ControlRecordType.ABORT);
+        }
+    }
+
+    /**
+     * Forgets producers whose last batch's timestamp is older than {@code nowMs - expirationMs},
+     * except those with an open transaction.
+     */
     void expire(long nowMs, long expirationMs) {
-        producers.values().removeIf(e -> nowMs - e.lastTimestamp >= expirationMs);
+        producers.values().removeIf(e -> e.txnFirstOffset < 0 && nowMs - e.lastTimestamp >= expirationMs);
     }
 
     /*
      * Snapshot layout (big-endian): producer count (int), then per producer: id (long), epoch
-     * (short), last timestamp (long), batch count (byte), then per batch: first sequence (int),
-     * last sequence (int), first offset (long), last offset (long), max timestamp (long), log
-     * append time (long).
+     * (short), last timestamp (long), [coordinator epoch (int), open transaction's first offset
+     * (long): in a version-4 checkpoint], batch count (byte), then per batch: first sequence
+     * (int), last sequence (int), first offset (long), last offset (long), max timestamp (long),
+     * log append time (long).
      */
-    private static final int PRODUCER_BYTES = 8 + 2 + 8 + 1;
+    private static final int TXN_BYTES = 4 + 8;
+    private static final int PRODUCER_BYTES = 8 + 2 + 8 + TXN_BYTES + 1;
     private static final int BATCH_BYTES = 4 + 4 + 8 + 8 + 8 + 8;
 
-    int snapshotSize() {
+    /** Whether any producer has a transaction open or has had a marker (the snapshot needs their fields). */
+    boolean hasTransactions() {
+        for (Entry e : producers.values()) {
+            if (e.txnFirstOffset >= 0 || e.coordinatorEpoch >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    int snapshotSize(boolean withTransactions) {
         int size = 4;
         for (Entry e : producers.values()) {
-            size += PRODUCER_BYTES + e.batches.size() * BATCH_BYTES;
+            size += PRODUCER_BYTES - (withTransactions ? 0 : TXN_BYTES) + e.batches.size() * BATCH_BYTES;
         }
         return size;
     }
 
-    void writeSnapshot(ByteBuffer out) {
+    /** Writes the snapshot, with the transaction fields or (no producer has any) without. */
+    void writeSnapshot(ByteBuffer out, boolean withTransactions) {
         out.putInt(producers.size());
         for (Entry e : producers.values()) {
-            out.putLong(e.producerId).putShort(e.epoch).putLong(e.lastTimestamp).put((byte) e.batches.size());
+            out.putLong(e.producerId).putShort(e.epoch).putLong(e.lastTimestamp);
+            if (withTransactions) {
+                out.putInt(e.coordinatorEpoch).putLong(e.txnFirstOffset);
+            }
+            out.put((byte) e.batches.size());
             for (BatchMetadata b : e.batches) {
                 out.putInt(b.firstSeq()).putInt(b.lastSeq()).putLong(b.firstOffset()).putLong(b.lastOffset())
                         .putLong(b.maxTimestamp()).putLong(b.logAppendTimeMs());
@@ -225,12 +380,21 @@ final class ProducerStateManager {
         }
     }
 
-    /** Replaces all state with a snapshot written by {@link #writeSnapshot}. */
-    void readSnapshot(ByteBuffer in) {
+    /**
+     * Replaces all state with a snapshot written by {@link #writeSnapshot}.
+     *
+     * @param withTransactions whether it has the transaction fields (checkpoint version 4 on);
+     *     without them no producer has a transaction or marker
+     */
+    void readSnapshot(ByteBuffer in, boolean withTransactions) {
         producers.clear();
         int n = in.getInt();
         for (int i = 0; i < n; i++) {
             Entry e = new Entry(in.getLong(), in.getShort(), in.getLong());
+            if (withTransactions) {
+                e.coordinatorEpoch = in.getInt();
+                e.txnFirstOffset = in.getLong();
+            }
             int batches = in.get();
             for (int j = 0; j < batches; j++) {
                 e.batches.addLast(new BatchMetadata(in.getInt(), in.getInt(), in.getLong(), in.getLong(),

@@ -30,20 +30,30 @@ final class StoredRecords {
     }
 
     /**
+     * Batches selected for a fetch.
+     *
+     * @param endOffset offset just past the last batch selected (the fetch offset when none is)
+     */
+    record Selected(BatchRecords batches, long endOffset) {
+    }
+
+    /**
      * Whole batches within {@code maxBytes} (the first regardless, with {@code minOneMessage}), by
      * reference: nothing is copied (see {@link BatchRecords}).
      */
-    static BatchRecords select(FetchResult fetched, int maxBytes, boolean minOneMessage) {
+    static Selected select(FetchResult fetched, long fetchOffset, int maxBytes, boolean minOneMessage) {
         List<ByteBuffer> taken = new ArrayList<>();
         int total = 0;
+        long end = fetchOffset;
         for (StreamRecordBatch b : fetched.batches()) {
             if (total + b.size() > maxBytes && !(taken.isEmpty() && minOneMessage)) {
                 break;
             }
             taken.add(b.payloadView());
             total += b.size();
+            end = b.lastOffsetExclusive();
         }
-        return taken.isEmpty() ? BatchRecords.EMPTY : new BatchRecords(taken);
+        return new Selected(taken.isEmpty() ? BatchRecords.EMPTY : new BatchRecords(taken), end);
     }
 
     /** Visits stored records in offset order. */

@@ -36,8 +36,8 @@ class AdvertisedVersionsTest {
     static final Map<ApiKeys, String> NOTES = Map.ofEntries(
             Map.entry(ApiKeys.PRODUCE, "v0-2 advertised and refused by closing the connection, as Kafka 4 does for "
                     + "librdkafka's sake (KAFKA-18659); transactional batches refused (no transactions yet)"),
-            Map.entry(ApiKeys.FETCH, "incremental fetch sessions (KIP-227); read_committed reads "
-                    + "like read_uncommitted; follower fetches refused (no followers)"),
+            Map.entry(ApiKeys.FETCH, "incremental fetch sessions (KIP-227); follower fetches refused (no "
+                    + "followers)"),
             Map.entry(ApiKeys.METADATA, "an auto-created topic is answered once it exists (Kafka 4.3 answers "
                     + "UNKNOWN_TOPIC_OR_PARTITION while creating it)"),
             Map.entry(ApiKeys.CREATE_TOPICS, "any replication factor is accepted and every partition has one "

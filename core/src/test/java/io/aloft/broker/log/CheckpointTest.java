@@ -13,12 +13,29 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
 
 /**
- * The persisted checkpoint format, byte for byte: version 3 as written now (with the cleaner
- * section), version 2 (with the leader-epoch section, read as never cleaned) and version 1 as the
+ * The persisted checkpoint format, byte for byte: version 4 as written now for a log with
+ * transaction state (producers' transaction fields and the aborted-transaction section), version 3
+ * as written now for one without (and by the previous brokers), version 2 (with the leader-epoch section, read as never cleaned) and version 1 as the
  * first brokers wrote it (read without epochs). A change to the layout must change these fixtures,
  * and keep reading the old ones.
  */
 class CheckpointTest {
+    /**
+     * Version 4: {@link #V3}'s index, epochs and cleaner state; producer 7 epoch 2 with its batch
+     * (sequences 0-4, offsets 0-4) in a transaction open since offset 0, producer 8 epoch 1 with no
+     * batch and coordinator epoch 6 from a marker; one aborted transaction (producer 9, 1 to 4).
+     */
+    static final String V4 = "414c4350" + "04" + "01" + "dc0863ad" + "0000000000000003"
+            + "0000000000000005" + "00000001" + "0000000000000000" + "00000000000003e8" + "00000046"
+            + "00000002"
+            + "0000000000000007" + "0002" + "00000000000003e8" + "ffffffff" + "0000000000000000" + "01"
+            + "00000000" + "00000004" + "0000000000000000" + "0000000000000004" + "00000000000003e8"
+            + "ffffffffffffffff"
+            + "0000000000000008" + "0001" + "00000000000003e8" + "00000006" + "ffffffffffffffff" + "00"
+            + "00000002" + "00000001" + "0000000000000000" + "00000004" + "0000000000000005"
+            + "0000000000000002" + "ffffffffffffffff"
+            + "00000001" + "0000000000000009" + "0000000000000001" + "0000000000000004";
+
     /** {@link #V2}'s state, cleaned up to 2 with no compaction pending, as version 3 writes it. */
     static final String V3 = "414c4350" + "03" + "01" + "0ac5c0cc" + "0000000000000003"
             + "0000000000000005" + "00000001" + "0000000000000000" + "00000000000003e8" + "00000046"
@@ -52,33 +69,84 @@ class CheckpointTest {
     }
 
     @Test
-    void encode_isVersion3_byteForByte() {
+    void encode_withoutTransactions_isVersion3_byteForByte() {
         LogIndex index = new LogIndex(0);
         index.add(0, 5, 1000, 70, 4096);
         ProducerStateManager producers = new ProducerStateManager();
-        producers.replay(idempotentBatch());
+        producers.replay(batch(false), new TransactionIndex());
         LeaderEpochCache epochs = new LeaderEpochCache();
         epochs.assign(1, 0);
         epochs.assign(4, 5);
         CleanerState cleaner = new CleanerState();
         cleaner.cleanedUpTo = 2;
-        ByteBuffer encoded = Checkpoint.encode(true, 3, index, producers, epochs, cleaner);
+        ByteBuffer encoded = Checkpoint.encode(true, 3, index, producers, epochs, cleaner, new TransactionIndex());
         assertEquals(V3, HexFormat.of().formatHex(encoded.array(), encoded.position(), encoded.limit()));
     }
 
     @Test
-    void apply_version3_restoresEveryPart() {
+    void encode_withTransactions_isVersion4_byteForByte() {
+        LogIndex index = new LogIndex(0);
+        index.add(0, 5, 1000, 70, 4096);
+        ProducerStateManager producers = new ProducerStateManager();
+        TransactionIndex txns = new TransactionIndex();
+        producers.replay(batch(true), txns);
+        producers.endTransaction(8, (short) 1, 6, 1000);
+        txns.end(9, 1, 4, true);
+        LeaderEpochCache epochs = new LeaderEpochCache();
+        epochs.assign(1, 0);
+        epochs.assign(4, 5);
+        CleanerState cleaner = new CleanerState();
+        cleaner.cleanedUpTo = 2;
+        ByteBuffer encoded = Checkpoint.encode(true, 3, index, producers, epochs, cleaner, txns);
+        assertEquals(V4, HexFormat.of().formatHex(encoded.array(), encoded.position(), encoded.limit()));
+    }
+
+    @Test
+    void apply_version4_restoresEveryPart() {
         LogIndex index = new LogIndex(0);
         ProducerStateManager producers = new ProducerStateManager();
         LeaderEpochCache epochs = new LeaderEpochCache();
         CleanerState cleaner = new CleanerState();
-        assertEquals(3, Checkpoint.apply(bytes(V3), index, producers, epochs, cleaner));
+        TransactionIndex txns = new TransactionIndex();
+        assertEquals(3, Checkpoint.apply(bytes(V4), index, producers, epochs, cleaner, txns));
         assertEquals(5, index.endOffset());
-        assertEquals(List.of(new ActiveProducer(7, (short) 2, 4, 1000)), producers.activeProducers());
+        assertEquals(java.util.Set.of(new ActiveProducer(7, (short) 2, 4, 1000, -1, 0),
+                new ActiveProducer(8, (short) 1, -1, 1000, 6, -1)), java.util.Set.copyOf(producers.activeProducers()));
+        assertEquals(List.of(0L), producers.openTransactions());
+        assertEquals(List.of(new AbortedTxn(9, 1, 4)), txns.aborted());
+        assertEquals(new EpochEndOffset(4, 9), epochs.endOffsetFor(4, 9));
+        assertEquals(2, cleaner.cleanedUpTo);
+    }
+
+    /** A checkpoint the previous version wrote still loads: no transaction, nothing aborted. */
+    @Test
+    void apply_version3_restoresEverythingWithoutTransactions() {
+        LogIndex index = new LogIndex(0);
+        ProducerStateManager producers = new ProducerStateManager();
+        LeaderEpochCache epochs = new LeaderEpochCache();
+        CleanerState cleaner = new CleanerState();
+        TransactionIndex txns = new TransactionIndex();
+        assertEquals(3, Checkpoint.apply(bytes(V3), index, producers, epochs, cleaner, txns));
+        assertEquals(5, index.endOffset());
+        assertEquals(List.of(new ActiveProducer(7, (short) 2, 4, 1000, -1, -1)), producers.activeProducers());
         assertEquals(new EpochEndOffset(1, 5), epochs.endOffsetFor(1, 9));
         assertEquals(new EpochEndOffset(4, 9), epochs.endOffsetFor(4, 9));
         assertEquals(2, cleaner.cleanedUpTo);
         assertEquals(-1, cleaner.pendingEnd);
+        assertEquals(0, txns.abortedCount());
+        assertEquals(List.of(), producers.openTransactions());
+    }
+
+    /** Aborted transactions are always complete: a later version-3 checkpoint was written when there were none. */
+    @Test
+    void apply_version4ThenVersion3_leavesNoAbortedTransaction() {
+        TransactionIndex txns = new TransactionIndex();
+        ProducerStateManager producers = new ProducerStateManager();
+        Checkpoint.apply(bytes(V4), new LogIndex(0), producers, new LeaderEpochCache(), new CleanerState(), txns);
+        assertEquals(1, txns.abortedCount());
+        Checkpoint.apply(bytes(V3), new LogIndex(0), producers, new LeaderEpochCache(), new CleanerState(), txns);
+        assertEquals(0, txns.abortedCount());
+        assertEquals(List.of(), producers.openTransactions());
     }
 
     @Test
@@ -87,9 +155,9 @@ class CheckpointTest {
         ProducerStateManager producers = new ProducerStateManager();
         LeaderEpochCache epochs = new LeaderEpochCache();
         CleanerState cleaner = new CleanerState();
-        assertEquals(3, Checkpoint.apply(bytes(V2), index, producers, epochs, cleaner));
+        assertEquals(3, Checkpoint.apply(bytes(V2), index, producers, epochs, cleaner, new TransactionIndex()));
         assertEquals(5, index.endOffset());
-        assertEquals(List.of(new ActiveProducer(7, (short) 2, 4, 1000)), producers.activeProducers());
+        assertEquals(List.of(new ActiveProducer(7, (short) 2, 4, 1000, -1, -1)), producers.activeProducers());
         assertEquals(new EpochEndOffset(4, 9), epochs.endOffsetFor(4, 9));
         assertEquals(0, cleaner.cleanedUpTo);
         assertEquals(-1, cleaner.pendingEnd);
@@ -100,7 +168,8 @@ class CheckpointTest {
         LogIndex index = new LogIndex(0);
         ProducerStateManager producers = new ProducerStateManager();
         LeaderEpochCache epochs = new LeaderEpochCache();
-        assertEquals(3, Checkpoint.apply(bytes(V1), index, producers, epochs, new CleanerState()));
+        assertEquals(3, Checkpoint.apply(bytes(V1), index, producers, epochs, new CleanerState(),
+                new TransactionIndex()));
         assertEquals(5, index.endOffset());
         assertEquals(1, producers.size());
         assertEquals(0, epochs.size());
@@ -108,19 +177,21 @@ class CheckpointTest {
 
     @Test
     void apply_flippedByte_isRefused() {
-        ByteBuffer b = bytes(V3);
+        ByteBuffer b = bytes(V4);
         b.put(30, (byte) (b.get(30) ^ 1));
         assertThrows(IllegalStateException.class, () -> Checkpoint.apply(b, new LogIndex(0),
-                new ProducerStateManager(), new LeaderEpochCache(), new CleanerState()));
+                new ProducerStateManager(), new LeaderEpochCache(), new CleanerState(), new TransactionIndex()));
     }
 
-    /** Producer 7, epoch 2, sequences 0-4 at offsets 0-4, every timestamp 1000. */
-    private static RecordBatch idempotentBatch() {
+    /** Producer 7, epoch 2, sequences 0-4 at offsets 0-4, every timestamp 1000; transactional or only idempotent. */
+    private static RecordBatch batch(boolean transactional) {
         SimpleRecord[] records = new SimpleRecord[5];
         for (int i = 0; i < records.length; i++) {
             records[i] = new SimpleRecord(1000, ("v" + i).getBytes());
         }
-        MemoryRecords m = MemoryRecords.withIdempotentRecords(Compression.NONE, 7, (short) 2, 0, records);
+        MemoryRecords m = transactional
+                ? MemoryRecords.withTransactionalRecords(Compression.NONE, 7, (short) 2, 0, records)
+                : MemoryRecords.withIdempotentRecords(Compression.NONE, 7, (short) 2, 0, records);
         return m.batches().iterator().next();
     }
 }

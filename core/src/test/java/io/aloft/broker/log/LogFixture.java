@@ -176,6 +176,56 @@ public final class LogFixture implements AutoCloseable {
         return ple;
     }
 
+    /** A transactional batch of {@code n} records from sequence {@code seq}, values "p{pid}-{seq}". */
+    public static MemoryRecords transactional(long pid, short producerEpoch, int seq, int n) {
+        SimpleRecord[] records = new SimpleRecord[n];
+        for (int i = 0; i < n; i++) {
+            records[i] = rec(T0, "p" + pid + "-" + (seq + i));
+        }
+        return MemoryRecords.withTransactionalRecords(Compression.NONE, pid, producerEpoch, seq, records);
+    }
+
+    /**
+     * The values of the records a read_committed Kafka consumer keeps from {@code read}, from
+     * offset {@code from} on, filtering as the consumer does: a producer's transactional batches
+     * are dropped from the first offset of each aborted transaction listed until its ABORT marker;
+     * control batches are never returned.
+     */
+    public static List<String> committedValues(LogReadResult read, long from) {
+        java.util.PriorityQueue<AbortedTxn> pending = new java.util.PriorityQueue<>(
+                java.util.Comparator.comparingLong(AbortedTxn::firstOffset));
+        pending.addAll(read.abortedTransactions());
+        java.util.Set<Long> aborting = new java.util.HashSet<>();
+        List<String> out = new ArrayList<>();
+        for (org.apache.kafka.common.record.internal.RecordBatch b : read.records().batches()) {
+            if (b.hasProducerId()) {
+                while (!pending.isEmpty() && pending.peek().firstOffset() <= b.lastOffset()) {
+                    aborting.add(pending.poll().producerId());
+                }
+                if (b.isControlBatch()) {
+                    org.apache.kafka.common.record.internal.Record r = b.iterator().next();
+                    if (org.apache.kafka.common.record.internal.ControlRecordType.parse(r.key())
+                            == org.apache.kafka.common.record.internal.ControlRecordType.ABORT) {
+                        aborting.remove(b.producerId());
+                    }
+                    continue;
+                }
+                if (b.isTransactional() && aborting.contains(b.producerId())) {
+                    continue;
+                }
+            }
+            if (b.isControlBatch()) {
+                continue;
+            }
+            for (org.apache.kafka.common.record.internal.Record r : b) {
+                if (r.offset() >= from) {
+                    out.add(StandardCharsets.UTF_8.decode(r.value()).toString());
+                }
+            }
+        }
+        return out;
+    }
+
     static byte[] bytes(ByteBuffer b) {
         byte[] out = new byte[b.remaining()];
         b.duplicate().get(out);

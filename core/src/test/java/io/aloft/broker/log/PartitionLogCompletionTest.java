@@ -32,7 +32,8 @@ class PartitionLogCompletionTest {
         try (LogFixture f = new LogFixture(dir)) {
             PartitionLog log = f.open();
             CompletableFuture<String> wokenOn = new CompletableFuture<>();
-            assertTrue(log.wakeOnData(0, () -> wokenOn.complete(Thread.currentThread().getName())));
+            assertTrue(log.wakeOnData(0, org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED,
+                    () -> wokenOn.complete(Thread.currentThread().getName())));
 
             LogFixture.get(log.append(LogFixture.batch(1)));
 

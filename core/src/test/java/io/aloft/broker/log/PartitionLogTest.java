@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.TimestampType;
@@ -318,9 +319,9 @@ class PartitionLogTest {
     void awaitData_isWokenByAnAppend() throws Exception {
         PartitionLog log = fx.open();
         get(log.append(batch(1)));
-        assertTrue(log.awaitData(0).isDone(), "data above offset 0 exists");
-        CompletableFuture<Void> waiting = log.awaitData(1);
-        CompletableFuture<Void> alsoWaiting = log.awaitData(1);
+        assertTrue(log.awaitData(0, IsolationLevel.READ_UNCOMMITTED).isDone(), "data above offset 0 exists");
+        CompletableFuture<Void> waiting = log.awaitData(1, IsolationLevel.READ_UNCOMMITTED);
+        CompletableFuture<Void> alsoWaiting = log.awaitData(1, IsolationLevel.READ_UNCOMMITTED);
         assertFalse(waiting.isDone());
         get(log.append(batch(1)));
         get(waiting);
@@ -333,13 +334,13 @@ class PartitionLogTest {
         PartitionLog log = fx.open();
         List<CompletableFuture<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            waits.add(log.awaitData(0));
+            waits.add(log.awaitData(0, IsolationLevel.READ_UNCOMMITTED));
         }
         assertEquals(100, log.waiting());
         // Fetches that stopped waiting (their deadline passed) end their waits: none stays behind.
         waits.forEach(w -> w.complete(null));
         assertEquals(0, log.waiting());
-        CompletableFuture<Void> waiting = log.awaitData(0);
+        CompletableFuture<Void> waiting = log.awaitData(0, IsolationLevel.READ_UNCOMMITTED);
         get(log.append(batch(1)));
         get(waiting);
         assertEquals(0, log.waiting());
@@ -352,21 +353,22 @@ class PartitionLogTest {
         java.util.concurrent.atomic.AtomicInteger cancelled = new java.util.concurrent.atomic.AtomicInteger();
         Runnable wake = woken::incrementAndGet;
         Runnable other = cancelled::incrementAndGet;
-        assertTrue(log.wakeOnData(0, wake));
-        assertTrue(log.wakeOnData(0, other));
+        assertTrue(log.wakeOnData(0, IsolationLevel.READ_UNCOMMITTED, wake));
+        assertTrue(log.wakeOnData(0, IsolationLevel.READ_UNCOMMITTED, other));
         log.cancelWake(other);
         get(log.append(batch(1)));
         get(log.append(batch(1)));
         assertEquals(1, woken.get(), "run once, then forgotten");
         assertEquals(0, cancelled.get());
         assertEquals(0, log.waiting());
-        assertFalse(log.wakeOnData(1, wake), "data past offset 1 exists: nothing to wait for");
+        assertFalse(log.wakeOnData(1, IsolationLevel.READ_UNCOMMITTED, wake),
+                "data past offset 1 exists: nothing to wait for");
     }
 
     @Test
     void awaitData_isWokenByClose() throws Exception {
         PartitionLog log = fx.open();
-        CompletableFuture<Void> waiting = log.awaitData(0);
+        CompletableFuture<Void> waiting = log.awaitData(0, IsolationLevel.READ_UNCOMMITTED);
         assertFalse(waiting.isDone());
         get(log.close());
         get(waiting);

@@ -43,11 +43,13 @@ import org.apache.kafka.common.utils.CloseableIterator;
  *       {@link #filler}), so the compacted range still holds every offset in order, and fillers of
  *       successive cleanings merge; clients read the gap as Kafka's compacted gaps.</li>
  * </ul>
- * Control batches (transaction markers) are kept as they are. Aloft has no transactions yet; when
- * it does, the rule to add is Kafka's: drop records of aborted transactions (known from the
- * aborted-transaction index), keep a marker until every record of its transaction below it is
- * gone and then until its own delete horizon, and never let the cleaner pass the last stable
- * offset.
+ * Control batches (transaction markers) are always kept as they are: a marker must outlive its
+ * transaction's records, and which of those remain is not tracked. Records of aborted transactions
+ * never enter the key map (see {@link RangeCleaner}), so they are judged like others against it and
+ * kept until a later record of their key supersedes them; read_committed consumers keep dropping
+ * them by the aborted-transaction index. The cleaner never passes the last stable offset (see
+ * {@link io.aloft.broker.log.LogCompaction#plan}). Kafka also removes aborted records and, later,
+ * markers whose transaction is gone; Aloft does not yet.
  *
  * <p>Not thread-safe: confined to its cleaner thread (it reuses decompression buffers).
  */

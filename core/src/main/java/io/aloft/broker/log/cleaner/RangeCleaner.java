@@ -1,5 +1,6 @@
 package io.aloft.broker.log.cleaner;
 
+import io.aloft.broker.log.AbortedTxn;
 import io.aloft.broker.log.CleaningPlan;
 import io.aloft.broker.log.CompactedIndex;
 import io.aloft.broker.log.LogCompaction;
@@ -8,7 +9,11 @@ import io.aloft.stream.FetchResult;
 import io.aloft.stream.StreamRecordBatch;
 import io.aloft.stream.store.RangeRewrite;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -23,7 +28,10 @@ import org.apache.kafka.common.utils.CloseableIterator;
  * One cleaning of one partition, on the calling cleaner thread:
  * <ol>
  *   <li><b>Key map.</b> Reads the dirty part {@code [cleanedUpTo, cleanableEnd)} and records each
- *       key's latest offset in the {@link OffsetMap}. When the map cannot take the next batch's
+ *       key's latest offset in the {@link OffsetMap}, leaving out records of aborted transactions
+ *       (so an aborted record never supersedes a committed one; the rewrite keeps it only while
+ *       no later record of its key exists, and consumers keep dropping it by its marker, which is
+ *       never removed). When the map cannot take the next batch's
  *       records, the cleaning ends there instead ({@code mapEnd}, moved down to a time-index
  *       boundary when that still leaves something), and the next cleaning continues from it: a log
  *       with more keys than the map holds is cleaned in several passes, never held in memory.</li>
@@ -95,6 +103,7 @@ final class RangeCleaner {
     private long buildMap(LogCompaction log, CleaningPlan plan, Counters c) throws InterruptedException {
         long next = plan.cleanedUpTo();
         long end = plan.cleanableEnd();
+        AbortedBatches aborted = new AbortedBatches(plan.abortedTransactions());
         while (next < end) {
             FetchResult fetched = await(log.read(next, end, readBytes));
             if (fetched.batches().isEmpty()) {
@@ -105,7 +114,7 @@ final class RangeCleaner {
                     continue;
                 }
                 RecordBatch batch = only(plan.tp(), sb);
-                if (!batch.isControlBatch()) {
+                if (!batch.isControlBatch() && !aborted.contains(batch)) {
                     int records = sb.count();
                     if (!map.hasRoomFor(records)) {
                         return stopAt(log, plan, sb.baseOffset(), records);
@@ -239,6 +248,30 @@ final class RangeCleaner {
             index.add(base, count, maxTimestamp, size);
             c.written += size;
             throttler.acquire(size);
+        }
+    }
+
+    /** A plan's aborted transactions by producer: which stored batches hold aborted records. */
+    static final class AbortedBatches {
+        private final Map<Long, List<AbortedTxn>> byProducer = new HashMap<>();
+
+        AbortedBatches(List<AbortedTxn> aborted) {
+            for (AbortedTxn a : aborted) {
+                byProducer.computeIfAbsent(a.producerId(), k -> new ArrayList<>()).add(a);
+            }
+        }
+
+        /** Whether {@code batch} is a transactional batch of one of the aborted transactions. */
+        boolean contains(RecordBatch batch) {
+            List<AbortedTxn> txns = batch.isTransactional() ? byProducer.get(batch.producerId()) : null;
+            if (txns != null) {
+                for (AbortedTxn a : txns) {
+                    if (a.firstOffset() <= batch.baseOffset() && batch.baseOffset() < a.lastOffset()) {
+                        return true;
+                    }
+                }
+            }
+            return false;
         }
     }
 
