@@ -1,6 +1,7 @@
 package io.aloft.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,7 +24,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -131,6 +139,47 @@ class TransactionsTest {
         }
     }
 
+    @Test
+    void apiVersions_advertisesTheTransactionApis_inTheirTransactionVersion1Ranges() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, ENABLED); RawKafkaClient raw = new RawKafkaClient(broker.bootstrap())) {
+            ApiVersionsResponse r = raw.send(new ApiVersionsRequest.Builder().build());
+            ApiVersionsResponseData.ApiVersionCollection keys = r.data().apiKeys();
+            assertEquals(3, keys.find(ApiKeys.ADD_PARTITIONS_TO_TXN.id).maxVersion()); // v4+: broker to broker
+            assertEquals(4, keys.find(ApiKeys.END_TXN.id).maxVersion()); // v5: transaction version 2
+            assertEquals(4, keys.find(ApiKeys.ADD_OFFSETS_TO_TXN.id).maxVersion());
+            assertEquals(0, keys.find(ApiKeys.DESCRIBE_TRANSACTIONS.id).maxVersion());
+            assertEquals(2, keys.find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion());
+            assertNull(keys.find(ApiKeys.TXN_OFFSET_COMMIT.id), "TxnOffsetCommit is not served yet");
+            assertNull(keys.find(ApiKeys.WRITE_TXN_MARKERS.id), "no inter-broker markers yet");
+        }
+    }
+
+    /**
+     * Offsets in a transaction need TxnOffsetCommit, not served yet: the Java client takes its
+     * absence as a fatal error, so the producer is done for; its open transaction is aborted by the
+     * coordinator's timeout (markers written), after which read_committed consumers move past it.
+     */
+    @Test
+    void sendOffsetsToTransaction_failsTheProducer_theCoordinatorAbortsOnTimeout() throws Exception {
+        Map<String, String> settings = new java.util.HashMap<>(ENABLED);
+        settings.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "200");
+        try (TestBroker broker = new TestBroker(dir, settings)) {
+            createTopic(broker);
+            Properties p = producerProps(broker, "tx-o");
+            p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "1000");
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendToEach(producer, "offsets");
+                Exception e = assertThrows(Exception.class, () -> producer.sendOffsetsToTransaction(
+                        Map.of(PARTITIONS.get(0), new OffsetAndMetadata(1)), new ConsumerGroupMetadata("g")));
+                assertTrue(causedBy(e, UnsupportedVersionException.class), e.toString());
+            }
+            // Each partition: the record and the ABORT marker the timeout wrote.
+            assertEquals(List.of(), readAll(broker, "read_committed", 2));
+        }
+    }
+
     private static void createTopic(TestBroker broker) throws Exception {
         try (Admin admin = Admin.create(broker.clientProps())) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
@@ -144,13 +193,17 @@ class TransactionsTest {
     }
 
     private static KafkaProducer<String, String> producer(TestBroker broker, String transactionalId) {
+        return new KafkaProducer<>(producerProps(broker, transactionalId));
+    }
+
+    private static Properties producerProps(TestBroker broker, String transactionalId) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
-        return new KafkaProducer<>(p);
+        return p;
     }
 
     /** One record "prefix-N" to each partition N, waiting for each. */
