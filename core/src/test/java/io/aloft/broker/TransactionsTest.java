@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -177,6 +178,27 @@ class TransactionsTest {
             }
             // Each partition: the record and the ABORT marker the timeout wrote.
             assertEquals(List.of(), readAll(broker, "read_committed", 2));
+        }
+    }
+
+    /** A marker for a partition that no longer exists counts as written: the commit completes. */
+    @Test
+    void commit_afterTheTopicIsDeleted_completes() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, ENABLED); Admin admin = Admin.create(broker.clientProps())) {
+            createTopic(broker);
+            try (KafkaProducer<String, String> producer = producer(broker, "tx-d")) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendToEach(producer, "gone");
+                admin.deleteTopics(List.of(TOPIC)).all().get(30, TimeUnit.SECONDS);
+                producer.commitTransaction();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            TransactionState state;
+            while ((state = describe(broker, "tx-d").state()) != TransactionState.COMPLETE_COMMIT) {
+                assertTrue(System.nanoTime() < deadline, "still " + state);
+                Thread.onSpinWait();
+            }
         }
     }
 
