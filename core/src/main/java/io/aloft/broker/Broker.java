@@ -87,7 +87,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
-import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -282,6 +281,10 @@ public final class Broker implements AutoCloseable {
                 new PartitionGroupLog(partitions, System::currentTimeMillis), coordinatorTimer, topicIds, topicIds,
                 groupThreads);
         resources.add(groups);
+        ProducerIdManager producerIds = new ProducerIdManager(controller, nodeId);
+        BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
+                settings.transactions(), controller, cache, nodeId, partitions, producerIds, coordinatorTimer, failures,
+                resources) : null;
         fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
@@ -303,9 +306,9 @@ public final class Broker implements AutoCloseable {
                 new ListPartitionReassignmentsHandler(),
                 new DescribeClusterHandler(cache, clusterId, controllerId),
                 new UnregisterBrokerHandler(new BrokerRemoval(controller, scheduler)),
-                new ProduceHandler(cache, partitions),
+                new ProduceHandler(cache, partitions, transactions != null),
                 new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions)),
-                new InitProducerIdHandler(new ProducerIdManager(controller, nodeId)),
+                new InitProducerIdHandler(producerIds, transactions == null ? null : transactions.coordinator),
                 new ListOffsetsHandler(partitions),
                 new OffsetForLeaderEpochHandler(partitions),
                 new DescribeProducersHandler(partitions),
@@ -314,11 +317,15 @@ public final class Broker implements AutoCloseable {
                 new IncrementalAlterConfigsHandler(configs),
                 new DeleteRecordsHandler(partitions),
                 new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()));
-        dispatcher.set(new RequestDispatcher(Stream.concat(handlers.stream(),
-                GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
-                    log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
-                    return null;
-                })).stream()).toList()));
+        List<ApiHandler<?>> all = new ArrayList<>(handlers);
+        all.addAll(GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
+            log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
+            return null;
+        }), transactions == null ? null : transactions.coordinatorKeys()));
+        if (transactions != null) {
+            all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
+        }
+        dispatcher.set(new RequestDispatcher(all));
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures);
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
@@ -354,6 +361,9 @@ public final class Broker implements AutoCloseable {
         resources.add(offsetsTopic);
         failures.closeOnFailure("group loader", offsetsTopic);
         offsetsTopic.start();
+        if (transactions != null) {
+            transactions.start(failures, resources);
+        }
         // Controlled shutdown, the first step of a graceful close: the controller marks this broker
         // DRAINING and moves its partitions to active brokers, which open them only once this broker
         // has closed them (their data up in object storage; see handOver and PartitionHandoffs).

@@ -77,6 +77,15 @@ public final class BrokerConfig {
             .doc("Create a topic when a client asks for its metadata and it does not exist.")
             .build();
 
+    public static final String TRANSACTIONS_ENABLE_CONFIG = "aloft.transactions.enable";
+    public static final ConfigKey<Boolean> TRANSACTIONS_ENABLE = ConfigKey.booleanKey(TRANSACTIONS_ENABLE_CONFIG)
+            .defaultValue(false)
+            .doc("Serve Kafka transactions (transactional producers, read_committed consumers' markers) on a "
+                    + "single broker: the transaction coordinator on __transaction_state and its APIs. Off: "
+                    + "transactional producers are refused at once, as before. Markers reach only partitions "
+                    + "this broker leads, so leave it off on a cluster of several brokers.")
+            .build();
+
     public static final String MAX_REQUEST_BYTES_CONFIG = "socket.request.max.bytes";
     public static final ConfigKey<Integer> MAX_REQUEST_BYTES = ConfigKey.intKey(MAX_REQUEST_BYTES_CONFIG)
             .defaultValue(104_857_600).validator(Validator.atLeast(1024))
@@ -193,7 +202,7 @@ public final class BrokerConfig {
 
     /** Every key the broker itself reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("broker", LISTENERS, ADVERTISED_LISTENERS,
-            BROKER_RACK, NUM_PARTITIONS, AUTO_CREATE, MAX_REQUEST_BYTES, QUEUED_MAX_REQUEST_BYTES,
+            BROKER_RACK, NUM_PARTITIONS, AUTO_CREATE, TRANSACTIONS_ENABLE, MAX_REQUEST_BYTES, QUEUED_MAX_REQUEST_BYTES,
             CONNECTION_QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP,
             MAX_CONNECTIONS_PER_IP_OVERRIDES, NETWORK_THREADS, DATA_DIR, OBJECT_STORAGE_URL,
             LEADER_REPLICATION_THROTTLED_RATE, FOLLOWER_REPLICATION_THROTTLED_RATE, REPLICA_ALTER_LOG_DIRS_RATE);
@@ -203,6 +212,7 @@ public final class BrokerConfig {
     private final String rack;
     private final int numPartitions;
     private final boolean autoCreateTopics;
+    private final boolean transactionsEnabled;
     private final int maxRequestBytes;
     private final KafkaServer.Settings networkSettings;
     private final int networkThreads;
@@ -221,6 +231,7 @@ public final class BrokerConfig {
         rack = r == null || r.isBlank() ? null : r.trim();
         numPartitions = v.get(NUM_PARTITIONS);
         autoCreateTopics = v.get(AUTO_CREATE);
+        transactionsEnabled = v.get(TRANSACTIONS_ENABLE);
         maxRequestBytes = v.get(MAX_REQUEST_BYTES);
         networkSettings = networkSettings(v, maxRequestBytes);
         networkThreads = v.get(NETWORK_THREADS);
@@ -351,6 +362,11 @@ public final class BrokerConfig {
 
     public boolean autoCreateTopics() {
         return autoCreateTopics;
+    }
+
+    /** Whether the transaction coordinator and its APIs run ({@link #TRANSACTIONS_ENABLE_CONFIG}). */
+    public boolean transactionsEnabled() {
+        return transactionsEnabled;
     }
 
     public int maxRequestBytes() {

@@ -2,6 +2,7 @@ package io.aloft.broker;
 
 import io.aloft.broker.fetch.FetchSessionConfig;
 import io.aloft.broker.group.GroupCoordinatorConfig;
+import io.aloft.broker.txn.TransactionCoordinatorConfig;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.cleaner.CleanerConfig;
 import io.aloft.config.ConfigDefinition;
@@ -34,7 +35,8 @@ public final class ServerConfig {
     /** The keys a broker's properties may set, one definition per module, in README order. */
     public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
             FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
-            ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
+            ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
+            TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
             CleanerConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
@@ -56,6 +58,7 @@ public final class ServerConfig {
     private final ObjectWalConfig objectWal;
     private final StreamStoreConfig store;
     private final GroupCoordinatorConfig groups;
+    private final TransactionCoordinatorConfig transactions;
     private final LogConfig logDefaults;
     private final CleanerConfig cleaner;
     private final FetchSessionConfig fetchSessions;
@@ -72,6 +75,7 @@ public final class ServerConfig {
         objectWal = ObjectWalConfig.fromProperties(props);
         store = StreamStoreConfig.fromProperties(controller.nodeId(), props);
         groups = GroupCoordinatorConfig.fromProperties(props);
+        transactions = TransactionCoordinatorConfig.fromProperties(props);
         logDefaults = LogConfig.fromBrokerProperties(props);
         cleaner = CleanerConfig.fromProperties(props);
         fetchSessions = FetchSessionConfig.fromProperties(props);
@@ -146,6 +150,10 @@ public final class ServerConfig {
 
     public StreamStoreConfig store() {
         return store;
+    }
+
+    public TransactionCoordinatorConfig transactions() {
+        return transactions;
     }
 
     public GroupCoordinatorConfig groups() {

@@ -29,12 +29,13 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
  * live leader (or the topic exists) the answer is COORDINATOR_NOT_AVAILABLE, which clients retry;
  * a lookup while the topic does not exist starts its creation, as in Kafka.
  *
- * <p>Transactions and share groups have no coordinator here: their key types are answered as
- * Kafka answers a key type it does not serve (an unknown type, or a share key before v6), with
- * INVALID_REQUEST and a message saying why (v1+). Clients do not retry it, so a transactional
- * producer's {@code initTransactions()} fails at once with that message rather than retry
- * COORDINATOR_NOT_AVAILABLE until its timeout. Versions 0-3 carry one key; v4+ a batch (KIP-699),
- * each key answered on its own.
+ * <p>A transactional id's coordinator (key type 1), with {@code aloft.transactions.enable}, is found
+ * the same way in {@code __transaction_state}. Without it, and for share groups always, the key type
+ * is answered as Kafka answers a key type it does not serve (an unknown type, or a share key
+ * before v6), with INVALID_REQUEST and a message saying why (v1+). Clients do not retry it, so a
+ * transactional producer's {@code initTransactions()} fails at once with that message rather than
+ * retry COORDINATOR_NOT_AVAILABLE until its timeout. Versions 0-3 carry one key; v4+ a batch
+ * (KIP-699), each key answered on its own.
  *
  * <p>Stateless; runs on the network thread.
  */
@@ -43,18 +44,30 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     private static final byte TRANSACTION = 1;
     private static final byte SHARE = 2;
 
+    /**
+     * A coordinator's internal topic: its name, the coordinator's rule from key to partition, and
+     * what starts creating the topic (called while it does not exist). Immutable.
+     */
+    public record CoordinatorKeys(String topic, ToIntFunction<String> partitionFor, Runnable createTopic) {
+    }
+
     private final MetadataCache cache;
-    private final ToIntFunction<String> partitionFor;
-    private final Runnable createTopic;
+    private final CoordinatorKeys groups;
+    private final CoordinatorKeys transactions;
 
     /**
      * @param partitionFor the group's {@code __consumer_offsets} partition (the coordinator's own rule)
      * @param createTopic starts creating {@code __consumer_offsets}; called while it does not exist
      */
     public FindCoordinatorHandler(MetadataCache cache, ToIntFunction<String> partitionFor, Runnable createTopic) {
+        this(cache, new CoordinatorKeys(PartitionGroupLog.TOPIC, partitionFor, createTopic), null);
+    }
+
+    /** @param transactions {@code __transaction_state}, or null while transactions are off */
+    public FindCoordinatorHandler(MetadataCache cache, CoordinatorKeys groups, CoordinatorKeys transactions) {
         this.cache = cache;
-        this.partitionFor = partitionFor;
-        this.createTopic = createTopic;
+        this.groups = groups;
+        this.transactions = transactions;
     }
 
     @Override
@@ -91,32 +104,32 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     }
 
     private Coordinator find(MetadataCache.View view, String listener, String key, byte keyType) {
-        if (keyType == TRANSACTION) {
+        if (keyType == TRANSACTION && transactions == null) {
             return failed(key, Errors.INVALID_REQUEST, "this broker (Aloft) does not support transactions yet");
         }
         if (keyType == SHARE) {
             return failed(key, Errors.INVALID_REQUEST, "this broker (Aloft) does not support share groups");
         }
-        if (keyType != GROUP) {
+        if (keyType != GROUP && keyType != TRANSACTION) {
             return failed(key, Errors.INVALID_REQUEST, "unknown coordinator key type " + keyType);
         }
         if (key == null) {
-            return failed(key, Errors.INVALID_REQUEST, "a group coordinator key must not be null");
+            return failed(key, Errors.INVALID_REQUEST, "a coordinator key must not be null");
         }
-        TopicInfo topic = view.topic(PartitionGroupLog.TOPIC);
-        int partition = partitionFor.applyAsInt(key);
+        CoordinatorKeys keys = keyType == GROUP ? groups : transactions;
+        String name = keys.topic();
+        TopicInfo topic = view.topic(name);
+        int partition = keys.partitionFor().applyAsInt(key);
         if (topic == null) {
-            createTopic.run();
+            keys.createTopic().run();
         }
         if (topic == null || partition >= topic.partitions().size()) {
-            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, PartitionGroupLog.TOPIC + "-" + partition
-                    + " does not exist yet");
+            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, name + "-" + partition + " does not exist yet");
         }
         PartitionInfo p = topic.partitions().get(partition);
         BrokerInfo leader = p.brokerId() < 0 ? null : view.brokers().get(p.brokerId());
         if (leader == null || leader.state() == BrokerState.FENCED) {
-            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, PartitionGroupLog.TOPIC + "-" + partition
-                    + " has no live leader");
+            return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, name + "-" + partition + " has no live leader");
         }
         for (Endpoint e : leader.endpoints()) {
             if (e.listener().equals(listener)) {

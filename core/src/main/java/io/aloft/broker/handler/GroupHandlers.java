@@ -2,6 +2,7 @@ package io.aloft.broker.handler;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.metadata.MetadataCache;
 import java.util.List;
 
@@ -19,8 +20,18 @@ public final class GroupHandlers {
      */
     public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache,
             Runnable createOffsetsTopic) {
+        return create(coordinator, cache, createOffsetsTopic, null);
+    }
+
+    /**
+     * @param transactions {@code __transaction_state} for FindCoordinator's key type 1, or null while
+     *     transactions are off
+     */
+    public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache,
+            Runnable createOffsetsTopic, FindCoordinatorHandler.CoordinatorKeys transactions) {
         return List.of(
-                new FindCoordinatorHandler(cache, coordinator::partitionFor, createOffsetsTopic),
+                new FindCoordinatorHandler(cache, new FindCoordinatorHandler.CoordinatorKeys(PartitionGroupLog.TOPIC,
+                        coordinator::partitionFor, createOffsetsTopic), transactions),
                 new JoinGroupHandler(coordinator),
                 new SyncGroupHandler(coordinator),
                 new HeartbeatHandler(coordinator),

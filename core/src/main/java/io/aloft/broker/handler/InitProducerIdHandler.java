@@ -3,6 +3,7 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.producer.ProducerIdManager;
+import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -14,19 +15,27 @@ import org.apache.kafka.common.requests.InitProducerIdResponse;
 
 /**
  * InitProducerId for idempotent producers: a new producer id with epoch 0, or (KIP-360, v3+) the
- * caller's id with the next epoch after an error. Transactional producers are refused with
- * INVALID_REQUEST, which no client retries (Kafka's "incompatible broker" code): there is no
- * transaction coordinator yet, and a retriable code such as NOT_COORDINATOR would have them retry
- * until their timeout. Java clients never get here: their FindCoordinator for the transactional id
- * fails first ({@link FindCoordinatorHandler}).
+ * caller's id with the next epoch after an error. A transactional id goes to the transaction
+ * coordinator when {@code aloft.transactions.enable} is on; otherwise it is refused with
+ * INVALID_REQUEST, which no client retries (Kafka's "incompatible broker" code), where a retriable
+ * code such as NOT_COORDINATOR would have it retry until its timeout. Java clients never get there:
+ * their FindCoordinator for the transactional id fails first ({@link FindCoordinatorHandler}).
  *
- * <p>Stateless; runs on the network thread, completes on the controller client's.
+ * <p>Stateless; runs on the network thread, completes on the controller client's thread (idempotent)
+ * or a transaction coordinator shard's thread (transactional).
  */
 public final class InitProducerIdHandler implements ApiHandler<InitProducerIdRequest> {
     private final ProducerIdManager ids;
+    private final TransactionCoordinator transactions;
 
     public InitProducerIdHandler(ProducerIdManager ids) {
+        this(ids, null);
+    }
+
+    /** @param transactions the transaction coordinator, or null while transactions are off */
+    public InitProducerIdHandler(ProducerIdManager ids, TransactionCoordinator transactions) {
         this.ids = ids;
+        this.transactions = transactions;
     }
 
     @Override
@@ -43,6 +52,12 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, InitProducerIdRequest request) {
         InitProducerIdRequestData data = request.data();
+        if (data.transactionalId() != null && transactions != null) {
+            return transactions.initProducerId(data.transactionalId(), data.transactionTimeoutMs(), data.producerId(),
+                    data.producerEpoch()).thenApply(r -> new InitProducerIdResponse(new InitProducerIdResponseData()
+                            .setThrottleTimeMs(0).setErrorCode(r.error().code()).setProducerId(r.producerId())
+                            .setProducerEpoch(r.producerEpoch())));
+        }
         if (data.transactionalId() != null) {
             return done(new InitProducerIdResponseData().setErrorCode(Errors.INVALID_REQUEST.code())
                     .setProducerId(-1).setProducerEpoch((short) -1));

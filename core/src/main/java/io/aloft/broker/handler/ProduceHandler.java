@@ -48,10 +48,17 @@ import org.apache.kafka.common.requests.ProduceResponse;
 public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     private final MetadataCache cache;
     private final PartitionManager partitions;
+    private final boolean transactions;
 
     public ProduceHandler(MetadataCache cache, PartitionManager partitions) {
+        this(cache, partitions, false);
+    }
+
+    /** @param transactions whether transactional batches are accepted (aloft.transactions.enable) */
+    public ProduceHandler(MetadataCache cache, PartitionManager partitions, boolean transactions) {
         this.cache = cache;
         this.partitions = partitions;
+        this.transactions = transactions;
     }
 
     @Override
@@ -137,7 +144,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                 parts.add(done(p.index(), Errors.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1, not " + acks));
             } else {
                 MemoryRecords records = p.records() instanceof MemoryRecords m ? m : null;
-                ProduceRecordsCheck.Refusal refusal = ProduceRecordsCheck.check(version, records, transactionalId);
+                ProduceRecordsCheck.Refusal refusal = ProduceRecordsCheck.check(version, records, transactionalId,
+                        transactions);
                 parts.add(refusal != null ? done(p.index(), refusal.error(), refusal.message())
                         : append(new TopicPartition(name, p.index()), records, deadlineNanos));
             }

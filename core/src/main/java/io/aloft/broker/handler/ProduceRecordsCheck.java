@@ -10,10 +10,14 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * with the codes Apache Kafka 4.3 answers for the same bytes (the conformance test sends both
  * brokers each case): exactly one batch, of magic 2 (INVALID_RECORD; magic 0/1 message sets are
  * gone since Kafka 4.0), zstd only from v7 (UNSUPPORTED_COMPRESSION_TYPE), a compression codec that
- * exists (Kafka answers an unknown one with UNKNOWN_SERVER_ERROR, which no client retries), and no
- * transactional batch, since no transactional producer id is ever issued here: without a
- * transactional id TRANSACTIONAL_ID_AUTHORIZATION_FAILED, with one INVALID_PRODUCER_ID_MAPPING,
- * as Kafka answers a producer id its coordinator does not know.
+ * exists (Kafka answers an unknown one with UNKNOWN_SERVER_ERROR, which no client retries), and a
+ * transactional batch only with a transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+ * While transactions are off no transactional producer id is ever issued here, so a transactional
+ * batch with an id is refused with INVALID_PRODUCER_ID_MAPPING, as Kafka answers a producer id its
+ * coordinator does not know. While they are on it is accepted as Kafka accepts a transaction
+ * version 1 client's: the client added the partition with AddPartitionsToTxn first, and the
+ * partition's log starts the transaction at the batch (the coordinator is not asked; KIP-890's
+ * verification is not done here).
  *
  * <p>Stateless.
  */
@@ -29,7 +33,7 @@ final class ProduceRecordsCheck {
     }
 
     /** Null if the records may go to the log, else why not. */
-    static Refusal check(short version, MemoryRecords records, String transactionalId) {
+    static Refusal check(short version, MemoryRecords records, String transactionalId, boolean transactions) {
         if (records == null || records.sizeInBytes() == 0) {
             return new Refusal(Errors.INVALID_RECORD, "no record batch");
         }
@@ -58,7 +62,7 @@ final class ProduceRecordsCheck {
             return new Refusal(Errors.UNSUPPORTED_COMPRESSION_TYPE, "zstd needs Produce v" + FIRST_ZSTD_VERSION
                     + " or later, not v" + version);
         }
-        if (only.isTransactional()) {
+        if (only.isTransactional() && !(transactions && transactionalId != null)) {
             return transactionalId == null
                     ? new Refusal(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                             "a transactional batch needs a transactional id")

@@ -19,11 +19,11 @@
  *       log and topic follower.</li>
  * </ul>
  *
- * <p>Not wired yet: InitProducerId (transactional), AddPartitionsToTxn, AddOffsetsToTxn, EndTxn,
- * DescribeTransactions, ListTransactions and FindCoordinator key type 1 still answer as before.
- * Wiring them means: a {@code TransactionCoordinator} over {@code TransactionStateTopic.log}, its
- * {@code TransactionStateTopic.follower} started with the broker, the handlers calling it (AddOffsetsToTxn
- * with the group coordinator's {@code partitionFor(groupId)}, the client transaction version taken from
- * the request versions as Kafka does), and a {@code TransactionMarkers} from the partition side.
+ * <p>Wired into the broker only with {@code aloft.transactions.enable} ({@code BrokerTransactions}):
+ * the handlers of InitProducerId (transactional), AddPartitionsToTxn (v0-3), AddOffsetsToTxn, EndTxn
+ * (v0-4, so every transaction is version 1), DescribeTransactions, ListTransactions and
+ * FindCoordinator key type 1 call it, and {@link io.aloft.broker.txn.LocalTransactionMarkers} writes
+ * the markers into the partitions this broker leads. Markers for other brokers' partitions
+ * (WriteTxnMarkers between brokers) and TxnOffsetCommit are not done yet.
  */
 package io.aloft.broker.txn;

@@ -1,0 +1,94 @@
+package io.aloft.broker;
+
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.coordinator.CoordinatorThreads;
+import io.aloft.broker.coordinator.CoordinatorTimer;
+import io.aloft.broker.coordinator.CoordinatorTopic;
+import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.handler.FindCoordinatorHandler;
+import io.aloft.broker.handler.TransactionHandlers;
+import io.aloft.broker.lifecycle.FatalFailureHandler;
+import io.aloft.broker.lifecycle.NamedThreadFactory;
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.partition.PartitionManager;
+import io.aloft.broker.producer.ProducerIdManager;
+import io.aloft.broker.txn.LocalTransactionMarkers;
+import io.aloft.broker.txn.PrefetchingProducerIdSource;
+import io.aloft.broker.txn.TransactionCoordinator;
+import io.aloft.broker.txn.TransactionCoordinatorConfig;
+import io.aloft.broker.txn.TransactionStateTopic;
+import io.aloft.controller.client.ControllerClient;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transaction coordinator of a broker with {@code aloft.transactions.enable}, set up as the
+ * group coordinator is: a {@link TransactionCoordinator} on its own coordinator threads over the
+ * {@code __transaction_state} partitions' logs, the topic's follower (loads the partitions this
+ * broker leads; created on the first FindCoordinator of key type 1), and the handlers of its APIs.
+ * Markers are written by {@link LocalTransactionMarkers}: partitions this broker leads only.
+ *
+ * <p>Built and started on the thread starting the broker; the parts are thread-safe.
+ */
+final class BrokerTransactions {
+    private static final Logger log = LoggerFactory.getLogger(BrokerTransactions.class);
+
+    final TransactionCoordinator coordinator;
+    final CoordinatorTopic stateTopic;
+
+    private BrokerTransactions(TransactionCoordinator coordinator, CoordinatorTopic stateTopic) {
+        this.coordinator = coordinator;
+        this.stateTopic = stateTopic;
+    }
+
+    /**
+     * Builds the coordinator; what must be closed goes into {@code resources} (closed in reverse)
+     * and {@code failures}, as the broker's other components do. The follower is started by
+     * {@link #start}, once the broker serves.
+     */
+    static BrokerTransactions create(TransactionCoordinatorConfig config, ControllerClient controller,
+            MetadataCache cache, int nodeId, PartitionManager partitions, ProducerIdManager producerIds,
+            CoordinatorTimer timer, FatalFailureHandler failures, List<AutoCloseable> resources) {
+        // One thread: transactional ids are few next to groups, and Kafka's own coordinator has no
+        // key for more. The threads close after the coordinator (resources close in reverse).
+        CoordinatorThreads threads = CoordinatorThreads.fixed(1,
+                new NamedThreadFactory("aloft-transaction-coordinator", true, failures));
+        resources.add(threads);
+        failures.closeOnFailure("transaction coordinator threads", threads);
+        // The markers need the coordinator's partitionFor (the coordinator epoch), the coordinator the markers.
+        AtomicReference<TransactionCoordinator> self = new AtomicReference<>();
+        TransactionCoordinator coordinator = new TransactionCoordinator(config,
+                TransactionStateTopic.log(partitions, System::currentTimeMillis), timer, threads,
+                new PrefetchingProducerIdSource(producerIds::nextId),
+                new LocalTransactionMarkers(partitions, cache, id -> self.get().partitionFor(id)));
+        self.set(coordinator);
+        resources.add(coordinator);
+        CoordinatorTopic stateTopic = TransactionStateTopic.follower(controller, cache, nodeId, coordinator,
+                config.stateLogPartitions(), new NamedThreadFactory("aloft-transaction-loader", true, failures));
+        return new BrokerTransactions(coordinator, stateTopic);
+    }
+
+    /** FindCoordinator's key type 1: {@code __transaction_state}, created on the first lookup. */
+    FindCoordinatorHandler.CoordinatorKeys coordinatorKeys() {
+        return new FindCoordinatorHandler.CoordinatorKeys(TransactionStateTopic.TOPIC, coordinator::partitionFor,
+                () -> stateTopic.ensureCreated().exceptionally(e -> {
+                    log.warn("Could not create {} (the next FindCoordinator tries again)", TransactionStateTopic.TOPIC,
+                            e);
+                    return null;
+                }));
+    }
+
+    /** AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, DescribeTransactions, ListTransactions. */
+    List<ApiHandler<?>> handlers(MetadataCache cache, GroupCoordinator groups) {
+        return TransactionHandlers.create(coordinator, cache, groups::partitionFor);
+    }
+
+    /** Starts loading the partitions this broker leads: once it serves, as the group loader. */
+    void start(FatalFailureHandler failures, List<AutoCloseable> resources) throws Exception {
+        resources.add(stateTopic);
+        failures.closeOnFailure("transaction loader", stateTopic);
+        stateTopic.start();
+    }
+}

@@ -1,0 +1,271 @@
+package io.aloft.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Transactions end to end on one broker with {@code aloft.transactions.enable=true} (issue 16, part
+ * C), through stock kafka-clients: commit and abort over three partitions as read_committed and
+ * read_uncommitted consumers see them, fencing by a second producer with the same transactional id,
+ * and the coordinator's state across a broker restart.
+ */
+class TransactionsTest {
+    private static final String TOPIC = "txn";
+    private static final List<TopicPartition> PARTITIONS = List.of(new TopicPartition(TOPIC, 0),
+            new TopicPartition(TOPIC, 1), new TopicPartition(TOPIC, 2));
+    /** Few __transaction_state partitions: each is a log to open and load. */
+    private static final Map<String, String> ENABLED = Map.of("aloft.transactions.enable", "true",
+            "transaction.state.log.num.partitions", "4");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void commitThenAbort_readCommittedSeesTheCommitted_readUncommittedSeesBoth() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, ENABLED)) {
+            createTopic(broker);
+            try (KafkaProducer<String, String> producer = producer(broker, "tx-1")) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendToEach(producer, "committed");
+                producer.commitTransaction();
+                producer.beginTransaction();
+                sendToEach(producer, "aborted");
+                producer.abortTransaction();
+            }
+            // Each partition: a committed record, its COMMIT marker, an aborted record, its ABORT marker.
+            assertEquals(Set.of("committed-0", "committed-1", "committed-2"),
+                    Set.copyOf(readAll(broker, "read_committed", 4)));
+            assertEquals(Set.of("committed-0", "committed-1", "committed-2", "aborted-0", "aborted-1", "aborted-2"),
+                    Set.copyOf(readAll(broker, "read_uncommitted", 4)));
+        }
+    }
+
+    @Test
+    void secondProducerWithTheSameId_fencesTheFirst() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, ENABLED)) {
+            createTopic(broker);
+            try (KafkaProducer<String, String> first = producer(broker, "tx-f");
+                    KafkaProducer<String, String> second = producer(broker, "tx-f")) {
+                first.initTransactions();
+                first.beginTransaction();
+                sendToEach(first, "first");
+                first.commitTransaction();
+                second.initTransactions(); // bumps the epoch: the first producer's is stale now
+                first.beginTransaction();
+                Exception e = assertThrows(Exception.class, () -> {
+                    sendToEach(first, "zombie");
+                    first.commitTransaction();
+                });
+                assertTrue(causedBy(e, ProducerFencedException.class), e.toString());
+                second.beginTransaction();
+                sendToEach(second, "second");
+                second.commitTransaction();
+            }
+            List<String> read = readAll(broker, "read_committed", 4);
+            assertEquals(Set.of("first-0", "first-1", "first-2", "second-0", "second-1", "second-2"), Set.copyOf(read));
+        }
+    }
+
+    @Test
+    void restart_keepsTheCoordinatorsState_producerIdAndEpochGoOn() throws Exception {
+        TestBroker broker = new TestBroker(dir, ENABLED);
+        TransactionDescription before;
+        try {
+            createTopic(broker);
+            try (KafkaProducer<String, String> producer = producer(broker, "tx-r")) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendToEach(producer, "before");
+                producer.commitTransaction();
+            }
+            before = describe(broker, "tx-r");
+        } finally {
+            broker.close();
+        }
+        broker = broker.restart();
+        try {
+            try (KafkaProducer<String, String> producer = producer(broker, "tx-r")) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendToEach(producer, "after");
+                producer.commitTransaction();
+            }
+            TransactionDescription after = describe(broker, "tx-r");
+            assertEquals(before.producerId(), after.producerId());
+            assertEquals(before.producerEpoch() + 1, after.producerEpoch());
+            try (Admin admin = Admin.create(broker.clientProps())) {
+                assertTrue(admin.listTransactions().all().get(30, TimeUnit.SECONDS).stream()
+                        .map(TransactionListing::transactionalId).anyMatch("tx-r"::equals));
+            }
+            assertEquals(Set.of("before-0", "before-1", "before-2", "after-0", "after-1", "after-2"),
+                    Set.copyOf(readAll(broker, "read_committed", 4)));
+        } finally {
+            broker.close();
+        }
+    }
+
+    @Test
+    void apiVersions_advertisesTheTransactionApis_inTheirTransactionVersion1Ranges() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, ENABLED); RawKafkaClient raw = new RawKafkaClient(broker.bootstrap())) {
+            ApiVersionsResponse r = raw.send(new ApiVersionsRequest.Builder().build());
+            ApiVersionsResponseData.ApiVersionCollection keys = r.data().apiKeys();
+            assertEquals(3, keys.find(ApiKeys.ADD_PARTITIONS_TO_TXN.id).maxVersion()); // v4+: broker to broker
+            assertEquals(4, keys.find(ApiKeys.END_TXN.id).maxVersion()); // v5: transaction version 2
+            assertEquals(4, keys.find(ApiKeys.ADD_OFFSETS_TO_TXN.id).maxVersion());
+            assertEquals(0, keys.find(ApiKeys.DESCRIBE_TRANSACTIONS.id).maxVersion());
+            assertEquals(2, keys.find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion());
+            assertNull(keys.find(ApiKeys.TXN_OFFSET_COMMIT.id), "TxnOffsetCommit is not served yet");
+            assertNull(keys.find(ApiKeys.WRITE_TXN_MARKERS.id), "no inter-broker markers yet");
+        }
+    }
+
+    /**
+     * Offsets in a transaction need TxnOffsetCommit, not served yet: the Java client takes its
+     * absence as a fatal error, so the producer is done for; its open transaction is aborted by the
+     * coordinator's timeout (markers written), after which read_committed consumers move past it.
+     */
+    @Test
+    void sendOffsetsToTransaction_failsTheProducer_theCoordinatorAbortsOnTimeout() throws Exception {
+        Map<String, String> settings = new java.util.HashMap<>(ENABLED);
+        settings.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "200");
+        try (TestBroker broker = new TestBroker(dir, settings)) {
+            createTopic(broker);
+            Properties p = producerProps(broker, "tx-o");
+            p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "1000");
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendToEach(producer, "offsets");
+                Exception e = assertThrows(Exception.class, () -> producer.sendOffsetsToTransaction(
+                        Map.of(PARTITIONS.get(0), new OffsetAndMetadata(1)), new ConsumerGroupMetadata("g")));
+                assertTrue(causedBy(e, UnsupportedVersionException.class), e.toString());
+            }
+            // Each partition: the record and the ABORT marker the timeout wrote.
+            assertEquals(List.of(), readAll(broker, "read_committed", 2));
+        }
+    }
+
+    /** A marker for a partition that no longer exists counts as written: the commit completes. */
+    @Test
+    void commit_afterTheTopicIsDeleted_completes() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, ENABLED); Admin admin = Admin.create(broker.clientProps())) {
+            createTopic(broker);
+            try (KafkaProducer<String, String> producer = producer(broker, "tx-d")) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendToEach(producer, "gone");
+                admin.deleteTopics(List.of(TOPIC)).all().get(30, TimeUnit.SECONDS);
+                producer.commitTransaction();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            TransactionState state;
+            while ((state = describe(broker, "tx-d").state()) != TransactionState.COMPLETE_COMMIT) {
+                assertTrue(System.nanoTime() < deadline, "still " + state);
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private static void createTopic(TestBroker broker) throws Exception {
+        try (Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static TransactionDescription describe(TestBroker broker, String id) throws Exception {
+        try (Admin admin = Admin.create(broker.clientProps())) {
+            return admin.describeTransactions(List.of(id)).description(id).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static KafkaProducer<String, String> producer(TestBroker broker, String transactionalId) {
+        return new KafkaProducer<>(producerProps(broker, transactionalId));
+    }
+
+    private static Properties producerProps(TestBroker broker, String transactionalId) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        return p;
+    }
+
+    /** One record "prefix-N" to each partition N, waiting for each. */
+    private static void sendToEach(KafkaProducer<String, String> producer, String prefix) throws Exception {
+        for (TopicPartition tp : PARTITIONS) {
+            producer.send(new ProducerRecord<>(TOPIC, tp.partition(), null, prefix + "-" + tp.partition()))
+                    .get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Reads every partition from the start until each position reaches {@code end}. */
+    private static List<String> readAll(TestBroker broker, String isolation, long end) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "200");
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
+            c.assign(PARTITIONS);
+            c.seekToBeginning(PARTITIONS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (PARTITIONS.stream().anyMatch(tp -> c.position(tp) < end)) {
+                assertTrue(System.nanoTime() < deadline, "positions never reached " + end + ": "
+                        + PARTITIONS.stream().map(c::position).toList());
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    out.add(r.value());
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
