@@ -55,8 +55,6 @@ class AdvertisedVersionsTest {
                     + "stops itself"),
             Map.entry(ApiKeys.DESCRIBE_CONFIGS, "topics and brokers; broker loggers are not exposed "
                     + "(INVALID_REQUEST)"),
-            Map.entry(ApiKeys.DESCRIBE_PRODUCERS, "idempotent producers (no transactions, so no coordinator epoch "
-                    + "or open transaction)"),
             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "
                     + "and consumer protocols online: answered as Kafka does with group.consumer.migration.policy="
                     + "disabled"));
