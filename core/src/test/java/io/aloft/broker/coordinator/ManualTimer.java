@@ -6,7 +6,7 @@ import java.util.PriorityQueue;
  * A {@link CoordinatorTimer} whose time moves only when a test calls {@link #advance}; due tasks
  * then run on the test's thread (the runtime's tasks only hand work to shard threads). Thread-safe.
  */
-final class ManualTimer implements CoordinatorTimer {
+public final class ManualTimer implements CoordinatorTimer {
 
     private record Task(long due, long seq, Runnable body, boolean[] cancelled) implements Scheduled {
         @Override
@@ -19,8 +19,17 @@ final class ManualTimer implements CoordinatorTimer {
 
     private final PriorityQueue<Task> queue = new PriorityQueue<>((a, b) ->
             a.due() != b.due() ? Long.compare(a.due(), b.due()) : Long.compare(a.seq(), b.seq()));
-    private long now = 1_000L;
+    private long now;
     private long seq;
+
+    ManualTimer() {
+        this(1_000L);
+    }
+
+    /** A timer whose clock starts at {@code startMs} (other packages' coordinator tests). */
+    public ManualTimer(long startMs) {
+        this.now = startMs;
+    }
 
     @Override
     public synchronized long nowMs() {
@@ -35,7 +44,7 @@ final class ManualTimer implements CoordinatorTimer {
     }
 
     /** Moves time forward by {@code ms}, running every task that falls due. */
-    void advance(long ms) {
+    public void advance(long ms) {
         long target;
         synchronized (this) {
             target = now + ms;

@@ -1,6 +1,7 @@
 package io.aloft.broker.txn;
 
 import io.aloft.broker.coordinator.CoordinatorThreads;
+import io.aloft.broker.coordinator.ManualTimer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -12,7 +13,7 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * A transaction coordinator over a {@link HeldTxnLog} (in memory), {@link CoordinatorThreads#callerRuns()}
- * (answers are there on return), a {@link ManualTxnTimer}, counting producer ids and markers the test
+ * (answers are there on return), a {@link ManualTimer}, counting producer ids and markers the test
  * completes or fails, plus request helpers. Confined to the test's thread.
  */
 final class TxnTestKit {
@@ -58,7 +59,7 @@ final class TxnTestKit {
         }
     }
 
-    final ManualTxnTimer timer = new ManualTxnTimer();
+    final ManualTimer timer = new ManualTimer(1_000_000L);
     final HeldTxnLog log = new HeldTxnLog();
     final FakeMarkers markers = new FakeMarkers();
     final CountingIds ids = new CountingIds();
