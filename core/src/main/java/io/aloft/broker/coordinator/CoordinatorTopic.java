@@ -43,6 +43,16 @@ public final class CoordinatorTopic implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CoordinatorTopic.class);
 
     /**
+     * The partition of a coordinator's internal topic that owns {@code key} (a group id, a
+     * transactional id): Kafka's abs(hashCode) % partitions, with Integer.MIN_VALUE taken as 0 as
+     * Kafka's Utils.abs does, so clients and Kafka agree on which broker coordinates it.
+     */
+    public static int partitionFor(String key, int partitions) {
+        int h = key.hashCode();
+        return (h == Integer.MIN_VALUE ? 0 : Math.abs(h)) % partitions;
+    }
+
+    /**
      * How often leadership is compared with what the coordinator serves. Partitions move rarely
      * (broker start, fencing, drain, reassignment), and until a move is seen the old leader's appends
      * fail with NOT_COORDINATOR, so clients only see a short retry.

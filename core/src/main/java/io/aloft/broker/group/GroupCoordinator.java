@@ -125,9 +125,7 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
 
     /** The __consumer_offsets partition of {@code groupId}: Kafka's abs(hashCode) % partitions. */
     public int partitionFor(String groupId) {
-        int h = groupId.hashCode();
-        int abs = h == Integer.MIN_VALUE ? 0 : Math.abs(h);
-        return abs % config.offsetsTopicPartitions();
+        return CoordinatorTopic.partitionFor(groupId, config.offsetsTopicPartitions());
     }
 
     // ---- ownership -----------------------------------------------------------------------

@@ -69,9 +69,7 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
 
     /** The __transaction_state partition of {@code transactionalId}: Kafka's abs(hashCode) % partitions. */
     public int partitionFor(String transactionalId) {
-        int h = transactionalId.hashCode();
-        int abs = h == Integer.MIN_VALUE ? 0 : Math.abs(h);
-        return abs % config.stateLogPartitions();
+        return CoordinatorTopic.partitionFor(transactionalId, config.stateLogPartitions());
     }
 
     // ---- ownership -----------------------------------------------------------------------
