@@ -9,7 +9,7 @@ import java.util.function.Consumer;
  * A {@link MemoryCoordinatorLog} whose appends, while held, become durable and complete only when
  * the test says so (or fail), to show what waits for durability. Thread-safe.
  */
-final class HeldLog<R> implements CoordinatorLog<R> {
+public final class HeldLog<R> implements CoordinatorLog<R> {
 
     private record Pending<R>(int partition, List<R> records, CompletableFuture<Void> future) {
     }
@@ -18,15 +18,15 @@ final class HeldLog<R> implements CoordinatorLog<R> {
     private final List<Pending<R>> held = new ArrayList<>();
     private boolean hold;
 
-    HeldLog(CoordinatorRecordSerde<R> serde) {
+    public HeldLog(CoordinatorRecordSerde<R> serde) {
         this.inner = new MemoryCoordinatorLog<>(serde);
     }
 
-    synchronized void hold() {
+    public synchronized void hold() {
         hold = true;
     }
 
-    synchronized int pending() {
+    public synchronized int pending() {
         return held.size();
     }
 
@@ -43,7 +43,7 @@ final class HeldLog<R> implements CoordinatorLog<R> {
     }
 
     /** Writes the held appends, in order, and completes their futures (on the calling thread). */
-    void release() {
+    public void release() {
         List<Pending<R>> toWrite;
         synchronized (this) {
             hold = false;
@@ -57,7 +57,7 @@ final class HeldLog<R> implements CoordinatorLog<R> {
     }
 
     /** Fails the held appends; nothing of them is written. */
-    void fail(RuntimeException e) {
+    public void fail(RuntimeException e) {
         List<Pending<R>> toFail;
         synchronized (this) {
             hold = false;
@@ -70,5 +70,10 @@ final class HeldLog<R> implements CoordinatorLog<R> {
     @Override
     public void replay(int partition, Consumer<R> sink) {
         inner.replay(partition, sink);
+    }
+
+    /** Records durable in {@code partition} so far. */
+    public int size(int partition) {
+        return inner.size(partition);
     }
 }

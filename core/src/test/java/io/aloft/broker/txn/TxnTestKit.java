@@ -1,6 +1,7 @@
 package io.aloft.broker.txn;
 
 import io.aloft.broker.coordinator.CoordinatorThreads;
+import io.aloft.broker.coordinator.HeldLog;
 import io.aloft.broker.coordinator.ManualTimer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,7 +13,7 @@ import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * A transaction coordinator over a {@link HeldTxnLog} (in memory), {@link CoordinatorThreads#callerRuns()}
+ * A transaction coordinator over a {@link HeldLog} (in memory), {@link CoordinatorThreads#callerRuns()}
  * (answers are there on return), a {@link ManualTimer}, counting producer ids and markers the test
  * completes or fails, plus request helpers. Confined to the test's thread.
  */
@@ -60,7 +61,7 @@ final class TxnTestKit {
     }
 
     final ManualTimer timer = new ManualTimer(1_000_000L);
-    final HeldTxnLog log = new HeldTxnLog();
+    final HeldLog<TransactionRecord> log = new HeldLog<>(TransactionRecordSerde.INSTANCE);
     final FakeMarkers markers = new FakeMarkers();
     final CountingIds ids = new CountingIds();
     final CoordinatorThreads threads = CoordinatorThreads.callerRuns();
