@@ -32,6 +32,7 @@ import io.aloft.broker.handler.FetchHandler;
 import io.aloft.broker.handler.GroupHandlers;
 import io.aloft.broker.handler.IncrementalAlterConfigsHandler;
 import io.aloft.broker.handler.InitProducerIdHandler;
+import io.aloft.broker.handler.KafkaFeatures;
 import io.aloft.broker.handler.ListOffsetsHandler;
 import io.aloft.broker.handler.ListPartitionReassignmentsHandler;
 import io.aloft.broker.handler.MetadataHandler;
@@ -122,6 +123,8 @@ public final class Broker implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
     private PartitionManager partitions;
+    /** The request dispatcher, once the broker serves. */
+    private volatile RequestDispatcher dispatcher;
     private String clusterId;
     /** Set once the controller registered this broker: only then does a close leave the cluster. */
     private volatile boolean registered;
@@ -297,7 +300,9 @@ public final class Broker implements AutoCloseable {
                 .filter(b -> b.state() == BrokerState.ACTIVE)
                 .mapToInt(BrokerInfo::brokerId).min().orElse(nodeId);
         List<ApiHandler<?>> handlers = List.of(
-                new ApiVersionsHandler(() -> dispatcher.get().apiVersions()),
+                new ApiVersionsHandler(() -> dispatcher.get().apiVersions(), transactions == null ? KafkaFeatures.NONE
+                        : KafkaFeatures.transactions(settings.transactions().transactionVersion(),
+                                System.currentTimeMillis())),
                 new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, controllerId),
                 new CreateTopicsHandler(topics),
                 new DeleteTopicsHandler(cache, topics),
@@ -326,6 +331,7 @@ public final class Broker implements AutoCloseable {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
         dispatcher.set(new RequestDispatcher(all));
+        this.dispatcher = dispatcher.get();
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures);
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
@@ -489,6 +495,11 @@ public final class Broker implements AutoCloseable {
             log.warn("Broker {} could not leave the cluster's metadata cleanly; it is fenced once its session times "
                     + "out", nodeId, e);
         }
+    }
+
+    /** How many requests of {@code key} at {@code version} this broker has dispatched (tests: which versions clients use). */
+    public long requestsDispatched(org.apache.kafka.common.protocol.ApiKeys key, short version) {
+        return dispatcher.dispatched(key, version);
     }
 
     public int nodeId() {

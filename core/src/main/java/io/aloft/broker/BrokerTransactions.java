@@ -12,6 +12,7 @@ import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.producer.ProducerIdManager;
+import io.aloft.broker.txn.CoordinatorTransactionVerifier;
 import io.aloft.broker.txn.LocalTransactionMarkers;
 import io.aloft.broker.txn.PrefetchingProducerIdSource;
 import io.aloft.broker.txn.TransactionCoordinator;
@@ -65,6 +66,9 @@ final class BrokerTransactions {
                 new LocalTransactionMarkers(partitions, cache, id -> self.get().partitionFor(id)));
         self.set(coordinator);
         resources.add(coordinator);
+        // KIP-890: partition leaders check a transaction's first batch with its coordinator.
+        partitions.verifyTransactionsWith(new CoordinatorTransactionVerifier(coordinator, cache, nodeId,
+                CoordinatorTransactionVerifier.NO_REMOTE));
         CoordinatorTopic stateTopic = TransactionStateTopic.follower(controller, cache, nodeId, coordinator,
                 config.stateLogPartitions(), new NamedThreadFactory("aloft-transaction-loader", true, failures));
         return new BrokerTransactions(coordinator, stateTopic);

@@ -27,6 +27,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -88,11 +89,13 @@ class TransactionsTest {
                 first.commitTransaction();
                 second.initTransactions(); // bumps the epoch: the first producer's is stale now
                 first.beginTransaction();
-                Exception e = assertThrows(Exception.class, () -> {
-                    sendToEach(first, "zombie");
-                    first.commitTransaction();
-                });
-                assertTrue(causedBy(e, ProducerFencedException.class), e.toString());
+                // Transaction version 2: the partition's leader adds the partition for the producer, the
+                // coordinator answers PRODUCER_FENCED and the produce INVALID_PRODUCER_EPOCH (as Kafka's
+                // leaders do; TransactionVersion2Test compares with Kafka); the EndTxn is fenced.
+                Exception e = assertThrows(Exception.class, () -> sendToEach(first, "zombie"));
+                assertTrue(causedBy(e, InvalidProducerEpochException.class), e.toString());
+                Exception end = assertThrows(Exception.class, first::abortTransaction);
+                assertTrue(causedBy(end, ProducerFencedException.class), end.toString());
                 second.beginTransaction();
                 sendToEach(second, "second");
                 second.commitTransaction();
@@ -128,7 +131,8 @@ class TransactionsTest {
             }
             TransactionDescription after = describe(broker, "tx-r");
             assertEquals(before.producerId(), after.producerId());
-            assertEquals(before.producerEpoch() + 1, after.producerEpoch());
+            // Transaction version 2: InitProducerId bumps the epoch, and so does every EndTxn.
+            assertEquals(before.producerEpoch() + 2, after.producerEpoch());
             try (Admin admin = Admin.create(broker.clientProps())) {
                 assertTrue(admin.listTransactions().all().get(30, TimeUnit.SECONDS).stream()
                         .map(TransactionListing::transactionalId).anyMatch("tx-r"::equals));
@@ -141,12 +145,13 @@ class TransactionsTest {
     }
 
     @Test
-    void apiVersions_advertisesTheTransactionApis_inTheirTransactionVersion1Ranges() throws Exception {
+    void apiVersions_advertisesTheTransactionApis_inKafka43sRanges() throws Exception {
         try (TestBroker broker = new TestBroker(dir, ENABLED); RawKafkaClient raw = new RawKafkaClient(broker.bootstrap())) {
             ApiVersionsResponse r = raw.send(new ApiVersionsRequest.Builder().build());
             ApiVersionsResponseData.ApiVersionCollection keys = r.data().apiKeys();
-            assertEquals(3, keys.find(ApiKeys.ADD_PARTITIONS_TO_TXN.id).maxVersion()); // v4+: broker to broker
-            assertEquals(4, keys.find(ApiKeys.END_TXN.id).maxVersion()); // v5: transaction version 2
+            assertEquals(5, keys.find(ApiKeys.ADD_PARTITIONS_TO_TXN.id).maxVersion()); // v4+: broker to broker
+            assertEquals(5, keys.find(ApiKeys.END_TXN.id).maxVersion()); // v5: transaction version 2
+            assertEquals(5, keys.find(ApiKeys.INIT_PRODUCER_ID.id).maxVersion()); // v6 (KIP-939) off, as in Kafka
             assertEquals(4, keys.find(ApiKeys.ADD_OFFSETS_TO_TXN.id).maxVersion());
             assertEquals(0, keys.find(ApiKeys.DESCRIBE_TRANSACTIONS.id).maxVersion());
             assertEquals(2, keys.find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion());

@@ -14,7 +14,10 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnResult;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnResultCollection;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -22,11 +25,14 @@ import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 
 /**
- * AddPartitionsToTxn in the client's form (v0-v3: one transaction, from the producer): adds the
- * partitions to the producer's ongoing transaction at its coordinator, so the markers that end it
- * reach them. Only v0-v3 are advertised: v4+ is the broker-to-broker batch form (KIP-890's
- * verifyOnly from partition leaders), which a transaction-version-1 client never sends; a
- * version-2 client adds partitions implicitly and never sends AddPartitionsToTxn at all.
+ * AddPartitionsToTxn. v0-v3 is the client's form (one transaction, from a transaction-version-1
+ * producer): adds the partitions to the producer's ongoing transaction at its coordinator, so the
+ * markers that end it reach them. v4+ is the broker-to-broker form (KIP-890), sent by partition
+ * leaders about their first batch of a transaction: several transactions per request, each either
+ * verified ({@code VerifyOnly}: is each partition in it? NONE or TRANSACTION_ABORTABLE per
+ * partition, writing nothing) or added to at transaction version 2 (a version-2 producer never
+ * sends AddPartitionsToTxn; its partition leaders add for it). v4 predates TRANSACTION_ABORTABLE,
+ * so it gets INVALID_TXN_STATE instead (v5 adds the code); PRODUCER_FENCED is answered as is.
  *
  * <p>As in Kafka, partitions of topics that do not exist fail with UNKNOWN_TOPIC_OR_PARTITION and
  * the others of the request with OPERATION_NOT_ATTEMPTED, without asking the coordinator; otherwise
@@ -38,6 +44,8 @@ import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitionsToTxnRequest> {
     /** The last version of the client form; v4+ carries transactions in batches (broker to broker). */
     static final short LAST_CLIENT_VERSION = 3;
+    /** The first version that may answer TRANSACTION_ABORTABLE. */
+    static final short FIRST_ABORTABLE_VERSION = 5;
 
     private final TransactionCoordinator coordinator;
     private final MetadataCache cache;
@@ -52,26 +60,20 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
         return ApiKeys.ADD_PARTITIONS_TO_TXN;
     }
 
+    /** Up to v5, as Kafka 4.3 (its last version). */
     @Override
     public short maxVersion() {
-        return LAST_CLIENT_VERSION;
+        return 5;
     }
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, AddPartitionsToTxnRequest request) {
+        if (request.version() > LAST_CLIENT_VERSION) {
+            return handleBatch(request);
+        }
         AddPartitionsToTxnRequestData data = request.data();
         Map<String, List<Integer>> partitions = new LinkedHashMap<>();
-        Map<TopicPartition, Errors> unknown = new HashMap<>();
-        MetadataCache.View view = cache.view();
-        for (AddPartitionsToTxnTopic t : data.v3AndBelowTopics()) {
-            TopicInfo topic = view.topic(t.name());
-            for (int p : t.partitions()) {
-                partitions.computeIfAbsent(t.name(), n -> new ArrayList<>()).add(p);
-                if (topic == null || p < 0 || p >= topic.partitions().size()) {
-                    unknown.put(new TopicPartition(t.name(), p), Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                }
-            }
-        }
+        Map<TopicPartition, Errors> unknown = unknownPartitions(data.v3AndBelowTopics(), partitions);
         if (!unknown.isEmpty()) {
             return CompletableFuture.completedFuture(response(partitions, unknown, Errors.OPERATION_NOT_ATTEMPTED));
         }
@@ -81,16 +83,80 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
                 .thenApply(error -> response(partitions, Map.of(), error));
     }
 
+    /** v4+: each transaction on its own, answered together once all are. */
+    private CompletableFuture<AbstractResponse> handleBatch(AddPartitionsToTxnRequest request) {
+        short version = request.version();
+        List<CompletableFuture<AddPartitionsToTxnResult>> results = new ArrayList<>();
+        for (AddPartitionsToTxnTransaction txn : request.data().transactions()) {
+            Map<String, List<Integer>> partitions = new LinkedHashMap<>();
+            Map<TopicPartition, Errors> unknown = unknownPartitions(txn.topics(), partitions);
+            String id = txn.transactionalId();
+            CompletableFuture<Map<TopicPartition, Errors>> errors;
+            if (!unknown.isEmpty()) {
+                errors = CompletableFuture.completedFuture(each(partitions, unknown, Errors.OPERATION_NOT_ATTEMPTED));
+            } else if (txn.verifyOnly()) {
+                errors = coordinator.verifyPartitionsInTxn(id, txn.producerId(), txn.producerEpoch(), partitions)
+                        .thenApply(byTopic -> {
+                            Map<TopicPartition, Errors> out = new HashMap<>();
+                            byTopic.forEach((topic, ps) -> ps.forEach((p, e) -> out.put(new TopicPartition(topic, p),
+                                    e)));
+                            return out;
+                        });
+            } else {
+                errors = coordinator.addPartitionsToTxn(id, txn.producerId(), txn.producerEpoch(), partitions,
+                        (short) 2).thenApply(e -> each(partitions, Map.of(), e));
+            }
+            results.add(errors.thenApply(e -> {
+                if (version < FIRST_ABORTABLE_VERSION) {
+                    e.replaceAll((tp, code) -> code == Errors.TRANSACTION_ABORTABLE ? Errors.INVALID_TXN_STATE : code);
+                }
+                return AddPartitionsToTxnResponse.resultForTransaction(id, e);
+            }));
+        }
+        return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            AddPartitionsToTxnResultCollection out = new AddPartitionsToTxnResultCollection();
+            results.forEach(r -> out.add(r.join()));
+            return new AddPartitionsToTxnResponse(new AddPartitionsToTxnResponseData().setThrottleTimeMs(0)
+                    .setErrorCode(Errors.NONE.code()).setResultsByTransaction(out));
+        });
+    }
+
+    /**
+     * Collects {@code topics} into {@code partitions}; returns those of topics or partitions that do
+     * not exist, with UNKNOWN_TOPIC_OR_PARTITION.
+     */
+    private Map<TopicPartition, Errors> unknownPartitions(Iterable<AddPartitionsToTxnTopic> topics,
+            Map<String, List<Integer>> partitions) {
+        Map<TopicPartition, Errors> unknown = new HashMap<>();
+        MetadataCache.View view = cache.view();
+        for (AddPartitionsToTxnTopic t : topics) {
+            TopicInfo topic = view.topic(t.name());
+            for (int p : t.partitions()) {
+                partitions.computeIfAbsent(t.name(), n -> new ArrayList<>()).add(p);
+                if (topic == null || p < 0 || p >= topic.partitions().size()) {
+                    unknown.put(new TopicPartition(t.name(), p), Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                }
+            }
+        }
+        return unknown;
+    }
+
     /** Each partition's code: its own in {@code errors}, else {@code others}. */
-    private static AbstractResponse response(Map<String, List<Integer>> partitions, Map<TopicPartition, Errors> errors,
-            Errors others) {
+    private static Map<TopicPartition, Errors> each(Map<String, List<Integer>> partitions,
+            Map<TopicPartition, Errors> errors, Errors others) {
         Map<TopicPartition, Errors> all = new HashMap<>();
         partitions.forEach((topic, ps) -> ps.forEach(p -> {
             TopicPartition tp = new TopicPartition(topic, p);
             all.put(tp, errors.getOrDefault(tp, others));
         }));
-        AddPartitionsToTxnResponseData.AddPartitionsToTxnResult result = AddPartitionsToTxnResponse
-                .resultForTransaction(AddPartitionsToTxnResponse.V3_AND_BELOW_TXN_ID, all);
+        return all;
+    }
+
+    /** The v0-v3 response: each partition's code, its own in {@code errors}, else {@code others}. */
+    private static AbstractResponse response(Map<String, List<Integer>> partitions, Map<TopicPartition, Errors> errors,
+            Errors others) {
+        AddPartitionsToTxnResult result = AddPartitionsToTxnResponse.resultForTransaction(
+                AddPartitionsToTxnResponse.V3_AND_BELOW_TXN_ID, each(partitions, errors, others));
         return new AddPartitionsToTxnResponse(new AddPartitionsToTxnResponseData().setThrottleTimeMs(0)
                 .setResultsByTopicV3AndBelow(result.topicResults()));
     }

@@ -12,16 +12,26 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 
-/** ApiVersions: exactly the APIs and version ranges the dispatcher serves. */
+/**
+ * ApiVersions: exactly the APIs and version ranges the dispatcher serves, and from v3 the features
+ * this broker honours ({@link KafkaFeatures}). Stateless; runs on the network thread.
+ */
 public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequest> {
     private final Supplier<ApiVersionCollection> served;
+    private final KafkaFeatures features;
 
     /**
      * @param served the API keys and version ranges of the dispatcher this handler is registered
      *     with (asked per request: the dispatcher is built after its handlers)
      */
     public ApiVersionsHandler(Supplier<ApiVersionCollection> served) {
+        this(served, KafkaFeatures.NONE);
+    }
+
+    /** @param features the features reported from v3 */
+    public ApiVersionsHandler(Supplier<ApiVersionCollection> served, KafkaFeatures features) {
         this.served = served;
+        this.features = features;
     }
 
     @Override
@@ -37,6 +47,7 @@ public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequest> 
             data.setErrorCode(Errors.INVALID_REQUEST.code());
         } else {
             data.setErrorCode(Errors.NONE.code()).setApiKeys(served.get());
+            features.fill(data, request.version());
         }
         return CompletableFuture.completedFuture(new ApiVersionsResponse(data));
     }

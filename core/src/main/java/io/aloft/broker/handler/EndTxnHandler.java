@@ -15,9 +15,11 @@ import org.apache.kafka.common.requests.EndTxnResponse;
  * EndTxn: commits or aborts the producer's transaction. The answer comes once the decision is
  * durable in {@code __transaction_state}; the markers follow (the coordinator writes them).
  *
- * <p>Up to v4 only: v5 is how a client says it speaks transaction version 2 (KIP-890 part 2: an
- * epoch bump per transaction, partitions added implicitly by Produce), which this broker does not
- * offer yet, so every transaction here is version 1.
+ * <p>v5 is how a client says it speaks transaction version 2 (KIP-890 part 2: an epoch bump per
+ * transaction, partitions added by its partitions' leaders): its transaction ends at client
+ * version 2 and the answer carries the producer id and epoch it goes on with. As in Kafka 4.3 the
+ * request's version decides, not the finalized {@code transaction.version}: that feature tells
+ * clients which version to speak (at level 1 Kafka's client sends v4 and below).
  *
  * <p>Stateless; runs on the network thread, completes on a transaction coordinator shard's thread.
  */
@@ -33,17 +35,27 @@ public final class EndTxnHandler implements ApiHandler<EndTxnRequest> {
         return ApiKeys.END_TXN;
     }
 
+    /** The first version of transaction version 2 (KIP-890 part 2). */
+    static final short FIRST_TV2_VERSION = 5;
+
     @Override
     public short maxVersion() {
-        return 4;
+        return FIRST_TV2_VERSION;
     }
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, EndTxnRequest request) {
         EndTxnRequestData data = request.data();
+        boolean v2 = request.version() >= FIRST_TV2_VERSION;
         return coordinator.endTxn(data.transactionalId(), data.producerId(), data.producerEpoch(), data.committed(),
-                        (short) 1)
-                .thenApply(r -> new EndTxnResponse(new EndTxnResponseData().setThrottleTimeMs(0)
-                        .setErrorCode(r.error().code())));
+                        (short) (v2 ? 2 : 1))
+                .thenApply(r -> {
+                    EndTxnResponseData out = new EndTxnResponseData().setThrottleTimeMs(0)
+                            .setErrorCode(r.error().code());
+                    if (v2) {
+                        out.setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch());
+                    }
+                    return new EndTxnResponse(out);
+                });
     }
 }

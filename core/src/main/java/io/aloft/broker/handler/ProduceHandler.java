@@ -6,6 +6,7 @@ import io.aloft.broker.log.AppendResult;
 import io.aloft.broker.log.PartitionLogException;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
+import io.aloft.broker.partition.TransactionCheck;
 import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,10 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *
  * <p>What the protocol version requires of the records is checked first ({@link ProduceRecordsCheck});
  * a transactional id on a request whose batches are not transactional is ignored, as Kafka does.
+ * With transactions on, the first batch of a transaction in a partition is checked with the
+ * transaction's coordinator before it is appended (KIP-890: verified for Produce up to v11, added to
+ * the transaction from v12, which only transaction-version-2 clients send in a transaction; see
+ * {@link TransactionCheck} and {@code PartitionWriters}).
  *
  * <p>A partition this broker does not lead is answered NOT_LEADER_OR_FOLLOWER, from v10 with its
  * current leader and that leader's endpoint (KIP-951, {@link LeaderHints}).
@@ -147,7 +152,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                 ProduceRecordsCheck.Refusal refusal = ProduceRecordsCheck.check(version, records, transactionalId,
                         transactions);
                 parts.add(refusal != null ? done(p.index(), refusal.error(), refusal.message())
-                        : append(new TopicPartition(name, p.index()), records, deadlineNanos));
+                        : append(new TopicPartition(name, p.index()), records, deadlineNanos,
+                                transactions ? transactionalId : null, TransactionCheck.forProduceVersion(version)));
             }
         }
         String resolved = name;
@@ -160,8 +166,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     }
 
     private CompletableFuture<PartitionProduceResponse> append(TopicPartition tp, MemoryRecords records,
-            long deadlineNanos) {
-        return partitions.append(tp, records, deadlineNanos).handle((AppendResult r, Throwable e) -> {
+            long deadlineNanos, String transactionalId, TransactionCheck check) {
+        CompletableFuture<AppendResult> appended = transactionalId == null
+                ? partitions.append(tp, records, deadlineNanos)
+                : partitions.append(tp, records, deadlineNanos, transactionalId, check);
+        return appended.handle((AppendResult r, Throwable e) -> {
             if (e != null) {
                 Errors code = PartitionErrors.toKafka(e);
                 PartitionProduceResponse failed = new PartitionProduceResponse().setIndex(tp.partition())

@@ -14,10 +14,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * transactional batch only with a transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
  * While transactions are off no transactional producer id is ever issued here, so a transactional
  * batch with an id is refused with INVALID_PRODUCER_ID_MAPPING, as Kafka answers a producer id its
- * coordinator does not know. While they are on it is accepted as Kafka accepts a transaction
- * version 1 client's: the client added the partition with AddPartitionsToTxn first, and the
- * partition's log starts the transaction at the batch (the coordinator is not asked; KIP-890's
- * verification is not done here).
+ * coordinator does not know. While they are on it passes here; the partition's writer checks the
+ * first batch of each transaction with its coordinator (KIP-890) before the log opens the
+ * transaction at it.
  *
  * <p>Stateless.
  */

@@ -33,6 +33,8 @@ final class LogWriter {
     private final TransactionIndex txns;
     private final CleanerState cleaner;
     private final HighWatermark highWatermark;
+    /** Producers whose next transaction is being verified with their coordinator (KIP-890 part 1). */
+    private final TransactionVerifications verifications = new TransactionVerifications();
 
     /** Offset the next batch takes. */
     private long nextOffset;
@@ -69,11 +71,22 @@ final class LogWriter {
     }
 
     /**
+     * {@link PartitionLog#startTransactionVerification}'s locked part: the sentinel while the
+     * producer's transaction is open here at {@code epoch}, else the producer's guard.
+     */
+    VerificationGuard startVerificationLocked(long producerId, short epoch, long now) {
+        return producers.hasOngoingTransaction(producerId, epoch) ? VerificationGuard.SENTINEL
+                : verifications.start(producerId, epoch, now);
+    }
+
+    /**
      * {@link PartitionLog#append}'s locked part: producer checks (a duplicate of one of a
-     * producer's last batches answers its first offsets, appending nothing), room, then offsets.
+     * producer's last batches answers its first offsets, appending nothing), verification of a
+     * transaction's first batch (unless {@code guard} is null: the caller does not verify), room,
+     * then offsets.
      */
     CompletableFuture<AppendResult> appendLocked(List<BatchValidator.Checked> batches, LogConfig cfg, long now,
-            long logAppendTime) {
+            long logAppendTime, VerificationGuard guard) {
         ProducerStateManager.Update update = producers.update();
         long next = nextOffset;
         for (BatchValidator.Checked c : batches) {
@@ -85,6 +98,15 @@ final class LogWriter {
                     AppendResult r = new AppendResult(dup.firstOffset(), dup.lastOffset(),
                             dup.logAppendTimeMs(), logStartOffset);
                     return lastAppend.thenApply(v -> r);
+                }
+                if (guard != null && b.isTransactional() && !b.isControlBatch()
+                        && !producers.hasOngoingTransaction(b.producerId(), b.producerEpoch())
+                        && !verifications.holds(b.producerId(), guard)) {
+                    // KIP-890 part 1: the transaction this batch would open was not verified with its
+                    // coordinator, or has ended since (a marker dropped the guard): a hanging transaction.
+                    return CompletableFuture.failedFuture(new PartitionLogException(Errors.INVALID_TXN_STATE,
+                            tp + ": record of producer " + b.producerId() + " epoch " + b.producerEpoch()
+                                    + " was not part of an ongoing transaction"));
                 }
                 long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
                 try {
@@ -101,6 +123,11 @@ final class LogWriter {
             return CompletableFuture.failedFuture(full); // nothing taken: the update is dropped
         }
         update.commit(txns);
+        for (BatchValidator.Checked c : batches) {
+            if (c.batch().isTransactional()) {
+                verifications.clear(c.batch().producerId()); // its transaction is open here now
+            }
+        }
         return writeLocked(batches, cfg, now, logAppendTime);
     }
 
@@ -119,6 +146,8 @@ final class LogWriter {
             return CompletableFuture.failedFuture(refused);
         }
         long first = producers.endTransaction(producerId, producerEpoch, coordinatorEpoch, now);
+        verifications.clear(producerId); // a batch verified for the transaction just ended must not open one
+
         if (first >= 0) {
             txns.end(producerId, first, nextOffset, !commit);
         }
@@ -220,6 +249,7 @@ final class LogWriter {
      */
     CompletableFuture<Void> checkpointLocked(boolean forceFull, LogConfig cfg) {
         producers.expire(time.getAsLong(), cfg.producerIdExpirationMs());
+        verifications.expire(time.getAsLong(), cfg.producerIdExpirationMs());
         long fullSize = index.checkpointSize(true) + producers.snapshotSize(true) + txns.checkpointSize();
         boolean full = forceFull || partialBytesSinceFull >= fullSize;
         ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs, cleaner, txns);

@@ -235,6 +235,19 @@ public final class PartitionLog {
      *     {@link PartitionLogException}.
      */
     public CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend) {
+        return append(batchesToAppend, null);
+    }
+
+    /**
+     * {@link #append(MemoryRecords)} for a produce that verifies transactions (KIP-890 part 1): a
+     * transactional batch that would open a transaction is appended only with the guard this log
+     * holds for its producer ({@link #startTransactionVerification}), else refused with
+     * INVALID_TXN_STATE; so is a batch with the sentinel whose transaction ended meanwhile.
+     *
+     * @param guard from {@link #startTransactionVerification}, or null when the caller does not
+     *     verify transactions (the broker's own writers, transactions off)
+     */
+    public CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend, VerificationGuard guard) {
         long now = time.getAsLong();
         LogConfig cfg = config;
         List<BatchValidator.Checked> batches;
@@ -252,7 +265,20 @@ public final class PartitionLog {
             if (unusable != null) {
                 return CompletableFuture.failedFuture(unusable);
             }
-            return writer.appendLocked(batches, cfg, now, logAppendTime);
+            return writer.appendLocked(batches, cfg, now, logAppendTime, guard);
+        }
+    }
+
+    /**
+     * Starts verifying that producer {@code producerId}'s batch at {@code epoch} belongs to an
+     * ongoing transaction (Kafka's {@code maybeStartTransactionVerification}): the sentinel if its
+     * transaction is open here at that epoch already (nothing to verify), else the guard to append
+     * with once its coordinator has agreed. A marker for the producer meanwhile voids the guard.
+     */
+    public VerificationGuard startTransactionVerification(long producerId, short epoch) {
+        long now = time.getAsLong();
+        synchronized (lock) {
+            return writer.startVerificationLocked(producerId, epoch, now);
         }
     }
 

@@ -118,6 +118,12 @@ final class ProducerStateManager {
         return producers.containsKey(producerId);
     }
 
+    /** Whether producer {@code producerId} has a transaction open here at {@code epoch}. */
+    boolean hasOngoingTransaction(long producerId, short epoch) {
+        Entry e = producers.get(producerId);
+        return e != null && e.txnFirstOffset >= 0 && e.epoch == epoch;
+    }
+
     /** Every producer remembered, for DescribeProducers. */
     List<ActiveProducer> activeProducers() {
         List<ActiveProducer> out = new ArrayList<>(producers.size());

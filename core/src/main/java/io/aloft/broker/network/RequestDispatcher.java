@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
@@ -32,6 +34,8 @@ public final class RequestDispatcher {
     private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
 
     private final Map<ApiKeys, ApiHandler<?>> handlers = new EnumMap<>(ApiKeys.class);
+    /** Requests dispatched, by API key and version (key {@code apiKey << 16 | version}). */
+    private final ConcurrentHashMap<Integer, LongAdder> dispatched = new ConcurrentHashMap<>();
 
     public RequestDispatcher(Collection<ApiHandler<?>> handlerList) {
         for (ApiHandler<?> h : handlerList) {
@@ -61,6 +65,12 @@ public final class RequestDispatcher {
         return versions;
     }
 
+    /** How many requests of {@code key} at {@code version} were dispatched (which versions clients speak). */
+    public long dispatched(ApiKeys key, short version) {
+        LongAdder n = dispatched.get(key.id << 16 | version);
+        return n == null ? 0 : n.sum();
+    }
+
     /** The handled API keys, in id order. */
     public List<ApiKeys> apiKeys() {
         return List.copyOf(handlers.keySet());
@@ -74,6 +84,7 @@ public final class RequestDispatcher {
     @SuppressWarnings({"unchecked", "rawtypes"})
     CompletableFuture<AbstractResponse> dispatch(RequestContext context, AbstractRequest request) {
         ApiHandler handler = handlers.get(request.apiKey());
+        dispatched.computeIfAbsent(request.apiKey().id << 16 | request.version(), k -> new LongAdder()).increment();
         CompletableFuture<AbstractResponse> response;
         try {
             response = handler.handle(context, request);

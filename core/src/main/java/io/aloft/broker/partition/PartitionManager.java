@@ -97,7 +97,7 @@ public final class PartitionManager implements AutoCloseable {
         this.writers = new PartitionWriters(this::leaderLog, topic -> {
             TopicInfo info = cache.view().topic(topic);
             return info == null ? null : info.topicId();
-        });
+        }, scheduler);
         this.handoffs = new PartitionHandoffs(brokerId, streams, id -> {
             BrokerInfo b = cache.view().brokers().get(id);
             return b == null ? null : b.state();
@@ -231,7 +231,11 @@ public final class PartitionManager implements AutoCloseable {
      * failed (see {@link PartitionWriters}). Clients retry them in order.
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
-        return writers.append(tp, records, deadlineNanos).thenApply(result -> {
+        return acknowledged(tp, writers.append(tp, records, deadlineNanos));
+    }
+
+    private CompletableFuture<AppendResult> acknowledged(TopicPartition tp, CompletableFuture<AppendResult> append) {
+        return append.thenApply(result -> {
             if (!acknowledgeable.getAsBoolean()) {
                 throw new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + ": this broker's session with "
                         + "the controller may have lapsed (no heartbeat answered within the lease); the append is not "
@@ -239,6 +243,22 @@ public final class PartitionManager implements AutoCloseable {
             }
             return result;
         });
+    }
+
+    /**
+     * {@link #append(TopicPartition, MemoryRecords, long)} for a produce of {@code transactionalId}:
+     * the first batch of a transaction in the partition is checked with its coordinator before it is
+     * appended, as {@code check} says (KIP-890; see {@link PartitionWriters}), once a verifier is set
+     * ({@link #verifyTransactionsWith}).
+     */
+    public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos,
+            String transactionalId, TransactionCheck check) {
+        return acknowledged(tp, writers.append(tp, records, deadlineNanos, transactionalId, check));
+    }
+
+    /** Transactions' first batches are checked with {@code verifier} from now on (transactions on). */
+    public void verifyTransactionsWith(TransactionVerifier verifier) {
+        writers.verifyTransactionsWith(verifier);
     }
 
     /**

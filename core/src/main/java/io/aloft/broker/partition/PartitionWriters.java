@@ -3,6 +3,7 @@ package io.aloft.broker.partition;
 import io.aloft.broker.log.AppendResult;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.PartitionLogException;
+import io.aloft.broker.log.VerificationGuard;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
@@ -34,6 +36,17 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * stale batch late duplicated it or broke the sequence, seen behind a 90 s open). Clients retry
  * them in order. Refused idempotent batches are remembered (see {@link #producerGap}).
  *
+ * <p>Transactions (KIP-890): the first batch of a producer's transaction in a partition is checked
+ * with the transaction's coordinator before it is appended ({@link TransactionVerifier}; later
+ * batches find the transaction open in the log and are not). The check is a step of the queue like
+ * waiting for the log to open: the writer stops at that batch, with every append queued behind it,
+ * until the coordinator answers, so arrival order holds for every producer, the checked one
+ * included (its next batches cannot overtake the first and break its sequence). The price is one
+ * coordinator round trip per transaction and partition for the appends behind it; Kafka lets other
+ * producers' batches pass instead, which a per-producer queue could do here too. The log's
+ * {@link VerificationGuard} is taken before the coordinator is asked, so a transaction that ends
+ * meanwhile (its marker voids the guard) is not reopened by the late batch.
+ *
  * <p>A writer exists only while it has appends queued or refusals to remember, so a broker that
  * served many partitions over time keeps no entry for each.
  *
@@ -48,6 +61,11 @@ final class PartitionWriters {
     static final long REFUSED_PRODUCER_MEMORY_MS = 120_000;
     /** Most topic-id partitions whose refusals are remembered at once (see {@link #refusedUnknownTopicId}). */
     static final int MAX_REFUSED_TOPIC_IDS = 10_000;
+    /**
+     * Longest wait for a transaction's coordinator before the batch is refused (retriable, as an
+     * unreachable coordinator is): the partition's queue waits behind it.
+     */
+    static final long CHECK_TIMEOUT_MS = 30_000;
 
     private final Function<TopicPartition, CompletableFuture<PartitionLog>> logs;
     private final Function<String, UUID> topicIds;
@@ -56,6 +74,10 @@ final class PartitionWriters {
     private final Map<TopicPartition, Refusals> refusedByTopicId = new HashMap<>();
     /** Whether refusedByTopicId may hold anything: read without its monitor on the append path. */
     private volatile boolean anyRefusedByTopicId;
+    /** Checks transactions' first batches with their coordinator; null: not checked (transactions off). */
+    private volatile TransactionVerifier verifier;
+    /** Where a writer resumes once the coordinator answered (not the coordinator's thread). */
+    private final Executor resume;
 
     /**
      * @param logs the log of a partition this broker leads, opening it if needed (fails with a
@@ -63,12 +85,57 @@ final class PartitionWriters {
      * @param topicIds a topic's id by name, null when the topic is not known here
      */
     PartitionWriters(Function<TopicPartition, CompletableFuture<PartitionLog>> logs, Function<String, UUID> topicIds) {
-        this.logs = logs;
-        this.topicIds = topicIds;
+        this(logs, topicIds, Runnable::run);
     }
 
-    /** One queued append. */
-    private record Pending(MemoryRecords records, long deadlineNanos, CompletableFuture<AppendResult> result) {
+    /** @param resume runs a writer again once a transaction's coordinator has answered */
+    PartitionWriters(Function<TopicPartition, CompletableFuture<PartitionLog>> logs, Function<String, UUID> topicIds,
+            Executor resume) {
+        this.logs = logs;
+        this.topicIds = topicIds;
+        this.resume = resume;
+    }
+
+    /** Checks transactions' first batches with {@code verifier} from now on (see the class comment). */
+    void verifyTransactionsWith(TransactionVerifier verifier) {
+        this.verifier = verifier;
+    }
+
+    /**
+     * One queued append; {@code transactionalId} null when it needs no transaction check. The
+     * check's fields are set by the draining thread only.
+     */
+    private static final class Pending {
+        final MemoryRecords records;
+        final long deadlineNanos;
+        final CompletableFuture<AppendResult> result;
+        final String transactionalId;
+        final TransactionCheck check;
+        /** The log's guard to append with; null: the log checks no transaction. */
+        VerificationGuard guard;
+        /** The coordinator has answered ({@link #refusal} null: it agreed). */
+        boolean checked;
+        PartitionLogException refusal;
+
+        Pending(MemoryRecords records, long deadlineNanos, String transactionalId, TransactionCheck check) {
+            this.records = records;
+            this.deadlineNanos = deadlineNanos;
+            this.result = new CompletableFuture<>();
+            this.transactionalId = transactionalId;
+            this.check = check;
+        }
+
+        MemoryRecords records() {
+            return records;
+        }
+
+        long deadlineNanos() {
+            return deadlineNanos;
+        }
+
+        CompletableFuture<AppendResult> result() {
+            return result;
+        }
     }
 
     /** Idempotent producers whose batch was refused before it reached the log: epoch, first sequence, when (nanos). */
@@ -114,7 +181,17 @@ final class PartitionWriters {
      * {@link System#nanoTime}; {@link Long#MAX_VALUE} for none).
      */
     CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
-        Pending pending = new Pending(records, deadlineNanos, new CompletableFuture<>());
+        return append(tp, records, deadlineNanos, null, null);
+    }
+
+    /**
+     * {@link #append(TopicPartition, MemoryRecords, long)} for a produce of {@code transactionalId}
+     * (null: none): a transactional batch that would open a transaction here is checked with its
+     * coordinator first, as {@code check} says, and refused with the code that answer becomes.
+     */
+    CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos,
+            String transactionalId, TransactionCheck check) {
+        Pending pending = new Pending(records, deadlineNanos, transactionalId, check);
         while (true) {
             Writer w = writers.computeIfAbsent(tp, Writer::new);
             synchronized (w) {
@@ -173,7 +250,8 @@ final class PartitionWriters {
                 refuseQueued(w, failure(w.tp, e), errorOf(e), "could not be opened");
                 return;
             }
-            if (head.deadlineNanos() != Long.MAX_VALUE && System.nanoTime() - head.deadlineNanos() > 0) {
+            if (!head.checked && head.deadlineNanos() != Long.MAX_VALUE
+                    && System.nanoTime() - head.deadlineNanos() > 0) {
                 refuseQueued(w, new PartitionLogException(Errors.REQUEST_TIMED_OUT, w.tp + " opened only after the "
                         + "produce request's timeout; its records were not appended"), Errors.REQUEST_TIMED_OUT,
                         "opened only after a produce request's timeout");
@@ -186,12 +264,18 @@ final class PartitionWriters {
                     w.refusals.remember(head.records(), System.nanoTime());
                 }
             }
+            if (gap == null && !head.checked && startCheck(w, pl, head)) {
+                return; // resumed once the coordinator answers, with the head still first in the queue
+            }
             CompletableFuture<AppendResult> appended;
             if (gap != null) {
                 appended = CompletableFuture.failedFuture(gap);
+            } else if (head.refusal != null) {
+                appended = CompletableFuture.failedFuture(head.refusal);
             } else {
                 try {
-                    appended = pl.append(head.records()); // submitted while this thread still drains: in order
+                    // submitted while this thread still drains: in order
+                    appended = pl.append(head.records(), head.guard);
                 } catch (RuntimeException e) {
                     appended = CompletableFuture.failedFuture(e); // a bug must not leave the partition's queue stuck
                 }
@@ -213,6 +297,54 @@ final class PartitionWriters {
                 return;
             }
         }
+    }
+
+    /**
+     * If {@code head} is a transactional batch whose transaction is not open in {@code pl} yet, takes
+     * the log's guard and asks the coordinator, resuming the drain when it answers; whether it did
+     * (this thread then stops draining, the writer stays marked as draining).
+     */
+    private boolean startCheck(Writer w, PartitionLog pl, Pending head) {
+        TransactionVerifier v = verifier;
+        RecordBatch batch = head.transactionalId == null || v == null ? null : firstTransactional(head.records());
+        if (batch == null) {
+            return false;
+        }
+        head.guard = pl.startTransactionVerification(batch.producerId(), batch.producerEpoch());
+        if (head.guard == VerificationGuard.SENTINEL) {
+            return false; // the transaction is open here: only its first batch is checked
+        }
+        head.checked = true;
+        TransactionCheck check = head.check;
+        CompletableFuture<Errors> answer;
+        try {
+            answer = v.check(head.transactionalId, batch.producerId(), batch.producerEpoch(), w.tp, check);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.orTimeout(CHECK_TIMEOUT_MS, TimeUnit.MILLISECONDS).whenCompleteAsync((error, failure) -> {
+            Errors coordinatorError = failure != null ? Errors.NETWORK_EXCEPTION : error;
+            Errors produceError = check.produceError(coordinatorError);
+            if (produceError != Errors.NONE) {
+                head.refusal = new PartitionLogException(produceError, produceError == Errors.NOT_ENOUGH_REPLICAS
+                        ? "Unable to verify the partition has been added to the transaction. Underlying error: "
+                                + coordinatorError
+                        : w.tp + ": transaction " + head.transactionalId + " check failed: " + coordinatorError);
+                synchronized (w) {
+                    w.refusals.remember(head.records(), System.nanoTime()); // its later batches wait for its retry
+                }
+            }
+            drain(w, null);
+        }, resume);
+        return true;
+    }
+
+    /** The records' batch if it is transactional (Produce carries exactly one), else null. */
+    private static RecordBatch firstTransactional(MemoryRecords records) {
+        for (RecordBatch b : records.batches()) {
+            return b.isTransactional() && b.hasProducerId() && !b.isControlBatch() ? b : null;
+        }
+        return null;
     }
 
     /**

@@ -54,15 +54,40 @@ public final class TransactionCoordinatorConfig {
             .doc("How often transactional ids past transactional.id.expiration.ms are looked for.")
             .build();
 
+    /**
+     * The finalized level of Kafka's {@code transaction.version} feature (KIP-584, KIP-890), which
+     * ApiVersions reports and by which clients choose how to run transactions. A static broker
+     * setting, not a feature the controller finalizes: Kafka changes it with
+     * {@code kafka-features.sh upgrade/downgrade} (UpdateFeatures), which Aloft does not serve, and
+     * Aloft's controller keeps one feature level of its own ({@code FeatureLevel}) with no room for
+     * Kafka's named features yet. So it must be the same on every broker, and a change takes a
+     * rolling restart; ApiVersions' finalized-features epoch is the broker's start time, so clients
+     * take the level of the most recently started broker (the Java client keeps the features of the
+     * highest epoch it has seen). The broker serves both versions at either level, as Kafka does:
+     * the level only tells clients which to use.
+     */
+    public static final String TRANSACTION_VERSION_CONFIG = "aloft.transaction.version";
+    public static final ConfigKey<Integer> TRANSACTION_VERSION = ConfigKey.intKey(TRANSACTION_VERSION_CONFIG)
+            .defaultValue(2).validator(Validator.between(1, 2))
+            .doc("The finalized level of Kafka's transaction.version feature that ApiVersions reports (Kafka's "
+                    + "kafka-features.sh upgrade/downgrade --feature transaction.version=N): 2 (the default, as in "
+                    + "Kafka 4) has clients bump the producer epoch with every transaction and leave adding "
+                    + "partitions to the partitions' leaders (KIP-890 part 2); 1 keeps them on AddPartitionsToTxn "
+                    + "and one epoch per producer session. Must be the same on every broker; a change takes a "
+                    + "rolling restart. Only with aloft.transactions.enable.")
+            .build();
+
     /** Every key the transaction coordinator reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("transactions", STATE_LOG_PARTITIONS,
-            MAX_TIMEOUT_MS, ABORT_TIMED_OUT_INTERVAL_MS, ID_EXPIRATION_MS, REMOVE_EXPIRED_INTERVAL_MS);
+            MAX_TIMEOUT_MS, ABORT_TIMED_OUT_INTERVAL_MS, ID_EXPIRATION_MS, REMOVE_EXPIRED_INTERVAL_MS,
+            TRANSACTION_VERSION);
 
     private final int stateLogPartitions;
     private final int maxTimeoutMs;
     private final int abortTimedOutIntervalMs;
     private final int idExpirationMs;
     private final int removeExpiredIntervalMs;
+    private final short transactionVersion;
 
     private TransactionCoordinatorConfig(ConfigValues v) {
         stateLogPartitions = v.get(STATE_LOG_PARTITIONS);
@@ -70,6 +95,7 @@ public final class TransactionCoordinatorConfig {
         abortTimedOutIntervalMs = v.get(ABORT_TIMED_OUT_INTERVAL_MS);
         idExpirationMs = v.get(ID_EXPIRATION_MS);
         removeExpiredIntervalMs = v.get(REMOVE_EXPIRED_INTERVAL_MS);
+        transactionVersion = v.get(TRANSACTION_VERSION).shortValue();
     }
 
     /**
@@ -104,5 +130,10 @@ public final class TransactionCoordinatorConfig {
 
     public int removeExpiredIntervalMs() {
         return removeExpiredIntervalMs;
+    }
+
+    /** The finalized {@code transaction.version} clients are told ({@link #TRANSACTION_VERSION_CONFIG}). */
+    public short transactionVersion() {
+        return transactionVersion;
     }
 }

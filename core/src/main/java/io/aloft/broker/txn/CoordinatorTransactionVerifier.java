@@ -1,0 +1,84 @@
+package io.aloft.broker.txn;
+
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.partition.TransactionCheck;
+import io.aloft.broker.partition.TransactionVerifier;
+import io.aloft.controller.model.TopicInfo;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The partition side's {@link TransactionVerifier}: asks the transactional id's coordinator. When
+ * this broker serves the id's {@code __transaction_state} partition it calls the
+ * {@link TransactionCoordinator} directly; otherwise it sends AddPartitionsToTxn (v4+, the
+ * broker-to-broker form) to the partition's leader through {@link RemoteCoordinators}. A verify asks
+ * {@link TransactionCoordinator#verifyPartitionsInTxn} (writes nothing); an add
+ * ({@link TransactionCheck#ADD_PARTITION}, transaction version 2) is
+ * {@link TransactionCoordinator#addPartitionsToTxn} at client version 2, durable before it answers.
+ *
+ * <p>Thread-safe (stateless beyond its collaborators); futures complete on a coordinator shard's
+ * thread or the inter-broker client's.
+ */
+public final class CoordinatorTransactionVerifier implements TransactionVerifier {
+
+    /** AddPartitionsToTxn to the broker leading a {@code __transaction_state} partition. */
+    public interface RemoteCoordinators {
+        /**
+         * Sends one transaction's AddPartitionsToTxn (v4+) for {@code tp} to broker {@code brokerId};
+         * completes with the coordinator's code for {@code tp}, exceptionally if it cannot be reached.
+         */
+        CompletableFuture<Errors> addOrVerify(int brokerId, String transactionalId, long producerId,
+                short producerEpoch, TopicPartition tp, boolean verifyOnly);
+    }
+
+    /** Until brokers can reach each other: a coordinator elsewhere is not available (retriable). */
+    public static final RemoteCoordinators NO_REMOTE = (brokerId, id, pid, epoch, tp, verifyOnly) ->
+            CompletableFuture.completedFuture(Errors.COORDINATOR_NOT_AVAILABLE);
+
+    private final TransactionCoordinator coordinator;
+    private final MetadataCache cache;
+    private final int nodeId;
+    private final RemoteCoordinators remote;
+
+    public CoordinatorTransactionVerifier(TransactionCoordinator coordinator, MetadataCache cache, int nodeId,
+            RemoteCoordinators remote) {
+        this.coordinator = coordinator;
+        this.cache = cache;
+        this.nodeId = nodeId;
+        this.remote = remote;
+    }
+
+    @Override
+    public CompletableFuture<Errors> check(String transactionalId, long producerId, short producerEpoch,
+            TopicPartition tp, TransactionCheck check) {
+        int partition = coordinator.partitionFor(transactionalId);
+        if (coordinator.isServing(partition)) {
+            return local(transactionalId, producerId, producerEpoch, tp, check);
+        }
+        TopicInfo topic = cache.view().topic(TransactionStateTopic.TOPIC);
+        if (topic == null || partition >= topic.partitions().size()) {
+            return CompletableFuture.completedFuture(Errors.COORDINATOR_NOT_AVAILABLE);
+        }
+        int leader = topic.partitions().get(partition).brokerId();
+        if (leader == nodeId || leader < 0) {
+            // Ours by the metadata but not loaded (yet, or any more): as Kafka's coordinator answers.
+            return CompletableFuture.completedFuture(leader == nodeId ? Errors.COORDINATOR_LOAD_IN_PROGRESS
+                    : Errors.COORDINATOR_NOT_AVAILABLE);
+        }
+        return remote.addOrVerify(leader, transactionalId, producerId, producerEpoch, tp, check.verifyOnly());
+    }
+
+    private CompletableFuture<Errors> local(String transactionalId, long producerId, short producerEpoch,
+            TopicPartition tp, TransactionCheck check) {
+        Map<String, List<Integer>> partitions = Map.of(tp.topic(), List.of(tp.partition()));
+        if (check.verifyOnly()) {
+            return coordinator.verifyPartitionsInTxn(transactionalId, producerId, producerEpoch, partitions)
+                    .thenApply(r -> r.getOrDefault(tp.topic(), Map.of()).getOrDefault(tp.partition(),
+                            Errors.UNKNOWN_SERVER_ERROR));
+        }
+        return coordinator.addPartitionsToTxn(transactionalId, producerId, producerEpoch, partitions, (short) 2);
+    }
+}

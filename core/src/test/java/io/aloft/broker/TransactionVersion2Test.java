@@ -1,0 +1,178 @@
+package io.aloft.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.FeatureMetadata;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Transaction version 2 (KIP-890 part 2) with the stock Java producer of kafka-clients 4.3: at the
+ * default finalized {@code transaction.version} 2 it ends transactions with EndTxn v5 and never
+ * sends AddPartitionsToTxn (its partitions' leaders add them, Produce v12+), and every transaction
+ * bumps its epoch; at level 1 ({@code aloft.transaction.version=1}) the same client falls back to
+ * AddPartitionsToTxn and EndTxn v4 with one epoch per session. Which versions it speaks is read
+ * from the broker's request counts.
+ */
+class TransactionVersion2Test {
+    private static final String TOPIC = "tv2";
+    private static final List<TopicPartition> PARTITIONS = List.of(new TopicPartition(TOPIC, 0),
+            new TopicPartition(TOPIC, 1));
+    private static final Map<String, String> ENABLED = Map.of("aloft.transactions.enable", "true",
+            "transaction.state.log.num.partitions", "2");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void level2_javaProducer_usesEndTxnV5_noAddPartitionsToTxn_epochBumpsPerTransaction() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, ENABLED)) {
+            assertEquals(2, finalizedTransactionVersion(broker));
+            createTopic(broker);
+            List<Integer> epochs = new ArrayList<>();
+            try (KafkaProducer<String, String> producer = producer(broker, "tv2-a")) {
+                producer.initTransactions();
+                epochs.add(describe(broker, "tv2-a").producerEpoch());
+                for (String outcome : List.of("commit1", "abort2", "commit3")) {
+                    producer.beginTransaction();
+                    sendToEach(producer, outcome);
+                    sendToEach(producer, outcome + "b"); // later batches of the transaction: no new check
+                    if (outcome.startsWith("commit")) {
+                        producer.commitTransaction();
+                    } else {
+                        producer.abortTransaction();
+                    }
+                    epochs.add(describe(broker, "tv2-a").producerEpoch());
+                }
+            }
+            for (int i = 1; i < epochs.size(); i++) {
+                assertEquals(epochs.get(i - 1) + 1, (int) epochs.get(i), "one epoch bump per transaction: " + epochs);
+            }
+            assertEquals(3, broker.broker().requestsDispatched(ApiKeys.END_TXN, (short) 5));
+            for (short v = 0; v <= 5; v++) {
+                assertEquals(0, broker.broker().requestsDispatched(ApiKeys.ADD_PARTITIONS_TO_TXN, v),
+                        "AddPartitionsToTxn v" + v + " from the client");
+            }
+            assertTrue(broker.broker().requestsDispatched(ApiKeys.PRODUCE, (short) 13) > 0, "Produce v13");
+            assertEquals(List.of("commit1-0", "commit1-1", "commit1b-0", "commit1b-1", "commit3-0", "commit3-1",
+                    "commit3b-0", "commit3b-1"), readCommitted(broker));
+        }
+    }
+
+    @Test
+    void level1_sameClient_fallsBackToTransactionVersion1() throws Exception {
+        Map<String, String> settings = new java.util.HashMap<>(ENABLED);
+        settings.put("aloft.transaction.version", "1");
+        try (TestBroker broker = new TestBroker(dir, settings)) {
+            assertEquals(1, finalizedTransactionVersion(broker));
+            createTopic(broker);
+            List<Integer> epochs = new ArrayList<>();
+            try (KafkaProducer<String, String> producer = producer(broker, "tv1-a")) {
+                producer.initTransactions();
+                for (String outcome : List.of("commit1", "abort2", "commit3")) {
+                    producer.beginTransaction();
+                    sendToEach(producer, outcome);
+                    if (outcome.startsWith("commit")) {
+                        producer.commitTransaction();
+                    } else {
+                        producer.abortTransaction();
+                    }
+                    epochs.add(describe(broker, "tv1-a").producerEpoch());
+                }
+            }
+            assertEquals(List.of(epochs.get(0), epochs.get(0), epochs.get(0)), epochs, "no bump in version 1");
+            assertEquals(0, broker.broker().requestsDispatched(ApiKeys.END_TXN, (short) 5));
+            assertEquals(3, broker.broker().requestsDispatched(ApiKeys.END_TXN, (short) 4));
+            assertTrue(broker.broker().requestsDispatched(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 3) >= 3);
+            assertEquals(0, broker.broker().requestsDispatched(ApiKeys.PRODUCE, (short) 12)
+                    + broker.broker().requestsDispatched(ApiKeys.PRODUCE, (short) 13), "Produce v12+ in a v1 transaction");
+            assertEquals(List.of("commit1-0", "commit1-1", "commit3-0", "commit3-1"), readCommitted(broker));
+        }
+    }
+
+    private static short finalizedTransactionVersion(TestBroker broker) throws Exception {
+        try (Admin admin = Admin.create(broker.clientProps())) {
+            FeatureMetadata f = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS);
+            assertEquals(List.of("transaction.version"), List.copyOf(f.finalizedFeatures().keySet()));
+            assertEquals(0, f.supportedFeatures().get("transaction.version").minVersion());
+            assertEquals(2, f.supportedFeatures().get("transaction.version").maxVersion());
+            return f.finalizedFeatures().get("transaction.version").maxVersionLevel();
+        }
+    }
+
+    private static void createTopic(TestBroker broker) throws Exception {
+        try (Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS.size(), (short) 1))).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static TransactionDescription describe(TestBroker broker, String id) throws Exception {
+        try (Admin admin = Admin.create(broker.clientProps())) {
+            return admin.describeTransactions(List.of(id)).description(id).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static KafkaProducer<String, String> producer(TestBroker broker, String transactionalId) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        return new KafkaProducer<>(p);
+    }
+
+    private static void sendToEach(KafkaProducer<String, String> producer, String prefix) throws Exception {
+        for (TopicPartition tp : PARTITIONS) {
+            producer.send(new ProducerRecord<>(TOPIC, tp.partition(), null, prefix + "-" + tp.partition()))
+                    .get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Every committed value, partition 0's then partition 1's... sorted: each partition in order. */
+    private static List<String> readCommitted(TestBroker broker) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "200");
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
+            c.assign(PARTITIONS);
+            c.seekToBeginning(PARTITIONS);
+            Map<TopicPartition, Long> ends = c.endOffsets(PARTITIONS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (PARTITIONS.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
+                assertTrue(System.nanoTime() < deadline, "positions never reached " + ends);
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    out.add(r.value());
+                }
+            }
+        }
+        out.sort(String::compareTo);
+        return out;
+    }
+}
