@@ -31,8 +31,9 @@ import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
  * leaders about their first batch of a transaction: several transactions per request, each either
  * verified ({@code VerifyOnly}: is each partition in it? NONE or TRANSACTION_ABORTABLE per
  * partition, writing nothing) or added to at transaction version 2 (a version-2 producer never
- * sends AddPartitionsToTxn; its partition leaders add for it). v4 predates TRANSACTION_ABORTABLE,
- * so it gets INVALID_TXN_STATE instead (v5 adds the code); PRODUCER_FENCED is answered as is.
+ * sends AddPartitionsToTxn; its partition leaders add for it). Codes as Kafka 4.3.1 answers them
+ * (TransactionVerificationOracleTest): TRANSACTION_ABORTABLE at v4 too, although the schema says v5
+ * added it (the broker sending v4 maps it for its producer), PRODUCER_FENCED as is.
  *
  * <p>As in Kafka, partitions of topics that do not exist fail with UNKNOWN_TOPIC_OR_PARTITION and
  * the others of the request with OPERATION_NOT_ATTEMPTED, without asking the coordinator; otherwise
@@ -44,8 +45,6 @@ import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitionsToTxnRequest> {
     /** The last version of the client form; v4+ carries transactions in batches (broker to broker). */
     static final short LAST_CLIENT_VERSION = 3;
-    /** The first version that may answer TRANSACTION_ABORTABLE. */
-    static final short FIRST_ABORTABLE_VERSION = 5;
 
     private final TransactionCoordinator coordinator;
     private final MetadataCache cache;
@@ -85,7 +84,6 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
 
     /** v4+: each transaction on its own, answered together once all are. */
     private CompletableFuture<AbstractResponse> handleBatch(AddPartitionsToTxnRequest request) {
-        short version = request.version();
         List<CompletableFuture<AddPartitionsToTxnResult>> results = new ArrayList<>();
         for (AddPartitionsToTxnTransaction txn : request.data().transactions()) {
             Map<String, List<Integer>> partitions = new LinkedHashMap<>();
@@ -106,12 +104,7 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
                 errors = coordinator.addPartitionsToTxn(id, txn.producerId(), txn.producerEpoch(), partitions,
                         (short) 2).thenApply(e -> each(partitions, Map.of(), e));
             }
-            results.add(errors.thenApply(e -> {
-                if (version < FIRST_ABORTABLE_VERSION) {
-                    e.replaceAll((tp, code) -> code == Errors.TRANSACTION_ABORTABLE ? Errors.INVALID_TXN_STATE : code);
-                }
-                return AddPartitionsToTxnResponse.resultForTransaction(id, e);
-            }));
+            results.add(errors.thenApply(e -> AddPartitionsToTxnResponse.resultForTransaction(id, e)));
         }
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v -> {
             AddPartitionsToTxnResultCollection out = new AddPartitionsToTxnResultCollection();
