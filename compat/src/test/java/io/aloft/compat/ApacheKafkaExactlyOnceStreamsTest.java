@@ -1,11 +1,8 @@
 package io.aloft.compat;
 
-import io.aloft.servers.ApacheKafkaServer;
 import io.aloft.servers.ChildBroker;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Map;
 
 /**
  * {@link ExactlyOnceStreamsTests} against Apache Kafka 4.3.1 (KRaft, one node): the proof that the
@@ -16,8 +13,7 @@ class ApacheKafkaExactlyOnceStreamsTest extends ExactlyOnceStreamsTests {
 
     @Override
     ChildBroker newBroker(Path scratch) throws IOException {
-        return new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "768m", false, scratch, Map.of(),
-                Duration.ofSeconds(90));
+        return CompatBrokers.apacheKafka(scratch);
     }
 
     @Override
