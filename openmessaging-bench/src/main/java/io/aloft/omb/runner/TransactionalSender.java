@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TransactionalSender implements MessageSender {
     static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
+    /** At most one WARN per sender this often: a broker failing every transaction must not flood the log. */
+    private static final long WARN_INTERVAL_NANOS = Duration.ofSeconds(10).toNanos();
     private static final Logger log = LoggerFactory.getLogger(TransactionalSender.class);
 
     private final Supplier<Producer<byte[], byte[]>> factory;
@@ -38,6 +40,9 @@ final class TransactionalSender implements MessageSender {
     private int inTransaction; // records sent in the open transaction; 0 = none open
     private long bytesInTransaction;
     private long clientsCreated;
+    private long lastWarnNanos;
+    private boolean warnedOnce;
+    private long failuresSinceWarn;
 
     /** @param factory makes a client with this worker's {@code transactional.id} (called again after a fatal error) */
     TransactionalSender(Supplier<Producer<byte[], byte[]>> factory, int messagesPerTransaction, RunStats stats) {
@@ -115,16 +120,15 @@ final class TransactionalSender implements MessageSender {
     /** Counts the open transaction as failed and aborts it, or discards the client if it cannot. */
     private void abort(String what, RuntimeException cause) {
         stats.aborted(inTransaction);
-        log.warn("{} failed in a transaction of {} messages; aborting it: {}", what, inTransaction,
-                cause.toString());
+        warn("{} failed in a transaction of {} messages; aborting it: {}", what, inTransaction, cause.toString());
         log.debug("{} failure", what, cause);
         inTransaction = 0;
         bytesInTransaction = 0;
         try {
             producer.abortTransaction();
         } catch (KafkaException | IllegalStateException e) {
-            log.warn("abort failed too ({}); closing this client, a new one with the same transactional.id "
-                    + "takes over", e.toString());
+            log.debug("abort failed too; closing this client, a new one with the same transactional.id takes over",
+                    e);
             discardClient();
         }
     }
@@ -139,7 +143,7 @@ final class TransactionalSender implements MessageSender {
             producer = p;
             return true;
         } catch (KafkaException | IllegalStateException e) {
-            log.warn("initTransactions failed ({}); retrying in {} ms", e.toString(), RETRY_BACKOFF.toMillis());
+            warn("initTransactions failed ({}); retrying in {} ms", e.toString(), RETRY_BACKOFF.toMillis());
             if (p != null) {
                 closeQuietly(p);
             }
@@ -147,6 +151,22 @@ final class TransactionalSender implements MessageSender {
             LockSupport.parkNanos(RETRY_BACKOFF.toNanos());
             return false;
         }
+    }
+
+    /** A WARN, unless one was logged less than 10 s ago: then it is only counted for the next one. */
+    private void warn(String format, Object... args) {
+        failuresSinceWarn++;
+        long now = System.nanoTime();
+        if (warnedOnce && now - lastWarnNanos < WARN_INTERVAL_NANOS) {
+            return;
+        }
+        if (failuresSinceWarn > 1) {
+            log.warn("{} more transaction failures since the last warning", failuresSinceWarn - 1);
+        }
+        log.warn(format, args);
+        warnedOnce = true;
+        lastWarnNanos = now;
+        failuresSinceWarn = 0;
     }
 
     private void discardClient() {
