@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The shipped transactional driver end to end against a real Aloft broker in this JVM with
  * transactions enabled: a few seconds of two transactional producers and a read_committed
  * consumer. Checks what was measured (committed transactions, every committed message read, no
- * aborts), never how fast.
+ * aborts), never how fast; and that against a broker without transactions the run still ends,
+ * with the refusals counted as errors.
  */
 @Timeout(120)
 class TransactionsSmokeRunTest {
@@ -47,16 +48,8 @@ class TransactionsSmokeRunTest {
 
     @Test
     void run_transactionalDriver_commitsAndConsumersReadEveryCommittedMessage() throws Exception {
-        // The shipped workload's shape, small: 2 producers x 10 transactions/s of 20 messages.
-        Workload w = Workload.load(Path.of("workloads/transactions.yaml")).withProducerRate(400)
-                .withDurations(0.08, 0.03);
-        DriverConfig shipped = DriverConfig.load(Path.of("drivers/kafka-transactions.yaml"));
-        DriverConfig driver = new DriverConfig(shipped.name(), 1, shipped.commonConfig(), shipped.producerConfig(),
-                shipped.consumerConfig(), shipped.topicConfig(), new DriverConfig.Transactions(true, 20));
-        Workload small = new Workload(w.name(), 1, 4, w.messageSize(), null, 1, 1, 2, w.producerRate(), 0, 1,
-                w.testDurationMinutes(), w.warmupDurationMinutes(), w.keyDistributor());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        RunResult r = new WorkloadRunner(small, driver, broker.bootstrap(), new PrintStream(out, true,
+        RunResult r = new WorkloadRunner(small(), driver(), broker.bootstrap(), new PrintStream(out, true,
                 StandardCharsets.UTF_8), RunnerOptions.DEFAULTS.withReportInterval(Duration.ofSeconds(1))).run();
         String printed = out.toString(StandardCharsets.UTF_8);
         System.out.println(printed);
@@ -74,5 +67,32 @@ class TransactionsSmokeRunTest {
         assertTrue(published <= committed * 20 && published > (committed - 2) * 20,
                 published + " messages published in " + committed + " transactions of at most 20");
         assertEquals(r.figure("runPublishedMsgs"), r.figure("runConsumedMsgs"), "every committed message consumed");
+    }
+
+    @Test
+    void run_brokerWithoutTransactions_countsErrorsAndFinishes() throws Exception {
+        try (InProcessBroker plain = new InProcessBroker(dir.resolve("plain"),
+                Map.of("aloft.transactions.enable", "false"))) {
+            RunResult r = new WorkloadRunner(small(), driver(), plain.bootstrap(), System.out,
+                    RunnerOptions.DEFAULTS.withReportInterval(Duration.ofSeconds(1))).run();
+            System.out.println(r.toTable());
+            assertTrue(r.figure("runPublishErrors") > 0, "refused initTransactions calls count as errors");
+            assertEquals(0.0, r.figure("runPublishedMsgs"));
+            assertEquals(0.0, r.figure("runCommittedTransactions"));
+        }
+    }
+
+    /** The shipped workload's shape, small: 2 producers x 10 transactions/s of 20 messages, a few seconds. */
+    private static Workload small() {
+        Workload w = Workload.load(Path.of("workloads/transactions.yaml"));
+        return new Workload(w.name(), 1, 4, w.messageSize(), null, 1, 1, 2, 400, 0, 1, 0.08, 0.03,
+                w.keyDistributor());
+    }
+
+    /** The shipped transactional driver with 20 messages per transaction. */
+    private static DriverConfig driver() {
+        DriverConfig shipped = DriverConfig.load(Path.of("drivers/kafka-transactions.yaml"));
+        return new DriverConfig(shipped.name(), 1, shipped.commonConfig(), shipped.producerConfig(),
+                shipped.consumerConfig(), shipped.topicConfig(), new DriverConfig.Transactions(true, 20));
     }
 }
