@@ -40,6 +40,9 @@ import io.aloft.broker.handler.OffsetForLeaderEpochHandler;
 import io.aloft.broker.handler.ProduceHandler;
 import io.aloft.broker.handler.UnregisterBrokerHandler;
 import io.aloft.broker.lifecycle.CriticalScheduler;
+import io.aloft.broker.interbroker.BrokerAddresses;
+import io.aloft.broker.interbroker.InterBrokerClient;
+import io.aloft.broker.interbroker.NetworkInterBrokerClient;
 import io.aloft.broker.lifecycle.FatalFailureHandler;
 import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.lifecycle.ProcessExit;
@@ -285,6 +288,14 @@ public final class Broker implements AutoCloseable {
                 groupThreads);
         resources.add(groups);
         ProducerIdManager producerIds = new ProducerIdManager(controller, nodeId);
+        // Requests to other brokers (transaction markers to partition leaders). Made before what uses
+        // it, so it closes after them (resources close in reverse).
+        String interBrokerListener = config.advertisedListeners().get(0).name();
+        InterBrokerClient interBroker = new NetworkInterBrokerClient(nodeId,
+                BrokerAddresses.fromCache(cache, interBrokerListener), interBrokerListener,
+                new NamedThreadFactory("aloft-inter-broker-sender", true, failures));
+        resources.add(interBroker);
+        failures.closeOnFailure("inter-broker client", interBroker);
         BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
                 settings.transactions(), controller, cache, nodeId, partitions, producerIds, coordinatorTimer, failures,
                 resources) : null;
