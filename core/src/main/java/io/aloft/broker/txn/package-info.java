@@ -20,9 +20,11 @@
  * </ul>
  *
  * <p>Wired into the broker only with {@code aloft.transactions.enable} ({@code BrokerTransactions}):
- * the handlers of InitProducerId (transactional), AddPartitionsToTxn (v0-3), AddOffsetsToTxn, EndTxn
- * (v0-4, so every transaction is version 1), DescribeTransactions, ListTransactions and
- * FindCoordinator key type 1 call it, and {@link io.aloft.broker.txn.LocalTransactionMarkers} writes
+ * the handlers of InitProducerId (transactional), AddPartitionsToTxn (v0-3 from clients, v4-5 from
+ * partition leaders), AddOffsetsToTxn, EndTxn (v0-5: v5 is transaction version 2, KIP-890 part 2),
+ * DescribeTransactions, ListTransactions and FindCoordinator key type 1 call it;
+ * {@link io.aloft.broker.txn.CoordinatorTransactionVerifier} answers partition leaders checking the
+ * first batch of a transaction (KIP-890 part 1), and {@link io.aloft.broker.txn.LocalTransactionMarkers} writes
  * the markers into the partitions this broker leads. Markers for other brokers' partitions
  * (WriteTxnMarkers between brokers) and TxnOffsetCommit are not done yet.
  */
