@@ -111,6 +111,68 @@ class TransactionVersion2Test {
         }
     }
 
+    /**
+     * Many records to several partitions without waiting (requests with several partitions, five in
+     * flight): each partition's first batch waits for its add at the coordinator with the producer's
+     * later batches queued behind it, so every record lands once and in order.
+     */
+    @Test
+    void level2_manyBatchesInFlight_firstBatchesAdded_allCommittedInOrder() throws Exception {
+        String topic = "tv2-many";
+        int partitions = 4;
+        int perPartition = 100;
+        try (TestBroker broker = new TestBroker(dir, ENABLED); Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            try (KafkaProducer<String, String> producer = producer(broker, "tv2-many")) {
+                producer.initTransactions();
+                for (int txn = 0; txn < 2; txn++) {
+                    producer.beginTransaction();
+                    List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+                    for (int i = 0; i < perPartition; i++) {
+                        for (int p = 0; p < partitions; p++) {
+                            sent.add(producer.send(new ProducerRecord<>(topic, p, null, txn + "-" + i)));
+                        }
+                    }
+                    for (java.util.concurrent.Future<?> f : sent) {
+                        f.get(30, TimeUnit.SECONDS);
+                    }
+                    producer.commitTransaction();
+                }
+            }
+            Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) {
+                tps.add(new TopicPartition(topic, i));
+            }
+            Map<Integer, List<String>> byPartition = new java.util.HashMap<>();
+            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
+                c.assign(tps);
+                c.seekToBeginning(tps);
+                Map<TopicPartition, Long> ends = c.endOffsets(tps);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (tps.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
+                    assertTrue(System.nanoTime() < deadline, "positions never reached " + ends);
+                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                        byPartition.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.value());
+                    }
+                }
+            }
+            List<String> expected = new ArrayList<>();
+            for (int txn = 0; txn < 2; txn++) {
+                for (int i = 0; i < perPartition; i++) {
+                    expected.add(txn + "-" + i);
+                }
+            }
+            for (int i = 0; i < partitions; i++) {
+                assertEquals(expected, byPartition.get(i), "partition " + i);
+            }
+        }
+    }
+
     private static short finalizedTransactionVersion(TestBroker broker) throws Exception {
         try (Admin admin = Admin.create(broker.clientProps())) {
             FeatureMetadata f = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS);
