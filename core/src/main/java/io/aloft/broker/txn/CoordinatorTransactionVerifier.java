@@ -18,6 +18,9 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link TransactionCoordinator#verifyPartitionsInTxn} (writes nothing); an add
  * ({@link TransactionCheck#ADD_PARTITION}, transaction version 2) is
  * {@link TransactionCoordinator#addPartitionsToTxn} at client version 2, durable before it answers.
+ * With {@code transaction.partition.verification.enable=false} verifies are answered NONE at once
+ * (the log still takes its guard, so a transaction ended meanwhile is not reopened), as Kafka skips
+ * them; adds always go to the coordinator.
  *
  * <p>Thread-safe (stateless beyond its collaborators); futures complete on a coordinator shard's
  * thread or the inter-broker client's.
@@ -42,9 +45,12 @@ public final class CoordinatorTransactionVerifier implements TransactionVerifier
     private final MetadataCache cache;
     private final int nodeId;
     private final RemoteCoordinators remote;
+    private final boolean verify;
 
+    /** @param verify whether verifies are asked (transaction.partition.verification.enable) */
     public CoordinatorTransactionVerifier(TransactionCoordinator coordinator, MetadataCache cache, int nodeId,
-            RemoteCoordinators remote) {
+            RemoteCoordinators remote, boolean verify) {
+        this.verify = verify;
         this.coordinator = coordinator;
         this.cache = cache;
         this.nodeId = nodeId;
@@ -54,6 +60,9 @@ public final class CoordinatorTransactionVerifier implements TransactionVerifier
     @Override
     public CompletableFuture<Errors> check(String transactionalId, long producerId, short producerEpoch,
             TopicPartition tp, TransactionCheck check) {
+        if (check.verifyOnly() && !verify) {
+            return CompletableFuture.completedFuture(Errors.NONE);
+        }
         int partition = coordinator.partitionFor(transactionalId);
         if (coordinator.isServing(partition)) {
             return local(transactionalId, producerId, producerEpoch, tp, check);

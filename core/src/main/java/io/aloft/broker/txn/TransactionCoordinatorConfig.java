@@ -77,10 +77,20 @@ public final class TransactionCoordinatorConfig {
                     + "rolling restart. Only with aloft.transactions.enable.")
             .build();
 
+    public static final String PARTITION_VERIFICATION_CONFIG = "transaction.partition.verification.enable";
+    public static final ConfigKey<Boolean> PARTITION_VERIFICATION = ConfigKey.booleanKey(PARTITION_VERIFICATION_CONFIG)
+            .defaultValue(true)
+            .doc("Whether a partition's leader verifies with the coordinator that a transaction-version-1 "
+                    + "producer added the partition before appending the transaction's first batch there (KIP-890 "
+                    + "part 1), refusing it otherwise, so a late or stray write cannot leave a transaction open "
+                    + "that nobody ends. Transaction-version-2 producers' partitions are always added by their "
+                    + "leaders. Kafka's setting (dynamic there, static here).")
+            .build();
+
     /** Every key the transaction coordinator reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("transactions", STATE_LOG_PARTITIONS,
             MAX_TIMEOUT_MS, ABORT_TIMED_OUT_INTERVAL_MS, ID_EXPIRATION_MS, REMOVE_EXPIRED_INTERVAL_MS,
-            TRANSACTION_VERSION);
+            TRANSACTION_VERSION, PARTITION_VERIFICATION);
 
     private final int stateLogPartitions;
     private final int maxTimeoutMs;
@@ -88,6 +98,7 @@ public final class TransactionCoordinatorConfig {
     private final int idExpirationMs;
     private final int removeExpiredIntervalMs;
     private final short transactionVersion;
+    private final boolean partitionVerification;
 
     private TransactionCoordinatorConfig(ConfigValues v) {
         stateLogPartitions = v.get(STATE_LOG_PARTITIONS);
@@ -96,6 +107,7 @@ public final class TransactionCoordinatorConfig {
         idExpirationMs = v.get(ID_EXPIRATION_MS);
         removeExpiredIntervalMs = v.get(REMOVE_EXPIRED_INTERVAL_MS);
         transactionVersion = v.get(TRANSACTION_VERSION).shortValue();
+        partitionVerification = v.get(PARTITION_VERIFICATION);
     }
 
     /**
@@ -130,6 +142,11 @@ public final class TransactionCoordinatorConfig {
 
     public int removeExpiredIntervalMs() {
         return removeExpiredIntervalMs;
+    }
+
+    /** Whether version-1 producers' first batches are verified ({@link #PARTITION_VERIFICATION_CONFIG}). */
+    public boolean partitionVerification() {
+        return partitionVerification;
     }
 
     /** The finalized {@code transaction.version} clients are told ({@link #TRANSACTION_VERSION_CONFIG}). */
