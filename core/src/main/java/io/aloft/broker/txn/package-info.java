@@ -25,7 +25,7 @@
  *       {@link io.aloft.broker.txn.OffsetsTransactionCompleter} (the group coordinator).</li>
  * </ul>
  *
- * <p>Wired into the broker only with {@code aloft.transactions.enable} ({@code BrokerTransactions}):
+ * <p>Wired into the broker with {@code aloft.transactions.enable} (on by default; {@code BrokerTransactions}):
  * the handlers of InitProducerId (transactional), AddPartitionsToTxn (v0-3), AddOffsetsToTxn, EndTxn
  * (v0-4, so every transaction is version 1), DescribeTransactions, ListTransactions and
  * FindCoordinator key type 1 call it; WriteTxnMarkers serves other brokers' coordinators. TxnOffsetCommit
