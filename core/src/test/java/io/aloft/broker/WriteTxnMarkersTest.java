@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * transaction of a real transactional producer (after one committed), and the per-partition answers
  * compared: unknown topic and partition, a stale producer epoch, an older coordinator epoch, several
  * markers in one request, a marker naming no partition, an empty request, a marker for a partition
- * of {@code __consumer_offsets}, and finally the marker that ends the open transaction.
+ * of {@code __consumer_offsets}, a negative producer epoch (Kafka fails the whole request), and
+ * finally the marker that ends the open transaction.
  */
 class WriteTxnMarkersTest {
     @TempDir
@@ -140,6 +141,9 @@ class WriteTxnMarkersTest {
             }
             out.add(answer(raw, request((short) 2, marker(4245, (short) 0, 0, false, (byte) 1, "__consumer_offsets",
                     0)), o));
+            // Bad input: a negative producer epoch (no marker can carry one), next to a valid marker.
+            out.add(answer(raw, request((short) 1, marker(4246, (short) -1, 0, true, (byte) 0, topic, 1),
+                    marker(4247, (short) 0, 0, true, (byte) 0, topic, 1)), o));
             // The marker the coordinator would write: the open transaction ends, and partition 1 gets one too.
             out.add(answer(raw, request((short) 1, marker(o.producerId, o.epoch, o.coordinatorEpoch, false, (byte) 0,
                     topic, 0, 1)), o));

@@ -24,7 +24,8 @@ import org.apache.kafka.common.requests.WriteTxnMarkersResponse;
  * this broker leads. Every partition of every marker is written by {@link TransactionMarkerAppender}
  * and answered with its own error code (see there); the response holds them per producer id, as
  * Kafka's does (a marker naming no partition has no entry). v2 carries the marker's transaction
- * version (KIP-1228); v1 means version 0.
+ * version (KIP-1228); v1 means version 0. A marker with a negative producer epoch fails the whole
+ * request, as in Kafka.
  *
  * <p>Registered only with transactions on, so ApiVersions advertises it only then (a coordinator
  * elsewhere then sees it unsupported and retries).
@@ -48,6 +49,15 @@ public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersR
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, WriteTxnMarkersRequest request) {
+        for (WritableTxnMarker m : request.data().markers()) {
+            if (m.producerEpoch() < 0 && m.topics().stream().anyMatch(t -> !t.partitionIndexes().isEmpty())) {
+                // No marker can carry a negative epoch: Kafka fails the whole request (every partition of
+                // every marker UNKNOWN_SERVER_ERROR, nothing written), and so does this.
+                return CompletableFuture.completedFuture(request.getErrorResponse(0,
+                        Errors.UNKNOWN_SERVER_ERROR.exception("marker of producer " + m.producerId()
+                                + " with negative epoch " + m.producerEpoch())));
+            }
+        }
         List<Written> all = new ArrayList<>();
         for (WritableTxnMarker m : request.data().markers()) {
             short transactionVersion = request.version() >= 2 ? m.transactionVersion() : 0;
