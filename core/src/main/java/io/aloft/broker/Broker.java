@@ -44,6 +44,7 @@ import io.aloft.broker.interbroker.BrokerAddresses;
 import io.aloft.broker.interbroker.InterBrokerClient;
 import io.aloft.broker.interbroker.NetworkInterBrokerClient;
 import io.aloft.broker.lifecycle.FatalFailureHandler;
+import io.aloft.broker.txn.OffsetsTransactionCompleter;
 import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.broker.log.PartitionLog;
@@ -297,8 +298,11 @@ public final class Broker implements AutoCloseable {
         resources.add(interBroker);
         failures.closeOnFailure("inter-broker client", interBroker);
         BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
-                settings.transactions(), controller, cache, nodeId, partitions, producerIds, coordinatorTimer, failures,
-                resources) : null;
+                settings.transactions(), controller, cache, nodeId, partitions, producerIds, coordinatorTimer,
+                interBroker,
+                // Markers into __consumer_offsets: nothing to do until the group coordinator serves
+                // TxnOffsetCommit; then its completeTransaction (groups::completeTransaction).
+                OffsetsTransactionCompleter.NOTHING_TO_COMPLETE, failures, resources) : null;
         fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,

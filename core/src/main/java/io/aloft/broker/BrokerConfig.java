@@ -79,11 +79,13 @@ public final class BrokerConfig {
 
     public static final String TRANSACTIONS_ENABLE_CONFIG = "aloft.transactions.enable";
     public static final ConfigKey<Boolean> TRANSACTIONS_ENABLE = ConfigKey.booleanKey(TRANSACTIONS_ENABLE_CONFIG)
-            .defaultValue(false)
-            .doc("Serve Kafka transactions (transactional producers, read_committed consumers' markers) on a "
-                    + "single broker: the transaction coordinator on __transaction_state and its APIs. Off: "
-                    + "transactional producers are refused at once, as before. Markers reach only partitions "
-                    + "this broker leads, so leave it off on a cluster of several brokers.")
+            .defaultValue(true)
+            .doc("Serve Kafka transactions (transactional producers, and the markers read_committed consumers "
+                    + "depend on): the transaction coordinator on __transaction_state, its APIs, and "
+                    + "WriteTxnMarkers, by which coordinators on other brokers end transactions in the partitions "
+                    + "this broker leads. Transaction version 1 only (KIP-890's version 2 is not offered), and "
+                    + "offsets cannot be committed in a transaction yet (no TxnOffsetCommit). Off: transactional "
+                    + "producers are refused at once, with a reason. Set it alike on every broker of a cluster.")
             .build();
 
     public static final String MAX_REQUEST_BYTES_CONFIG = "socket.request.max.bytes";

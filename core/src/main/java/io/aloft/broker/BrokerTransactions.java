@@ -12,15 +12,20 @@ import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.producer.ProducerIdManager;
+import io.aloft.broker.handler.WriteTxnMarkersHandler;
+import io.aloft.broker.interbroker.InterBrokerClient;
+import io.aloft.broker.lifecycle.CriticalScheduler;
 import io.aloft.broker.txn.CoordinatorTransactionVerifier;
-import io.aloft.broker.txn.LocalTransactionMarkers;
+import io.aloft.broker.txn.InterBrokerTransactionMarkers;
+import io.aloft.broker.txn.OffsetsTransactionCompleter;
+import io.aloft.broker.txn.TransactionMarkerAppender;
 import io.aloft.broker.txn.PrefetchingProducerIdSource;
 import io.aloft.broker.txn.TransactionCoordinator;
 import io.aloft.broker.txn.TransactionCoordinatorConfig;
 import io.aloft.broker.txn.TransactionStateTopic;
 import io.aloft.controller.client.ControllerClient;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * group coordinator is: a {@link TransactionCoordinator} on its own coordinator threads over the
  * {@code __transaction_state} partitions' logs, the topic's follower (loads the partitions this
  * broker leads; created on the first FindCoordinator of key type 1), and the handlers of its APIs.
- * Markers are written by {@link LocalTransactionMarkers}: partitions this broker leads only.
+ * Markers go to each partition's leader ({@link InterBrokerTransactionMarkers}: this broker's own
+ * partitions through the {@link TransactionMarkerAppender}, which also serves WriteTxnMarkers from
+ * other brokers' coordinators; the others' over the inter-broker client).
  *
  * <p>Built and started on the thread starting the broker; the parts are thread-safe.
  */
@@ -38,10 +45,13 @@ final class BrokerTransactions {
 
     final TransactionCoordinator coordinator;
     final CoordinatorTopic stateTopic;
+    private final TransactionMarkerAppender appender;
 
-    private BrokerTransactions(TransactionCoordinator coordinator, CoordinatorTopic stateTopic) {
+    private BrokerTransactions(TransactionCoordinator coordinator, CoordinatorTopic stateTopic,
+            TransactionMarkerAppender appender) {
         this.coordinator = coordinator;
         this.stateTopic = stateTopic;
+        this.appender = appender;
     }
 
     /**
@@ -51,27 +61,33 @@ final class BrokerTransactions {
      */
     static BrokerTransactions create(TransactionCoordinatorConfig config, ControllerClient controller,
             MetadataCache cache, int nodeId, PartitionManager partitions, ProducerIdManager producerIds,
-            CoordinatorTimer timer, FatalFailureHandler failures, List<AutoCloseable> resources) {
+            CoordinatorTimer timer, InterBrokerClient interBroker, OffsetsTransactionCompleter offsets,
+            FatalFailureHandler failures, List<AutoCloseable> resources) {
         // One thread: transactional ids are few next to groups, and Kafka's own coordinator has no
         // key for more. The threads close after the coordinator (resources close in reverse).
         CoordinatorThreads threads = CoordinatorThreads.fixed(1,
                 new NamedThreadFactory("aloft-transaction-coordinator", true, failures));
         resources.add(threads);
         failures.closeOnFailure("transaction coordinator threads", threads);
-        // The markers need the coordinator's partitionFor (the coordinator epoch), the coordinator the markers.
-        AtomicReference<TransactionCoordinator> self = new AtomicReference<>();
+        // Every marker's routing, batching and retry on one thread; closed after the coordinator.
+        CriticalScheduler markerThread = new CriticalScheduler("aloft-transaction-markers", 1, failures);
+        resources.add(markerThread::shutdownNow);
+        failures.closeOnFailure("transaction marker thread", markerThread::shutdownNow);
+        TransactionMarkerAppender appender = new TransactionMarkerAppender(partitions, offsets);
+        InterBrokerTransactionMarkers markers = new InterBrokerTransactionMarkers(nodeId,
+                InterBrokerTransactionMarkers.Leaders.fromCache(cache), appender, interBroker, markerThread,
+                System::currentTimeMillis);
         TransactionCoordinator coordinator = new TransactionCoordinator(config,
                 TransactionStateTopic.log(partitions, System::currentTimeMillis), timer, threads,
-                new PrefetchingProducerIdSource(producerIds::nextId),
-                new LocalTransactionMarkers(partitions, cache, id -> self.get().partitionFor(id)));
-        self.set(coordinator);
+                new PrefetchingProducerIdSource(producerIds::nextId), markers,
+                TransactionStateTopic.coordinatorEpochs(partitions));
         resources.add(coordinator);
         // KIP-890: partition leaders check a transaction's first batch with its coordinator.
         partitions.verifyTransactionsWith(new CoordinatorTransactionVerifier(coordinator, cache, nodeId,
                 CoordinatorTransactionVerifier.NO_REMOTE, config.partitionVerification()));
         CoordinatorTopic stateTopic = TransactionStateTopic.follower(controller, cache, nodeId, coordinator,
                 config.stateLogPartitions(), new NamedThreadFactory("aloft-transaction-loader", true, failures));
-        return new BrokerTransactions(coordinator, stateTopic);
+        return new BrokerTransactions(coordinator, stateTopic, appender);
     }
 
     /** FindCoordinator's key type 1: {@code __transaction_state}, created on the first lookup. */
@@ -84,9 +100,12 @@ final class BrokerTransactions {
                 }));
     }
 
-    /** AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, DescribeTransactions, ListTransactions. */
+    /** AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, DescribeTransactions, ListTransactions, WriteTxnMarkers. */
     List<ApiHandler<?>> handlers(MetadataCache cache, GroupCoordinator groups) {
-        return TransactionHandlers.create(coordinator, cache, groups::partitionFor);
+        List<ApiHandler<?>> handlers = new ArrayList<>(TransactionHandlers.create(coordinator, cache,
+                groups::partitionFor));
+        handlers.add(new WriteTxnMarkersHandler(appender));
+        return handlers;
     }
 
     /** Starts loading the partitions this broker leads: once it serves, as the group loader. */

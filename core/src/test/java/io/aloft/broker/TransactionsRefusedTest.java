@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -14,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Until transactions exist, a transactional producer fails fast and says why (issue 11, item 6):
- * its coordinator lookup is answered INVALID_REQUEST with a reason, which the client does not
- * retry, rather than COORDINATOR_NOT_AVAILABLE, which it retries until {@code max.block.ms}.
+ * With transactions turned off ({@code aloft.transactions.enable=false}), a transactional producer
+ * fails fast and says why (issue 11, item 6): its coordinator lookup is answered INVALID_REQUEST
+ * with a reason, which the client does not retry, rather than COORDINATOR_NOT_AVAILABLE, which it
+ * retries until {@code max.block.ms}.
  */
 class TransactionsRefusedTest {
     @TempDir
@@ -24,7 +26,7 @@ class TransactionsRefusedTest {
 
     @Test
     void initTransactions_failsWithinSeconds_namingTheReason() throws Exception {
-        try (TestBroker broker = new TestBroker(dir)) {
+        try (TestBroker broker = new TestBroker(dir, Map.of("aloft.transactions.enable", "false"))) {
             Properties p = new Properties();
             p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
             p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());

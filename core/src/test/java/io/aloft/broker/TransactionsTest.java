@@ -156,7 +156,8 @@ class TransactionsTest {
             assertEquals(0, keys.find(ApiKeys.DESCRIBE_TRANSACTIONS.id).maxVersion());
             assertEquals(2, keys.find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion());
             assertNull(keys.find(ApiKeys.TXN_OFFSET_COMMIT.id), "TxnOffsetCommit is not served yet");
-            assertNull(keys.find(ApiKeys.WRITE_TXN_MARKERS.id), "no inter-broker markers yet");
+            assertEquals(1, keys.find(ApiKeys.WRITE_TXN_MARKERS.id).minVersion()); // as Kafka 4.3: v1-2
+            assertEquals(2, keys.find(ApiKeys.WRITE_TXN_MARKERS.id).maxVersion());
         }
     }
 

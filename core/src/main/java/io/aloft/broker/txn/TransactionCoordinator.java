@@ -54,17 +54,36 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
     private final CoordinatorRuntime<TransactionCoordinatorShard, TransactionRecord> runtime;
 
     /**
+     * The coordinator epoch of a {@code __transaction_state} partition being loaded: Kafka's is the
+     * partition's leader epoch when this broker became its leader. Called on the loading thread (may
+     * block); a failure fails the load, which is tried again.
+     */
+    @FunctionalInterface
+    public interface CoordinatorEpochs {
+        int epochAtLoad(int partition);
+    }
+
+    /** As below, every partition loaded at coordinator epoch 0 (tests without leader epochs). */
+    public TransactionCoordinator(TransactionCoordinatorConfig config, CoordinatorLog<TransactionRecord> log,
+            CoordinatorTimer timer, CoordinatorThreads threads, ProducerIdSource ids, TransactionMarkers markers) {
+        this(config, log, timer, threads, ids, markers, partition -> 0);
+    }
+
+    /**
      * @param log the partitions of {@code __transaction_state}
      * @param timer time and delayed tasks (transaction timeouts, id expiration, marker retries)
      * @param threads the shards' threads; the caller closes them after this coordinator
      * @param ids fresh producer ids, without waiting
      * @param markers writes the markers that end transactions in their partitions
+     * @param epochs each partition's coordinator epoch, asked once per load, for its markers
      */
     public TransactionCoordinator(TransactionCoordinatorConfig config, CoordinatorLog<TransactionRecord> log,
-            CoordinatorTimer timer, CoordinatorThreads threads, ProducerIdSource ids, TransactionMarkers markers) {
+            CoordinatorTimer timer, CoordinatorThreads threads, ProducerIdSource ids, TransactionMarkers markers,
+            CoordinatorEpochs epochs) {
         this.config = config;
         this.runtime = new CoordinatorRuntime<>("transaction", log, timer, threads,
-                ctx -> new TransactionCoordinatorShard(config, ctx, ids, markers, this::followUp));
+                ctx -> new TransactionCoordinatorShard(config, ctx, ids, markers, this::followUp,
+                        epochs.epochAtLoad(ctx.partition())));
     }
 
     /** The __transaction_state partition of {@code transactionalId}: Kafka's abs(hashCode) % partitions. */

@@ -66,14 +66,21 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
     private final ProducerIdSource ids;
     private final TransactionMarkers markers;
     private final FollowUps followUps;
+    /**
+     * Kafka's coordinator epoch: the leader epoch of this shard's {@code __transaction_state}
+     * partition when it was loaded, carried by every marker it asks for, so a partition refuses the
+     * markers of a coordinator that has since lost the partition (TRANSACTION_COORDINATOR_FENCED).
+     */
+    private final int coordinatorEpoch;
     private final Map<String, Metadata> transactions = new HashMap<>();
     /** Ids whose markers are being written now, so a second start (load, retry) does not double them. */
     private final Set<String> writingMarkers = new HashSet<>();
     private boolean unloaded;
 
     TransactionCoordinatorShard(TransactionCoordinatorConfig config, ShardContext<TransactionRecord> ctx,
-            ProducerIdSource ids, TransactionMarkers markers, FollowUps followUps) {
+            ProducerIdSource ids, TransactionMarkers markers, FollowUps followUps, int coordinatorEpoch) {
         this.config = config;
+        this.coordinatorEpoch = coordinatorEpoch;
         this.ctx = ctx;
         this.ids = ids;
         this.markers = markers;
@@ -308,7 +315,7 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
             written = CompletableFuture.completedFuture(null); // a KIP-890 abort of nothing: no marker to write
         } else {
             try {
-                written = markers.write(transactionalId, producerId, epoch, commit, m.partitions());
+                written = markers.write(transactionalId, producerId, epoch, coordinatorEpoch, commit, m.partitions());
             } catch (RuntimeException e) {
                 written = CompletableFuture.failedFuture(e);
             }

@@ -22,7 +22,10 @@ public interface TransactionMarkers {
      * to each of {@code partitions} (topic to partitions).
      *
      * @param transactionalId for logs
+     * @param coordinatorEpoch the coordinator's epoch: the leader epoch of the transactional id's
+     *     {@code __transaction_state} partition when the coordinator loaded it (Kafka's coordinator
+     *     epoch), which partitions compare with the last one they saw
      */
-    CompletableFuture<Void> write(String transactionalId, long producerId, short producerEpoch, boolean commit,
-            Map<String, List<Integer>> partitions);
+    CompletableFuture<Void> write(String transactionalId, long producerId, short producerEpoch, int coordinatorEpoch,
+            boolean commit, Map<String, List<Integer>> partitions);
 }

@@ -8,16 +8,21 @@ import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.controller.client.ControllerClient;
+import io.aloft.broker.log.PartitionLogException;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.LongSupplier;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * {@code __transaction_state} as the transaction coordinator's internal topic: its settings, the
  * {@link CoordinatorLog} on its partitions, and the {@link CoordinatorTopic} that follows its
- * leadership so the coordinator serves exactly the partitions this broker leads. Not wired into
- * the broker yet. Stateless.
+ * leadership so the coordinator serves exactly the partitions this broker leads, and the coordinator
+ * epoch of each partition it loads. Stateless.
  */
 public final class TransactionStateTopic {
 
@@ -35,12 +40,38 @@ public final class TransactionStateTopic {
             LogConfig.RETENTION_MS_CONFIG, "-1",
             LogConfig.RETENTION_BYTES_CONFIG, "-1");
 
+    /** How long loading a partition waits for its log to open (as long as one replay read may take). */
+    private static final long EPOCH_WAIT_MS = 60_000;
+
     private TransactionStateTopic() {
     }
 
     /** The coordinator's log on the partitions of {@code __transaction_state}; {@code clock} stamps records. */
     public static CoordinatorLog<TransactionRecord> log(PartitionManager partitions, LongSupplier clock) {
         return new PartitionCoordinatorLog<>(partitions, TOPIC, TransactionRecordSerde.INSTANCE, clock);
+    }
+
+    /**
+     * Kafka's coordinator epoch of a partition being loaded: the leader epoch this broker opened the
+     * partition's log at (the one its replay reads), so it names this broker's leadership and grows
+     * with every move. Waits for the log on the loading thread, at most as long as a replay read.
+     */
+    public static TransactionCoordinator.CoordinatorEpochs coordinatorEpochs(PartitionManager partitions) {
+        return partition -> {
+            TopicPartition tp = new TopicPartition(TOPIC, partition);
+            try {
+                return partitions.leaderLog(tp).get(EPOCH_WAIT_MS, TimeUnit.MILLISECONDS).leaderEpoch();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PartitionLogException(Errors.UNKNOWN_SERVER_ERROR, tp + ": interrupted while loading", e);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof PartitionLogException ple ? ple
+                        : new PartitionLogException(Errors.UNKNOWN_SERVER_ERROR, tp + ": could not be opened", e);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new PartitionLogException(Errors.REQUEST_TIMED_OUT, tp + ": not opened within " + EPOCH_WAIT_MS
+                        + " ms", e);
+            }
+        };
     }
 
     /**

@@ -16,16 +16,21 @@
  *       (non-blocking; {@link io.aloft.broker.txn.PrefetchingProducerIdSource} over
  *       {@code ProducerIdManager::nextId}) and {@link io.aloft.broker.txn.TransactionMarkers} (the
  *       partition side writes the markers); {@link io.aloft.broker.txn.TransactionStateTopic} gives the
- *       log and topic follower.</li>
+ *       log, the topic follower and each loaded partition's coordinator epoch.</li>
+ *   <li>Markers: {@link io.aloft.broker.txn.InterBrokerTransactionMarkers} routes each partition's
+ *       marker to its leader (WriteTxnMarkers over the inter-broker client, batched per broker,
+ *       retried until written); {@link io.aloft.broker.txn.TransactionMarkerAppender} is the one
+ *       place markers are appended on this broker, for the local coordinator and for WriteTxnMarkers
+ *       from other brokers, {@code __consumer_offsets} ones through an
+ *       {@link io.aloft.broker.txn.OffsetsTransactionCompleter} (the group coordinator).</li>
  * </ul>
  *
- * <p>Wired into the broker only with {@code aloft.transactions.enable} ({@code BrokerTransactions}):
+ * <p>Wired into the broker with {@code aloft.transactions.enable} (on by default; {@code BrokerTransactions}):
  * the handlers of InitProducerId (transactional), AddPartitionsToTxn (v0-3 from clients, v4-5 from
  * partition leaders), AddOffsetsToTxn, EndTxn (v0-5: v5 is transaction version 2, KIP-890 part 2),
- * DescribeTransactions, ListTransactions and FindCoordinator key type 1 call it;
- * {@link io.aloft.broker.txn.CoordinatorTransactionVerifier} answers partition leaders checking the
- * first batch of a transaction (KIP-890 part 1), and {@link io.aloft.broker.txn.LocalTransactionMarkers} writes
- * the markers into the partitions this broker leads. Markers for other brokers' partitions
- * (WriteTxnMarkers between brokers) and TxnOffsetCommit are not done yet.
+ * DescribeTransactions, ListTransactions and FindCoordinator key type 1 call it; WriteTxnMarkers
+ * serves other brokers' coordinators; {@link io.aloft.broker.txn.CoordinatorTransactionVerifier}
+ * answers partition leaders checking the first batch of a transaction (KIP-890 part 1). TxnOffsetCommit
+ * (the group coordinator's part) is not done yet.
  */
 package io.aloft.broker.txn;

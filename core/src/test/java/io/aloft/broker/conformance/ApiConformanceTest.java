@@ -65,7 +65,11 @@ class ApiConformanceTest {
 
     @BeforeAll
     static void start() throws Exception {
-        aloftBroker = new TestBroker(dir, Map.of("group.initial.rebalance.delay.ms", "0"));
+        // Transactions off: the transaction APIs are compared with a Kafka at transaction.version 1 on
+        // their own (TransactionConformanceTest, WriteTxnMarkersTest); the cases here include how a
+        // broker without them refuses transactional producers.
+        aloftBroker = new TestBroker(dir, Map.of("group.initial.rebalance.delay.ms", "0",
+                "aloft.transactions.enable", "false"));
         aloft = Target.prepare("Aloft", aloftBroker.bootstrap());
         kafka = Target.prepare("Kafka 4.3.1", KafkaOracle.bootstrap());
         kafka.awaitTransactionCoordinatorSettled();

@@ -24,7 +24,7 @@ final class TxnTestKit {
     static final short V2 = 2;
 
     /** One marker write asked for. */
-    record MarkerCall(String transactionalId, long producerId, short epoch, boolean commit,
+    record MarkerCall(String transactionalId, long producerId, short epoch, int coordinatorEpoch, boolean commit,
                       Map<String, List<Integer>> partitions, CompletableFuture<Void> future) {
     }
 
@@ -35,9 +35,9 @@ final class TxnTestKit {
 
         @Override
         public synchronized CompletableFuture<Void> write(String transactionalId, long producerId, short epoch,
-                boolean commit, Map<String, List<Integer>> partitions) {
+                int coordinatorEpoch, boolean commit, Map<String, List<Integer>> partitions) {
             CompletableFuture<Void> f = hold ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
-            calls.add(new MarkerCall(transactionalId, producerId, epoch, commit, partitions, f));
+            calls.add(new MarkerCall(transactionalId, producerId, epoch, coordinatorEpoch, commit, partitions, f));
             return f;
         }
 
