@@ -84,7 +84,7 @@ final class BrokerTransactions {
         resources.add(coordinator);
         // KIP-890: partition leaders check a transaction's first batch with its coordinator.
         partitions.verifyTransactionsWith(new CoordinatorTransactionVerifier(coordinator, cache, nodeId,
-                CoordinatorTransactionVerifier.NO_REMOTE, config.partitionVerification()));
+                CoordinatorTransactionVerifier.over(interBroker), config.partitionVerification()));
         CoordinatorTopic stateTopic = TransactionStateTopic.follower(controller, cache, nodeId, coordinator,
                 config.stateLogPartitions(), new NamedThreadFactory("aloft-transaction-loader", true, failures));
         return new BrokerTransactions(coordinator, stateTopic, appender);

@@ -1,5 +1,6 @@
 package io.aloft.broker.txn;
 
+import io.aloft.broker.interbroker.InterBrokerClient;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.TransactionCheck;
 import io.aloft.broker.partition.TransactionVerifier;
@@ -8,7 +9,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnResult;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 
 /**
  * The partition side's {@link TransactionVerifier}: asks the transactional id's coordinator. When
@@ -37,9 +48,31 @@ public final class CoordinatorTransactionVerifier implements TransactionVerifier
                 short producerEpoch, TopicPartition tp, boolean verifyOnly);
     }
 
-    /** Until brokers can reach each other: a coordinator elsewhere is not available (retriable). */
-    public static final RemoteCoordinators NO_REMOTE = (brokerId, id, pid, epoch, tp, verifyOnly) ->
-            CompletableFuture.completedFuture(Errors.COORDINATOR_NOT_AVAILABLE);
+    /**
+     * AddPartitionsToTxn v4+ over {@code client}, one transaction and partition per request; the
+     * answer's top-level code if it has one, else the partition's. A failure to reach the broker
+     * fails the future (the partition side answers it as Kafka answers an unreachable coordinator).
+     */
+    public static RemoteCoordinators over(InterBrokerClient client) {
+        return (brokerId, id, pid, epoch, tp, verifyOnly) -> {
+            AddPartitionsToTxnTopicCollection topics = new AddPartitionsToTxnTopicCollection();
+            topics.add(new AddPartitionsToTxnTopic().setName(tp.topic()).setPartitions(List.of(tp.partition())));
+            AddPartitionsToTxnTransactionCollection txns = new AddPartitionsToTxnTransactionCollection();
+            txns.add(new AddPartitionsToTxnTransaction().setTransactionalId(id).setProducerId(pid)
+                    .setProducerEpoch(epoch).setVerifyOnly(verifyOnly).setTopics(topics));
+            return client.send(brokerId, AddPartitionsToTxnRequest.Builder.forBroker(txns)).thenApply(r -> {
+                AddPartitionsToTxnResponseData data = ((AddPartitionsToTxnResponse) r).data();
+                if (data.errorCode() != Errors.NONE.code()) {
+                    return Errors.forCode(data.errorCode());
+                }
+                AddPartitionsToTxnResult result = data.resultsByTransaction().find(id);
+                AddPartitionsToTxnTopicResult topic = result == null ? null : result.topicResults().find(tp.topic());
+                AddPartitionsToTxnPartitionResult partition = topic == null ? null
+                        : topic.resultsByPartition().find(tp.partition());
+                return partition == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(partition.partitionErrorCode());
+            });
+        };
+    }
 
     private final TransactionCoordinator coordinator;
     private final MetadataCache cache;
