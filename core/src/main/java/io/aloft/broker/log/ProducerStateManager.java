@@ -205,9 +205,13 @@ final class ProducerStateManager {
                 }
                 e.epoch = epoch;
                 e.batches.clear();
-            } else if (!e.batches.isEmpty() && !inSequence(e.batches.peekLast().lastSeq(), firstSeq)) {
+            } else if (!inSequence(e.batches.isEmpty() ? -1 : e.batches.peekLast().lastSeq(), firstSeq)) {
+                // No batch yet at this epoch (a marker moved the producer to it: transaction version 2
+                // bumps the epoch with every marker): the epoch's first batch must be sequence 0, as in
+                // Kafka, or a later batch taken first would leave the first one out for good.
                 throw new PartitionLogException(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + pid + " epoch "
-                        + epoch + " sent sequence " + firstSeq + " after " + e.batches.peekLast().lastSeq());
+                        + epoch + " sent sequence " + firstSeq + " after "
+                        + (e.batches.isEmpty() ? "none" : String.valueOf(e.batches.peekLast().lastSeq())));
             }
             boolean wasOpen = e.txnFirstOffset >= 0;
             e.trackTransaction(batch, firstOffset);

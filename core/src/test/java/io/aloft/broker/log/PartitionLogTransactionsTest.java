@@ -352,4 +352,19 @@ class PartitionLogTransactionsTest {
         assertEquals(6, reopened.lastStableOffset());
         assertEquals(List.of(new AbortedTxn(1, 0, 2), new AbortedTxn(3, 5, 7)), reopened.txns().aborted());
     }
+
+    /**
+     * Transaction version 2 bumps the producer's epoch with every marker: the new epoch's first batch
+     * must be sequence 0, as in Kafka, so a later batch of a producer whose first one was refused
+     * (and will be retried) is not taken before it.
+     */
+    @Test
+    void markerBumpsTheEpoch_nextBatchMustStartAtSequence0() throws Exception {
+        PartitionLog log = fx.open();
+        get(log.append(transactional(7, (short) 0, 0, 2)));
+        get(log.appendMarker(7, (short) 1, 0, true, TV2));
+        assertFails(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, log.append(transactional(7, (short) 1, 1, 1)));
+        get(log.append(transactional(7, (short) 1, 0, 1)));
+        get(log.append(transactional(7, (short) 1, 1, 1)));
+    }
 }
