@@ -51,8 +51,6 @@ import org.slf4j.LoggerFactory;
 public final class InterBrokerTransactionMarkers implements TransactionMarkers {
     private static final Logger LOG = LoggerFactory.getLogger(InterBrokerTransactionMarkers.class);
 
-    /** The marker format's version: every transaction here is version 1 (EndTxn up to v4). */
-    static final short TRANSACTION_VERSION = 1;
     static final long RETRY_BACKOFF_MS = 100;
     static final long RETRY_BACKOFF_MAX_MS = 1_000;
     static final long GIVE_UP_AFTER_MS = 30_000;
@@ -88,6 +86,8 @@ public final class InterBrokerTransactionMarkers implements TransactionMarkers {
         final short producerEpoch;
         final int coordinatorEpoch;
         final boolean commit;
+        /** The transaction's version (KIP-1228: what epoch the partition takes as stale). */
+        final short transactionVersion;
         final TopicPartition tp;
         final long deadlineMs;
         final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -95,7 +95,8 @@ public final class InterBrokerTransactionMarkers implements TransactionMarkers {
         String lastFailure = "";
 
         Marker(String transactionalId, long producerId, short producerEpoch, int coordinatorEpoch, boolean commit,
-                TopicPartition tp, long deadlineMs) {
+                TopicPartition tp, long deadlineMs, short transactionVersion) {
+            this.transactionVersion = transactionVersion;
             this.transactionalId = transactionalId;
             this.producerId = producerId;
             this.producerEpoch = producerEpoch;
@@ -137,11 +138,12 @@ public final class InterBrokerTransactionMarkers implements TransactionMarkers {
 
     @Override
     public CompletableFuture<Void> write(String transactionalId, long producerId, short producerEpoch,
-            int coordinatorEpoch, boolean commit, Map<String, List<Integer>> partitions) {
+            int coordinatorEpoch, boolean commit, Map<String, List<Integer>> partitions, short transactionVersion) {
         long deadline = clock.getAsLong() + GIVE_UP_AFTER_MS;
         List<Marker> markers = new ArrayList<>();
         partitions.forEach((topic, ps) -> ps.forEach(p -> markers.add(new Marker(transactionalId, producerId,
-                producerEpoch, coordinatorEpoch, commit, new TopicPartition(topic, p), deadline))));
+                producerEpoch, coordinatorEpoch, commit, new TopicPartition(topic, p), deadline,
+                transactionVersion))));
         if (!onThread(() -> markers.forEach(this::route))) {
             return CompletableFuture.failedFuture(new IllegalStateException("transaction markers are closed"));
         }
@@ -165,7 +167,7 @@ public final class InterBrokerTransactionMarkers implements TransactionMarkers {
         } else if (leader == Leaders.NO_LEADER) {
             retry(m, "no leader");
         } else if (leader == nodeId) {
-            local.append(m.tp, m.producerId, m.producerEpoch, m.coordinatorEpoch, m.commit, TRANSACTION_VERSION)
+            local.append(m.tp, m.producerId, m.producerEpoch, m.coordinatorEpoch, m.commit, m.transactionVersion)
                     .whenComplete((error, e) -> onThread(() -> outcome(m, e == null ? error : Errors.UNKNOWN_SERVER_ERROR,
                             "broker " + nodeId + " (this one)")));
         } else {
@@ -196,13 +198,13 @@ public final class InterBrokerTransactionMarkers implements TransactionMarkers {
     private static List<WriteTxnMarkersRequest.TxnMarkerEntry> entries(List<Marker> markers) {
         Map<List<Object>, List<TopicPartition>> byTransaction = new LinkedHashMap<>();
         for (Marker m : markers) {
-            byTransaction.computeIfAbsent(List.of(m.producerId, m.producerEpoch, m.coordinatorEpoch, m.commit),
-                    k -> new ArrayList<>()).add(m.tp);
+            byTransaction.computeIfAbsent(List.of(m.producerId, m.producerEpoch, m.coordinatorEpoch, m.commit,
+                    m.transactionVersion), k -> new ArrayList<>()).add(m.tp);
         }
         List<WriteTxnMarkersRequest.TxnMarkerEntry> entries = new ArrayList<>();
         byTransaction.forEach((k, tps) -> entries.add(new WriteTxnMarkersRequest.TxnMarkerEntry((Long) k.get(0),
                 (Short) k.get(1), (Integer) k.get(2), (Boolean) k.get(3) ? TransactionResult.COMMIT
-                        : TransactionResult.ABORT, tps, TRANSACTION_VERSION)));
+                        : TransactionResult.ABORT, tps, (Short) k.get(4))));
         return entries;
     }
 

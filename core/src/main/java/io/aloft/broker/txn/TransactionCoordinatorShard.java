@@ -315,7 +315,8 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
             written = CompletableFuture.completedFuture(null); // a KIP-890 abort of nothing: no marker to write
         } else {
             try {
-                written = markers.write(transactionalId, producerId, epoch, coordinatorEpoch, commit, m.partitions());
+                written = markers.write(transactionalId, producerId, epoch, coordinatorEpoch, commit, m.partitions(),
+                        m.clientTransactionVersion());
             } catch (RuntimeException e) {
                 written = CompletableFuture.failedFuture(e);
             }

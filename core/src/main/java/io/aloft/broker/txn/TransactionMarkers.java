@@ -25,7 +25,9 @@ public interface TransactionMarkers {
      * @param coordinatorEpoch the coordinator's epoch: the leader epoch of the transactional id's
      *     {@code __transaction_state} partition when the coordinator loaded it (Kafka's coordinator
      *     epoch), which partitions compare with the last one they saw
+     * @param transactionVersion the transaction's client version (1, or 2 for KIP-890 part 2), which
+     *     decides what producer epoch a partition takes as stale (KIP-1228; WriteTxnMarkers v2)
      */
     CompletableFuture<Void> write(String transactionalId, long producerId, short producerEpoch, int coordinatorEpoch,
-            boolean commit, Map<String, List<Integer>> partitions);
+            boolean commit, Map<String, List<Integer>> partitions, short transactionVersion);
 }

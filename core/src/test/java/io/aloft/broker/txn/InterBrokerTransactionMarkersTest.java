@@ -91,7 +91,7 @@ class InterBrokerTransactionMarkersTest {
     }
 
     private CompletableFuture<Void> write(long pid, boolean commit, Integer... partitions) {
-        return markers.write("tx-" + pid, pid, (short) 3, 7, commit, Map.of(T, List.of(partitions)));
+        return markers.write("tx-" + pid, pid, (short) 3, 7, commit, Map.of(T, List.of(partitions)), (short) 1);
     }
 
     private Sent next() throws InterruptedException {

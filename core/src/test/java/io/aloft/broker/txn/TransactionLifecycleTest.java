@@ -76,6 +76,7 @@ class TransactionLifecycleTest {
         assertTrue(call.commit());
         assertEquals(p.producerId(), call.producerId());
         assertEquals(p.producerEpoch(), call.epoch());
+        assertEquals(1, call.transactionVersion());
         assertEquals(Map.of("orders", List.of(0), "payments", List.of(3)), call.partitions());
         call.future().complete(null);
         DescribeTransactionsResponseData.TransactionState d = kit.describe("t");

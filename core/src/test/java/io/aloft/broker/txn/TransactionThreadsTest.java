@@ -21,7 +21,7 @@ class TransactionThreadsTest {
     @Test
     void transactions_onShardThreadsWithMarkersAnsweredElsewhere_allCommit() throws Exception {
         ExecutorService markerThread = Executors.newSingleThreadExecutor();
-        TransactionMarkers markers = (id, pid, epoch, coordinatorEpoch, commit, partitions) ->
+        TransactionMarkers markers = (id, pid, epoch, coordinatorEpoch, commit, partitions, version) ->
                 CompletableFuture.runAsync(() -> { }, markerThread);
         TransactionCoordinatorConfig config = TransactionCoordinatorConfig.fromProperties(
                 Map.of(TransactionCoordinatorConfig.STATE_LOG_PARTITIONS_CONFIG, 4));

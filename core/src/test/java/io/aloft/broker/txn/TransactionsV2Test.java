@@ -23,6 +23,7 @@ class TransactionsV2Test {
         ProducerResult next = kit.end("t", p, true, V2);
         assertEquals(ProducerResult.ok(p.producerId(), (short) (p.producerEpoch() + 1)), next);
         assertEquals(next.producerEpoch(), kit.markers.last().epoch());
+        assertEquals(2, kit.markers.last().transactionVersion(), "KIP-1228: partitions apply version 2's rules");
         assertEquals("CompleteCommit", kit.state("t"));
         assertEquals(next, kit.end("t", p, true, V2), "a retry with the old epoch gets the new one");
         assertEquals(Errors.PRODUCER_FENCED, kit.add("t", p, V2, "orders", 0));
@@ -65,6 +66,7 @@ class TransactionsV2Test {
         TxnTestKit.MarkerCall abort = kit.markers.last();
         assertFalse(abort.commit());
         assertEquals(p.producerEpoch() + 2, abort.epoch());
+        assertEquals(2, abort.transactionVersion());
         assertEquals("CompleteAbort", kit.state("t"));
         assertEquals(Errors.PRODUCER_FENCED, kit.end("t", p, false, V2).error());
     }

@@ -25,7 +25,7 @@ final class TxnTestKit {
 
     /** One marker write asked for. */
     record MarkerCall(String transactionalId, long producerId, short epoch, int coordinatorEpoch, boolean commit,
-                      Map<String, List<Integer>> partitions, CompletableFuture<Void> future) {
+                      Map<String, List<Integer>> partitions, CompletableFuture<Void> future, short transactionVersion) {
     }
 
     /** Markers written at once, unless {@link #hold} is set: then they wait for the test. */
@@ -35,9 +35,10 @@ final class TxnTestKit {
 
         @Override
         public synchronized CompletableFuture<Void> write(String transactionalId, long producerId, short epoch,
-                int coordinatorEpoch, boolean commit, Map<String, List<Integer>> partitions) {
+                int coordinatorEpoch, boolean commit, Map<String, List<Integer>> partitions, short transactionVersion) {
             CompletableFuture<Void> f = hold ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
-            calls.add(new MarkerCall(transactionalId, producerId, epoch, coordinatorEpoch, commit, partitions, f));
+            calls.add(new MarkerCall(transactionalId, producerId, epoch, coordinatorEpoch, commit, partitions, f,
+                    transactionVersion));
             return f;
         }
 
