@@ -247,6 +247,21 @@ public final class PartitionLog {
      *     {@link PartitionLogException}.
      */
     public CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend) {
+        return append(batchesToAppend, true);
+    }
+
+    /**
+     * {@link #append}, for a coordinator writing its own partition (Kafka's "coordinator" append
+     * origin): a transactional batch of a producer is taken without sequence or duplicate checks,
+     * since it is the coordinator's record of that producer's request, not the producer's batch
+     * (Kafka's group coordinator writes a producer's transactional offsets so). The epoch is still
+     * checked: an older one is refused with INVALID_PRODUCER_EPOCH.
+     */
+    public CompletableFuture<AppendResult> appendAsCoordinator(MemoryRecords batchesToAppend) {
+        return append(batchesToAppend, false);
+    }
+
+    private CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend, boolean fromClient) {
         long now = time.getAsLong();
         LogConfig cfg = config;
         List<BatchValidator.Checked> batches;
@@ -269,7 +284,7 @@ public final class PartitionLog {
             for (BatchValidator.Checked c : batches) {
                 RecordBatch b = c.batch();
                 if (b.hasProducerId()) {
-                    ProducerStateManager.BatchMetadata dup = update.duplicateOf(b);
+                    ProducerStateManager.BatchMetadata dup = fromClient ? update.duplicateOf(b) : null;
                     if (dup != null) {
                         // Kafka answers the first duplicate found and appends nothing of the request.
                         AppendResult r = new AppendResult(dup.firstOffset(), dup.lastOffset(),
@@ -278,7 +293,7 @@ public final class PartitionLog {
                     }
                     long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
                     try {
-                        update.append(b, next, next + c.count() - 1, maxTs, logAppendTime);
+                        update.append(b, next, next + c.count() - 1, maxTs, logAppendTime, fromClient);
                     } catch (PartitionLogException e) {
                         return CompletableFuture.failedFuture(new PartitionLogException(e.error(),
                                 tp + ": " + e.getMessage()));
