@@ -283,8 +283,8 @@ public final class Broker implements AutoCloseable {
         resources.add(groups);
         ProducerIdManager producerIds = new ProducerIdManager(controller, nodeId);
         BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
-                settings.transactions(), controller, cache, nodeId, partitions, producerIds, coordinatorTimer, failures,
-                resources) : null;
+                settings.transactions(), controller, cache, nodeId, partitions, producerIds, coordinatorTimer, groups,
+                failures, resources) : null;
         fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,

@@ -50,7 +50,8 @@ final class BrokerTransactions {
      */
     static BrokerTransactions create(TransactionCoordinatorConfig config, ControllerClient controller,
             MetadataCache cache, int nodeId, PartitionManager partitions, ProducerIdManager producerIds,
-            CoordinatorTimer timer, FatalFailureHandler failures, List<AutoCloseable> resources) {
+            CoordinatorTimer timer, GroupCoordinator groups, FatalFailureHandler failures,
+            List<AutoCloseable> resources) {
         // One thread: transactional ids are few next to groups, and Kafka's own coordinator has no
         // key for more. The threads close after the coordinator (resources close in reverse).
         CoordinatorThreads threads = CoordinatorThreads.fixed(1,
@@ -62,7 +63,8 @@ final class BrokerTransactions {
         TransactionCoordinator coordinator = new TransactionCoordinator(config,
                 TransactionStateTopic.log(partitions, System::currentTimeMillis), timer, threads,
                 new PrefetchingProducerIdSource(producerIds::nextId),
-                new LocalTransactionMarkers(partitions, cache, id -> self.get().partitionFor(id)));
+                new LocalTransactionMarkers(partitions, cache, id -> self.get().partitionFor(id),
+                        groups::completeTransaction));
         self.set(coordinator);
         resources.add(coordinator);
         CoordinatorTopic stateTopic = TransactionStateTopic.follower(controller, cache, nodeId, coordinator,
@@ -80,9 +82,9 @@ final class BrokerTransactions {
                 }));
     }
 
-    /** AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, DescribeTransactions, ListTransactions. */
+    /** AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn, DescribeTransactions, ListTransactions. */
     List<ApiHandler<?>> handlers(MetadataCache cache, GroupCoordinator groups) {
-        return TransactionHandlers.create(coordinator, cache, groups::partitionFor);
+        return TransactionHandlers.create(coordinator, cache, groups);
     }
 
     /** Starts loading the partitions this broker leads: once it serves, as the group loader. */

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToIntFunction;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -34,9 +35,9 @@ import org.slf4j.LoggerFactory;
  * longer exists counts as written; INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED mean a
  * newer producer or coordinator has taken over, so this marker is given up (counted as written and
  * logged) rather than retried forever; anything else fails the write and is retried.
- * {@code __consumer_offsets} partitions (added by AddOffsetsToTxn) get no marker: without
- * TxnOffsetCommit no transactional offsets are ever written there, and the group coordinator's
- * replay reads every record of its partitions as a group record.
+ * A {@code __consumer_offsets} partition (added by AddOffsetsToTxn) gets its marker through the
+ * group coordinator ({@link GroupMarkers}: its completeTransaction), which writes it in order with
+ * its own records and then commits or drops the producer's pending offsets.
  *
  * <p>Thread-safe: called on transaction coordinator shard threads, never blocks; its futures
  * complete on the partitions' acknowledgement threads.
@@ -46,17 +47,29 @@ public final class LocalTransactionMarkers implements TransactionMarkers {
     /** The marker format's version: what the partition's epoch checks depend on (KIP-890). */
     private static final short TRANSACTION_VERSION = 1;
 
+    /**
+     * Writes a marker into a {@code __consumer_offsets} partition: the group coordinator's
+     * completeTransaction (failing with its Kafka exceptions).
+     */
+    @FunctionalInterface
+    public interface GroupMarkers {
+        CompletableFuture<Void> complete(TopicPartition offsetsPartition, long producerId, short producerEpoch,
+                int coordinatorEpoch, boolean commit);
+    }
+
     private final PartitionManager partitions;
     private final MetadataCache cache;
+    private final GroupMarkers groupMarkers;
     private final ToIntFunction<String> statePartition;
     /** Partitions whose "not led here" was logged: once per partition, the retries are not. */
     private final Set<TopicPartition> reportedNotLeader = ConcurrentHashMap.newKeySet();
 
     /** @param statePartition the transactional id's {@code __transaction_state} partition */
     public LocalTransactionMarkers(PartitionManager partitions, MetadataCache cache,
-            ToIntFunction<String> statePartition) {
+            ToIntFunction<String> statePartition, GroupMarkers groupMarkers) {
         this.partitions = partitions;
         this.cache = cache;
+        this.groupMarkers = groupMarkers;
         this.statePartition = statePartition;
     }
 
@@ -66,15 +79,14 @@ public final class LocalTransactionMarkers implements TransactionMarkers {
         int coordinatorEpoch = coordinatorEpoch(transactionalId);
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         topics.forEach((topic, ps) -> {
-            if (topic.equals(TransactionCoordinator.OFFSETS_TOPIC)) {
-                return;
-            }
             for (int p : ps) {
                 TopicPartition tp = new TopicPartition(topic, p);
-                writes.add(partitions.leaderLog(tp)
-                        .thenCompose(log -> log.appendMarker(producerId, producerEpoch, coordinatorEpoch, commit,
-                                TRANSACTION_VERSION))
-                        .handle((r, e) -> outcome(tp, transactionalId, e)));
+                CompletableFuture<?> written = topic.equals(TransactionCoordinator.OFFSETS_TOPIC)
+                        ? groupMarkers.complete(tp, producerId, producerEpoch, coordinatorEpoch, commit)
+                                .exceptionally(LocalTransactionMarkers::asPartitionError)
+                        : partitions.leaderLog(tp).thenCompose(log -> log.appendMarker(producerId, producerEpoch,
+                                coordinatorEpoch, commit, TRANSACTION_VERSION));
+                writes.add(written.handle((r, e) -> outcome(tp, transactionalId, e)));
             }
         });
         return CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0]));
@@ -84,6 +96,15 @@ public final class LocalTransactionMarkers implements TransactionMarkers {
         TopicInfo topic = cache.view().topic(TransactionStateTopic.TOPIC);
         int p = statePartition.applyAsInt(transactionalId);
         return topic == null || p >= topic.partitions().size() ? 0 : topic.partitions().get(p).leaderEpoch();
+    }
+
+    /** The group coordinator's Kafka exception as the partition log's error, which {@link #outcome} reads. */
+    private static Void asPartitionError(Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof ApiException) {
+            throw new CompletionException(new PartitionLogException(Errors.forException(cause), cause.getMessage()));
+        }
+        throw e instanceof CompletionException ce ? ce : new CompletionException(cause);
     }
 
     /** Null when the marker counts as written; throws (failing the write, to be retried) otherwise. */

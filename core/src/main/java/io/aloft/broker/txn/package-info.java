@@ -23,7 +23,8 @@
  * the handlers of InitProducerId (transactional), AddPartitionsToTxn (v0-3), AddOffsetsToTxn, EndTxn
  * (v0-4, so every transaction is version 1), DescribeTransactions, ListTransactions and
  * FindCoordinator key type 1 call it, and {@link io.aloft.broker.txn.LocalTransactionMarkers} writes
- * the markers into the partitions this broker leads. Markers for other brokers' partitions
- * (WriteTxnMarkers between brokers) and TxnOffsetCommit are not done yet.
+ * the markers into the partitions this broker leads ({@code __consumer_offsets} partitions through
+ * the group coordinator, which serves TxnOffsetCommit). Markers for other brokers' partitions
+ * (WriteTxnMarkers between brokers) are not done yet.
  */
 package io.aloft.broker.txn;
