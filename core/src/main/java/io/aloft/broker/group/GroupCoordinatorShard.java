@@ -278,9 +278,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         Errors error;
         GroupOffsets o;
         if (cg != null) {
-            error = consumerGroups.validateOffsetAccess(cg, req.memberId(), req.generationId(), true);
-            // Kafka answers a stale member epoch of a transactional commit as a classic one's generation.
-            error = error == Errors.STALE_MEMBER_EPOCH ? Errors.ILLEGAL_GENERATION : error;
+            error = TxnOffsetManager.validateConsumer(consumerGroups, cg, req);
             o = replay.offsetsOf(req.groupId());
         } else {
             ClassicGroup g = groups.get(req.groupId());

@@ -3,6 +3,8 @@ package io.aloft.broker.group;
 import io.aloft.broker.coordinator.CoordinatorResult;
 import io.aloft.broker.coordinator.ShardContext;
 import io.aloft.broker.coordinator.TransactionMarker;
+import io.aloft.broker.group.consumer.ConsumerGroup;
+import io.aloft.broker.group.consumer.ConsumerGroups;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,7 +81,9 @@ final class TxnOffsetManager {
     /**
      * Kafka's checks of a TxnOffsetCommit against a classic group: as OffsetCommit's, except that a
      * request naming no member is accepted in any state (v0-2 carry no member) and a rebalance in
-     * progress is no reason to refuse (the transaction is fenced by its producer epoch instead).
+     * progress is no reason to refuse (the transaction is fenced by its producer epoch instead). A
+     * group instance id must be a static member's (UNKNOWN_MEMBER_ID otherwise) held by this member
+     * id (FENCED_INSTANCE_ID otherwise), as Kafka 4.3.1 answers.
      */
     static Errors validateClassic(ClassicGroup g, TxnOffsetCommitRequestData req) {
         if (g.is(GroupState.DEAD)) {
@@ -89,9 +93,36 @@ final class TxnOffsetManager {
         if (generation < 0 && g.is(GroupState.EMPTY)) {
             return Errors.NONE;
         }
-        boolean fromMember = generation >= 0 || (req.memberId() != null && !req.memberId().isEmpty())
-                || req.groupInstanceId() != null;
-        return fromMember ? SyncAndLeave.validate(g, req.groupInstanceId(), req.memberId(), generation) : Errors.NONE;
+        String memberId = req.memberId() == null ? "" : req.memberId();
+        boolean fromMember = generation >= 0 || !memberId.isEmpty() || req.groupInstanceId() != null;
+        if (!fromMember) {
+            return Errors.NONE;
+        }
+        if (req.groupInstanceId() != null) {
+            String holder = g.staticMembers.get(req.groupInstanceId());
+            if (holder == null) {
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
+            if (!holder.equals(memberId)) {
+                return Errors.FENCED_INSTANCE_ID;
+            }
+        } else if (g.member(memberId) == null) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        return generation == g.generationId ? Errors.NONE : Errors.ILLEGAL_GENERATION;
+    }
+
+    /**
+     * Kafka's checks of a TxnOffsetCommit against a consumer group (KIP-848): a request naming no
+     * member (epoch below 0, no member id) is accepted even while the group has members, as Kafka
+     * 4.3.1 answers; a member's epoch must be its current one, any other is ILLEGAL_GENERATION.
+     */
+    static Errors validateConsumer(ConsumerGroups consumerGroups, ConsumerGroup g, TxnOffsetCommitRequestData req) {
+        if (req.generationId() < 0 && (req.memberId() == null || req.memberId().isEmpty())) {
+            return Errors.NONE;
+        }
+        Errors error = consumerGroups.validateOffsetAccess(g, req.memberId(), req.generationId(), true);
+        return error == Errors.STALE_MEMBER_EPOCH ? Errors.ILLEGAL_GENERATION : error;
     }
 
     /**

@@ -4,10 +4,14 @@ import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition;
@@ -22,8 +26,8 @@ import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
  * TxnOffsetCommit (KIP-98; member fencing from v3, KIP-447): a transactional producer's
  * {@code sendOffsetsToTransaction}. The group coordinator writes the offsets in the producer's
  * transaction; they become visible when the transaction commits. Answered once they are durable.
- * As in Kafka, offsets of a topic that does not exist get UNKNOWN_TOPIC_OR_PARTITION and only the
- * others go to the coordinator.
+ * As in Kafka, offsets of a partition that does not exist (unlike OffsetCommit, which looks at the
+ * topic only) get UNKNOWN_TOPIC_OR_PARTITION and only the others go to the coordinator.
  *
  * <p>Up to v4: v5 is the transaction-version-2 form (KIP-890 part 2: the partition is added to the
  * transaction implicitly), which this broker does not offer yet; a version-1 client sends v4 at most.
@@ -54,9 +58,20 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         TxnOffsetCommitRequestData data = request.data();
         MetadataCache.View view = cache.view();
         List<TxnOffsetCommitRequestTopic> known = new ArrayList<>();
-        List<TxnOffsetCommitRequestTopic> unknown = new ArrayList<>();
+        Map<String, List<Integer>> unknown = new LinkedHashMap<>();
         for (TxnOffsetCommitRequestTopic t : data.topics()) {
-            (view.topic(t.name()) == null ? unknown : known).add(t);
+            TopicInfo topic = view.topic(t.name());
+            List<TxnOffsetCommitRequestPartition> existing = new ArrayList<>();
+            for (TxnOffsetCommitRequestPartition p : t.partitions()) {
+                if (topic != null && p.partitionIndex() >= 0 && p.partitionIndex() < topic.partitions().size()) {
+                    existing.add(p);
+                } else {
+                    unknown.computeIfAbsent(t.name(), k -> new ArrayList<>()).add(p.partitionIndex());
+                }
+            }
+            if (!existing.isEmpty()) {
+                known.add(t.duplicate().setPartitions(existing));
+            }
         }
         if (unknown.isEmpty()) {
             return coordinator.txnCommitOffsets(data).thenApply(TxnOffsetCommitResponse::new);
@@ -65,12 +80,16 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                 ? CompletableFuture.completedFuture(new TxnOffsetCommitResponseData())
                 : coordinator.txnCommitOffsets(data.duplicate().setTopics(known));
         return committed.thenApply(response -> {
-            for (TxnOffsetCommitRequestTopic t : unknown) {
-                TxnOffsetCommitResponseTopic rt = new TxnOffsetCommitResponseTopic().setName(t.name());
-                t.partitions().forEach(p -> rt.partitions().add(new TxnOffsetCommitResponsePartition()
-                        .setPartitionIndex(p.partitionIndex()).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())));
-                response.topics().add(rt);
-            }
+            unknown.forEach((name, partitions) -> {
+                TxnOffsetCommitResponseTopic rt = response.topics().stream().filter(t -> t.name().equals(name))
+                        .findFirst().orElseGet(() -> {
+                            TxnOffsetCommitResponseTopic added = new TxnOffsetCommitResponseTopic().setName(name);
+                            response.topics().add(added);
+                            return added;
+                        });
+                partitions.forEach(p -> rt.partitions().add(new TxnOffsetCommitResponsePartition()
+                        .setPartitionIndex(p).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())));
+            });
             return new TxnOffsetCommitResponse(response);
         });
     }
