@@ -15,7 +15,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -28,7 +30,11 @@ import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteGroupsResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetDeleteResponse;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
@@ -187,6 +193,21 @@ class TxnOffsetCommitOracleTest {
             out.put("v0, simple group", commitAt(c, txn(pid, epoch, "txo-v0", -1, "", null, 0, "m"), (short) 0));
             out.put("fetch while open", fetch(c, "txo-simple", false));
             out.put("fetch while open, require_stable", fetch(c, "txo-simple", true));
+            // Offsets pending in the open transaction, deleted: by OffsetDelete, and with their group.
+            OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection topics =
+                    new OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection();
+            topics.add(new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName(TOPIC).setPartitions(List.of(
+                    new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(0))));
+            OffsetDeleteResponse deleted = c.send(new OffsetDeleteRequest.Builder(new OffsetDeleteRequestData()
+                    .setGroupId("txo-v0").setTopics(topics)).build((short) 0));
+            out.put("OffsetDelete of a pending offset", Errors.forCode(deleted.data().errorCode()).name() + " "
+                    + Errors.forCode(deleted.data().topics().find(TOPIC).partitions().find(0).errorCode()).name());
+            out.put("fetch after OffsetDelete, require_stable", fetch(c, "txo-v0", true));
+            DeleteGroupsResponse gone = c.send(new DeleteGroupsRequest.Builder(new DeleteGroupsRequestData()
+                    .setGroupsNames(List.of("txo-simple"))).build((short) 2));
+            out.put("DeleteGroups of a group with pending offsets",
+                    Errors.forCode(gone.data().results().find("txo-simple").errorCode()).name());
+            out.put("fetch after DeleteGroups, require_stable", fetch(c, "txo-simple", true));
         }
         return out;
     }
