@@ -343,7 +343,8 @@ class TxnOffsetCommitTest {
                     break;
                 }
                 // The group's partition still loading after a restart: the client's retriable answers.
-                assertTrue(error == Errors.NOT_COORDINATOR || error == Errors.COORDINATOR_LOAD_IN_PROGRESS, error.name());
+                assertTrue(error == Errors.NOT_COORDINATOR || error == Errors.COORDINATOR_LOAD_IN_PROGRESS,
+                        error.name());
                 assertTrue(System.nanoTime() < deadline, "the group's coordinator never loaded");
                 Thread.sleep(100);
             }
