@@ -71,15 +71,18 @@ final class LogWriter {
     /**
      * {@link PartitionLog#append}'s locked part: producer checks (a duplicate of one of a
      * producer's last batches answers its first offsets, appending nothing), room, then offsets.
+     *
+     * @param fromClient false for a coordinator's own batches ({@link PartitionLog#appendAsCoordinator}):
+     *     no sequence or duplicate checks
      */
     CompletableFuture<AppendResult> appendLocked(List<BatchValidator.Checked> batches, LogConfig cfg, long now,
-            long logAppendTime) {
+            long logAppendTime, boolean fromClient) {
         ProducerStateManager.Update update = producers.update();
         long next = nextOffset;
         for (BatchValidator.Checked c : batches) {
             RecordBatch b = c.batch();
             if (b.hasProducerId()) {
-                ProducerStateManager.BatchMetadata dup = update.duplicateOf(b);
+                ProducerStateManager.BatchMetadata dup = fromClient ? update.duplicateOf(b) : null;
                 if (dup != null) {
                     // Kafka answers the first duplicate found and appends nothing of the request.
                     AppendResult r = new AppendResult(dup.firstOffset(), dup.lastOffset(),
@@ -88,7 +91,7 @@ final class LogWriter {
                 }
                 long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
                 try {
-                    update.append(b, next, next + c.count() - 1, maxTs, logAppendTime);
+                    update.append(b, next, next + c.count() - 1, maxTs, logAppendTime, fromClient);
                 } catch (PartitionLogException e) {
                     return CompletableFuture.failedFuture(new PartitionLogException(e.error(),
                             tp + ": " + e.getMessage()));

@@ -235,6 +235,21 @@ public final class PartitionLog {
      *     {@link PartitionLogException}.
      */
     public CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend) {
+        return append(batchesToAppend, true);
+    }
+
+    /**
+     * {@link #append}, for a coordinator writing its own partition (Kafka's "coordinator" append
+     * origin): a transactional batch of a producer is taken without sequence or duplicate checks,
+     * since it is the coordinator's record of that producer's request, not the producer's batch
+     * (Kafka's group coordinator writes a producer's transactional offsets so). The epoch is still
+     * checked: an older one is refused with INVALID_PRODUCER_EPOCH.
+     */
+    public CompletableFuture<AppendResult> appendAsCoordinator(MemoryRecords batchesToAppend) {
+        return append(batchesToAppend, false);
+    }
+
+    private CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend, boolean fromClient) {
         long now = time.getAsLong();
         LogConfig cfg = config;
         List<BatchValidator.Checked> batches;
@@ -252,7 +267,7 @@ public final class PartitionLog {
             if (unusable != null) {
                 return CompletableFuture.failedFuture(unusable);
             }
-            return writer.appendLocked(batches, cfg, now, logAppendTime);
+            return writer.appendLocked(batches, cfg, now, logAppendTime, fromClient);
         }
     }
 
