@@ -28,7 +28,7 @@ import org.junit.jupiter.api.TestInstance;
  * committed without their output), a gap means an update lost.
  *
  * <p>{@link ApacheKafkaExactlyOnceStreamsTest} proves the scenario and its check against Apache
- * Kafka 4.3.1; {@code AloftExactlyOnceStreamsTest} runs it against Aloft. Kills per run: system
+ * Kafka 4.3.1; {@link AloftExactlyOnceStreamsTest} runs it against Aloft. Kills per run: system
  * property {@code aloft.compat.eos.kills} (default 2; more for a long run).
  *
  * <p>Confined to JUnit's test thread; one broker per class.
