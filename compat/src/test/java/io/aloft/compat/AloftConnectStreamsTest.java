@@ -14,12 +14,16 @@ import java.util.Map;
  * created compacted by Connect and Streams themselves.
  */
 class AloftConnectStreamsTest extends ConnectStreamsTests {
-    /** A small WAL and caches: a few hundred records per scenario need nothing bigger. */
+    /**
+     * A small WAL and caches: a few hundred records per scenario need nothing bigger. Transactions on
+     * (Streams' exactly_once_v2), whatever the default of {@code aloft.transactions.enable}.
+     */
     private static final Map<String, String> SMALL = Map.of(
             "wal.capacity.bytes", String.valueOf(128L << 20),
             "s3.log.cache.size.bytes", String.valueOf(64L << 20),
             "s3.wal.upload.threshold.bytes", String.valueOf(16L << 20),
-            "s3.block.cache.size.bytes", String.valueOf(16L << 20));
+            "s3.block.cache.size.bytes", String.valueOf(16L << 20),
+            "aloft.transactions.enable", "true");
 
     @Override
     ChildBroker newBroker(Path scratch) {

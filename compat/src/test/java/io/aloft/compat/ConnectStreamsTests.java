@@ -21,6 +21,7 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -235,10 +236,65 @@ abstract class ConnectStreamsTests {
         });
     }
 
+    /**
+     * The counting application with {@code processing.guarantee=exactly_once_v2} (transactions:
+     * the counts, the changelog and the consumed offsets committed together through
+     * {@code sendOffsetsToTransaction}), stopped and started again between two batches of input:
+     * the committed output holds every count of every key exactly once, 1 to the key's number of
+     * input records, with nothing repeated or skipped.
+     */
+    @Test
+    void streams_exactlyOnceV2_committedOutputHoldsEachCountOnce_acrossARestart() throws Exception {
+        String app = "compat-eos-" + brokerName();
+        String input = app + "-input";
+        String output = app + "-counts";
+        Path dir = fresh(layout.workDir().resolve(brokerName()).resolve("streams-eos"));
+        Path stateDir = dir.resolve("state");
+        List<Map.Entry<String, String>> first = records(0, 200, 8);
+        List<Map.Entry<String, String>> second = records(200, 100, 8);
+        Map<String, Long> afterFirst = counts(first, new TreeMap<>());
+        Map<String, Long> afterBoth = counts(second, counts(first, new TreeMap<>()));
+        List<Supplier<String>> children = new ArrayList<>();
+        scenario(children, () -> {
+            try (Topics topics = new Topics(broker.bootstrap())) {
+                topics.create(input, PARTITIONS);
+                topics.create(output, PARTITIONS);
+                topics.produce(input, first);
+                try (StreamsApp instance = startApp(app, "streams-eos-1", input, output, stateDir, dir, children,
+                        EXACTLY_ONCE_V2)) {
+                    instance.awaitState("RUNNING", STEP);
+                    awaitCounts(instance, topics, output, afterFirst);
+                    instance.stop();
+                }
+                topics.produce(input, second);
+                try (StreamsApp instance = startApp(app, "streams-eos-2", input, output, stateDir, dir, children,
+                        EXACTLY_ONCE_V2)) {
+                    instance.awaitState("RUNNING", STEP);
+                    awaitCounts(instance, topics, output, afterBoth);
+                    instance.stop();
+                }
+                Map<String, List<Long>> expected = new TreeMap<>();
+                afterBoth.forEach((key, n) -> expected.put(key, LongStream.rangeClosed(1, n).boxed().toList()));
+                Map<String, List<Long>> committed = new TreeMap<>(topics.committedLongValues(output));
+                assertEquals(expected, committed, "the committed counts of " + output);
+                // Streams' transactional producers (ids from the application id): it did run exactly once.
+                List<String> ids = topics.transactionalIds();
+                assertTrue(ids.stream().anyMatch(id -> id.startsWith(app)), "transactional ids: " + ids);
+            }
+        });
+    }
+
+    private static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
+
     private StreamsApp startApp(String app, String name, String input, String output, Path stateDir, Path dir,
             List<Supplier<String>> children) throws IOException {
+        return startApp(app, name, input, output, stateDir, dir, children, null);
+    }
+
+    private StreamsApp startApp(String app, String name, String input, String output, Path stateDir, Path dir,
+            List<Supplier<String>> children, String processingGuarantee) throws IOException {
         StreamsApp instance = StreamsApp.start(layout, name, broker.bootstrap(), app, input, output, stateDir, dir,
-                CHILD_LIMIT);
+                CHILD_LIMIT, processingGuarantee);
         children.add(instance::describe);
         return instance;
     }

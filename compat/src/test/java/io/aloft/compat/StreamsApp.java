@@ -47,13 +47,23 @@ final class StreamsApp implements AutoCloseable {
      */
     static StreamsApp start(CompatLayout layout, String name, String bootstrap, String applicationId, String input,
             String output, Path stateDir, Path workDir, Duration limit) throws IOException {
+        return start(layout, name, bootstrap, applicationId, input, output, stateDir, workDir, limit, null);
+    }
+
+    /** As above, with Streams' {@code processing.guarantee} (null: its default, at_least_once). */
+    static StreamsApp start(CompatLayout layout, String name, String bootstrap, String applicationId, String input,
+            String output, Path stateDir, Path workDir, Duration limit, String processingGuarantee)
+            throws IOException {
         Path jars = layout.streamsDir();
         Path classes = compile(layout);
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true",
                 "-cp", classes + File.pathSeparator + jars.resolve("*"), MAIN, bootstrap, applicationId, input,
-                output, stateDir.toString(), Long.toString(limit.minus(OWN_LIMIT_MARGIN).toSeconds()));
+                output, stateDir.toString(), Long.toString(limit.minus(OWN_LIMIT_MARGIN).toSeconds())));
+        if (processingGuarantee != null) {
+            command.add(processingGuarantee);
+        }
         return new StreamsApp(ChildService.start(name, command, Map.of(), workDir, limit));
     }
 

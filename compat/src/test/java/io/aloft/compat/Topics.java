@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -123,6 +124,51 @@ final class Topics implements AutoCloseable {
             }
         }
         return latest;
+    }
+
+    /**
+     * Every committed record of {@code topic} (String keys, Long values), read with isolation.level
+     * read_committed from its beginning to its last stable offset: each key's values in order.
+     */
+    Map<String, List<Long>> committedLongValues(String topic) throws Exception {
+        int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS)
+                .get(topic).partitions().size();
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int i = 0; i < partitions; i++) {
+            latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
+        }
+        Map<TopicPartition, Long> ends = admin.listOffsets(latest,
+                        new ListOffsetsOptions(org.apache.kafka.common.IsolationLevel.READ_COMMITTED))
+                .all().get(TIMEOUT_S, TimeUnit.SECONDS).entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, List<Long>> values = new HashMap<>();
+        try (KafkaConsumer<String, Long> consumer =
+                     new KafkaConsumer<>(p, new StringDeserializer(), new LongDeserializer())) {
+            List<TopicPartition> tps = List.copyOf(ends.keySet());
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+            while (tps.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + topic + " to its last stable offsets "
+                            + ends + " within " + TIMEOUT_S + " s");
+                }
+                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
+                }
+            }
+        }
+        return values;
+    }
+
+    /** The transactional ids the broker's transaction coordinators know (ListTransactions). */
+    List<String> transactionalIds() throws Exception {
+        return admin.listTransactions().all().get(TIMEOUT_S, TimeUnit.SECONDS).stream()
+                .map(org.apache.kafka.clients.admin.TransactionListing::transactionalId).sorted().toList();
     }
 
     @Override

@@ -35,7 +35,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * child JVM by the harness ({@code io.aloft.compat.StreamsApp}), compiled against kafka-streams alone.
  *
  * <p>Arguments: bootstrap, application.id, input topic, output topic, state.dir, own time limit in
- * seconds. It talks to the harness by lines: on stdout {@code STATE <state>} at each state change,
+ * seconds, and optionally processing.guarantee ({@code exactly_once_v2}: transactions). It talks to the harness by lines: on stdout {@code STATE <state>} at each state change,
  * {@code RESTORED <store> <partition> <records>} when a store partition finished restoring from its
  * changelog, {@code COUNTS k=v,...} (keys sorted) answering a {@code counts} line on stdin, and
  * {@code STOPPED} last; a {@code stop} line or the end of stdin (the harness is gone) closes it,
@@ -52,8 +52,9 @@ public final class CountingApp {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: CountingApp <bootstrap> <application.id> <input> <output> <state.dir> <limit s>");
+        if (args.length != 6 && args.length != 7) {
+            System.err.println("usage: CountingApp <bootstrap> <application.id> <input> <output> <state.dir> <limit s>"
+                    + " [processing.guarantee]");
             System.exit(64);
         }
         long limitSeconds = Long.parseLong(args[5]);
@@ -86,6 +87,9 @@ public final class CountingApp {
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "500");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+        if (args.length == 7) {
+            p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, args[6]);
+        }
 
         KafkaStreams streams = new KafkaStreams(builder.build(), p);
         streams.setStateListener((now, before) -> System.out.println("STATE " + now));
