@@ -36,6 +36,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Offsets in transactions (TxnOffsetCommit, issue 16) on one broker with transactions on, through
@@ -56,12 +58,14 @@ class TxnOffsetCommitTest {
     @TempDir
     Path dir;
 
-    @Test
-    void consumeTransformProduce_offsetsVisibleOnlyOnceTheTransactionCommits() throws Exception {
+    /** With a classic group, and with a consumer group of KIP-848 (its member epoch fences the offsets). */
+    @ParameterizedTest
+    @ValueSource(strings = {"classic", "consumer"})
+    void consumeTransformProduce_offsetsVisibleOnlyOnceTheTransactionCommits(String protocol) throws Exception {
         try (TestBroker broker = new TestBroker(dir, ENABLED)) {
             createTopics(broker);
             produce(broker, 0, 10);
-            try (KafkaConsumer<String, String> consumer = consumer(broker);
+            try (KafkaConsumer<String, String> consumer = consumer(broker, protocol);
                     KafkaProducer<String, String> producer = producer(broker, "ctp-tx")) {
                 producer.initTransactions();
                 List<ConsumerRecord<String, String>> read = poll(consumer, 10);
@@ -79,7 +83,7 @@ class TxnOffsetCommitTest {
             }
             // The group's next consumer starts at the committed offsets: it reads only what comes after.
             produce(broker, 10, 4);
-            try (KafkaConsumer<String, String> next = consumer(broker)) {
+            try (KafkaConsumer<String, String> next = consumer(broker, protocol)) {
                 List<String> values = poll(next, 4).stream().map(ConsumerRecord::value).sorted().toList();
                 assertEquals(List.of("v10", "v11", "v12", "v13"), values);
             }
@@ -251,7 +255,12 @@ class TxnOffsetCommitTest {
     }
 
     private static KafkaConsumer<String, String> consumer(TestBroker broker) {
+        return consumer(broker, "classic");
+    }
+
+    private static KafkaConsumer<String, String> consumer(TestBroker broker, String protocol) {
         Properties p = broker.clientProps();
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

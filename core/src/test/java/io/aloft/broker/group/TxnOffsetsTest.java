@@ -5,6 +5,7 @@ import static io.aloft.broker.group.OffsetTest.fetch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
@@ -163,6 +164,38 @@ class TxnOffsetsTest {
         assertEquals(-1, fetch(kit.coordinator, G, T, 0));
         kit.restart();
         assertEquals(-1, fetch(kit.coordinator, G, T, 0));
+    }
+
+    /** Kafka keeps an offset with a transaction pending on it past its retention, until the transaction ends. */
+    @Test
+    void retention_offsetWithATransactionPending_staysUntilTheTransactionEnds() {
+        GroupTestKit kit = new GroupTestKit(Map.of(GroupCoordinatorConfig.OFFSETS_RETENTION_MINUTES_CONFIG, 1,
+                GroupCoordinatorConfig.OFFSETS_RETENTION_CHECK_INTERVAL_MS_CONFIG, 10_000L));
+        kit.coordinator.commitOffsets(commit(G, "", -1, T, 0, 5), (short) 9).join();
+        kit.coordinator.commitOffsets(commit(G, "", -1, T, 1, 6), (short) 9).join();
+        txn(kit, 1, G, 0, 10);
+        kit.timer.advance(70_000);
+        assertEquals(5, fetch(kit.coordinator, G, T, 0)); // kept: its transaction is undecided
+        assertEquals(-1, fetch(kit.coordinator, G, T, 1)); // expired as usual
+        end(kit, 1, G, true);
+        assertEquals(10, fetch(kit.coordinator, G, T, 0));
+    }
+
+    /** The single-group OffsetFetch (v7, the last before groups) with require_stable. */
+    @Test
+    void offsetFetchV7_requireStable_unstableWhilePending() {
+        GroupTestKit kit = new GroupTestKit();
+        txn(kit, 1, G, 0, 10);
+        OffsetFetchRequestData req = new OffsetFetchRequestData().setGroupId(G).setRequireStable(true)
+                .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic().setName(T)
+                        .setPartitionIndexes(List.of(0))));
+        assertEquals(Errors.UNSTABLE_OFFSET_COMMIT.code(), kit.coordinator.fetchOffsets(req, (short) 7).join()
+                .topics().get(0).partitions().get(0).errorCode());
+        assertEquals(Errors.NONE.code(), kit.coordinator.fetchOffsets(req.duplicate().setRequireStable(false),
+                (short) 7).join().topics().get(0).partitions().get(0).errorCode());
+        end(kit, 1, G, true);
+        assertEquals(10, kit.coordinator.fetchOffsets(req, (short) 7).join().topics().get(0).partitions().get(0)
+                .committedOffset());
     }
 
     private static String sameShardAs(GroupTestKit kit, String group) {
