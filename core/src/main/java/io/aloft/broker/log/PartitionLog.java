@@ -480,6 +480,11 @@ public final class PartitionLog {
         return producers.lastOffsets();
     }
 
+    /** See {@link CleaningPlan#producerMarkerEpochs}; call under the lock. */
+    Map<Long, Short> producerMarkerEpochs() {
+        return producers.markerEpochs();
+    }
+
     TransactionIndex txns() {
         return txns;
     }

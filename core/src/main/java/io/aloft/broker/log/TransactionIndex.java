@@ -3,9 +3,11 @@ package io.aloft.broker.log;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -129,6 +131,20 @@ final class TransactionIndex {
     void truncateHead(long logStart) {
         synchronized (lock) {
             aborted.subList(0, firstEndingAtOrAfter(logStart)).clear();
+        }
+    }
+
+    /**
+     * Forgets these aborted transactions (compaction removed every record of theirs, so no read
+     * needs them listed).
+     */
+    void forget(List<AbortedTxn> gone) {
+        if (gone.isEmpty()) {
+            return;
+        }
+        Set<AbortedTxn> set = new HashSet<>(gone);
+        synchronized (lock) {
+            aborted.removeIf(set::contains);
         }
     }
 
