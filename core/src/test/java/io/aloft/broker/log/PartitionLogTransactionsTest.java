@@ -272,6 +272,36 @@ class PartitionLogTransactionsTest {
         assertEquals(List.of(), reopened.txns().aborted());
     }
 
+    /**
+     * Partial checkpoints hold only the aborted transactions added since the previous one (version
+     * 5); a log reopened from a full checkpoint, partial ones after it and records after those has
+     * them all, less those the log start passed.
+     */
+    @Test
+    void reopen_fromPartialCheckpoints_hasEveryAbortedTransaction_lessThoseBelowTheLogStart() throws Exception {
+        PartitionLog log = fx.open();
+        List<AbortedTxn> expected = new ArrayList<>();
+        for (int pid = 1; pid <= 6; pid++) {
+            long first = log.highWatermark();
+            get(log.append(transactional(pid, (short) 0, 0, 1)));
+            abort(log, pid, (short) 0);
+            expected.add(new AbortedTxn(pid, first, first + 1));
+            if (pid == 3) {
+                assertEquals(4L, get(log.deleteRecordsBefore(4)));     // passes the first two
+                expected.subList(0, 2).clear();
+            }
+            if (pid < 6) {
+                get(log.checkpoint());
+            }
+        }
+        assertEquals(expected, log.txns().aborted());
+
+        PartitionLog reopened = reopen(log, false);
+
+        assertEquals(expected, reopened.txns().aborted());
+        assertEquals(expected, readCommitted(reopened, 4).abortedTransactions());
+    }
+
     /** After a clean close (state from the checkpoint) or not (replayed from the records past a checkpoint). */
     private PartitionLog reopen(PartitionLog old, boolean close) throws Exception {
         if (close) {
