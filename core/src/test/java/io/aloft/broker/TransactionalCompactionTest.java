@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * stock read_committed and read_uncommitted consumers: compaction removes the aborted records (a
  * read_uncommitted consumer no longer sees them, as with Kafka's cleaner), keeps each key's latest
  * committed value, and, over later cleanings, the markers whose transactions have nothing left,
- * once {@code delete.retention.ms} has passed. Cleanings are run on demand.
+ * once {@code delete.retention.ms} has passed. Cleanings are run on demand. The same layout
+ * written to Apache Kafka 4.3.1 and compacted by its cleaner reads the same.
  */
 class TransactionalCompactionTest {
     private static final String TOPIC = "txn-compacted";
@@ -61,8 +62,9 @@ class TransactionalCompactionTest {
         }
     }
 
-    private Properties producerProps(Map<String, Object> extra) {
-        Properties p = broker.clientProps();
+    private static Properties producerProps(String bootstrap, Map<String, Object> extra) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.putAll(extra);
@@ -70,26 +72,36 @@ class TransactionalCompactionTest {
     }
 
     private void plain(String key, String value) throws Exception {
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps(Map.of()))) {
-            p.send(new ProducerRecord<>(TOPIC, 0, key, value)).get(30, TimeUnit.SECONDS);
+        plain(broker.bootstrap(), TOPIC, key, value);
+    }
+
+    private static void plain(String bootstrap, String topic, String key, String value) throws Exception {
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps(bootstrap, Map.of()))) {
+            p.send(new ProducerRecord<>(topic, 0, key, value)).get(30, TimeUnit.SECONDS);
         }
     }
 
-    /** Every record from the start to the end {@code isolation} sees, key to value, in offset order. */
     private List<String> read(String isolation) throws Exception {
-        Properties p = broker.clientProps();
+        return read(broker.bootstrap(), TOPIC, isolation);
+    }
+
+    /** Every record from the start to the end {@code isolation} sees, key to value, in offset order. */
+    private static List<String> read(String bootstrap, String topic, String isolation) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, 0);
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
         List<String> out = new ArrayList<>();
         try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
-            c.assign(List.of(TP));
-            c.seekToBeginning(List.of(TP));
-            long end = c.endOffsets(List.of(TP)).get(TP);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long end = c.endOffsets(List.of(tp)).get(tp);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (c.position(TP) < end) {
-                assertTrue(System.nanoTime() < deadline, "read up to " + c.position(TP) + " of " + end);
+            while (c.position(tp) < end) {
+                assertTrue(System.nanoTime() < deadline, "read up to " + c.position(tp) + " of " + end);
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
                     out.add(r.key() + "=" + r.value());
                 }
@@ -142,6 +154,60 @@ class TransactionalCompactionTest {
         }
     }
 
+    /**
+     * Plain k0..k4; transactions: aborted (k0, k5), committed (k1, k6), aborted (k2), committed
+     * (k7); plain k8, sent once {@code segment.ms} has passed (Kafka rolls its segment then,
+     * so all the rest is cleanable there).
+     */
+    private static void writeLayout(String bootstrap, String topic) throws Exception {
+        for (int i = 0; i < 5; i++) {
+            plain(bootstrap, topic, "k" + i, "base-" + i);
+        }
+        try (KafkaProducer<String, String> tx = new KafkaProducer<>(producerProps(bootstrap, Map.of(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx")))) {
+            tx.initTransactions();
+            tx.beginTransaction();
+            tx.send(new ProducerRecord<>(topic, 0, "k0", "aborted-0"));
+            tx.send(new ProducerRecord<>(topic, 0, "k5", "aborted-5"));
+            tx.flush(); // written, then aborted (unsent records would just be dropped)
+            tx.abortTransaction();
+            tx.beginTransaction();
+            tx.send(new ProducerRecord<>(topic, 0, "k1", "committed-1"));
+            tx.send(new ProducerRecord<>(topic, 0, "k6", "committed-6"));
+            tx.commitTransaction();
+            tx.beginTransaction();
+            tx.send(new ProducerRecord<>(topic, 0, "k2", "aborted-2"));
+            tx.flush();
+            tx.abortTransaction();
+            tx.beginTransaction();
+            tx.send(new ProducerRecord<>(topic, 0, "k7", "last-7"));
+            tx.commitTransaction();
+        }
+        Thread.sleep(300); // past segment.ms: the next record starts a new segment on Kafka
+        plain(bootstrap, topic, "k8", "tail");
+    }
+
+    /**
+     * What Apache Kafka 4.3.1's cleaner leaves of the same layout: read_committed and
+     * read_uncommitted, once its cleaner (a pass every 15 s) has removed the aborted records.
+     */
+    private static List<List<String>> kafkaAfterCompaction() throws Exception {
+        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
+        String topic = "txn-compacted-" + System.nanoTime();
+        try (Admin kadmin = Admin.create(Map.of("bootstrap.servers", kafka))) {
+            kadmin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(COMPACT))).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        writeLayout(kafka, topic);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        List<String> uncommitted;
+        while ((uncommitted = read(kafka, topic, "read_uncommitted")).stream().anyMatch(r -> r.contains("aborted"))) {
+            assertTrue(System.nanoTime() < deadline, "Kafka's cleaner did not compact: " + uncommitted);
+            Thread.sleep(500); // poll: its cleaner wakes every log.cleaner.backoff.ms
+        }
+        return List.of(read(kafka, topic, "read_committed"), uncommitted);
+    }
+
     @Test
     void transactionalProducerOnACompactedTopic_compactionRemovesAbortedRecords_thenSpentMarkers()
             throws Exception {
@@ -151,30 +217,7 @@ class TransactionalCompactionTest {
         admin = Admin.create(broker.clientProps());
         admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1).configs(COMPACT))).all()
                 .get(30, TimeUnit.SECONDS);
-        for (int i = 0; i < 5; i++) {
-            plain("k" + i, "base-" + i);
-        }
-        try (KafkaProducer<String, String> tx = new KafkaProducer<>(producerProps(Map.of(
-                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "txn-compaction")))) {
-            tx.initTransactions();
-            tx.beginTransaction();
-            tx.send(new ProducerRecord<>(TOPIC, 0, "k0", "aborted-0"));
-            tx.send(new ProducerRecord<>(TOPIC, 0, "k5", "aborted-5"));
-            tx.flush(); // written, then aborted (unsent records would just be dropped)
-            tx.abortTransaction();
-            tx.beginTransaction();
-            tx.send(new ProducerRecord<>(TOPIC, 0, "k1", "committed-1"));
-            tx.send(new ProducerRecord<>(TOPIC, 0, "k6", "committed-6"));
-            tx.commitTransaction();
-            tx.beginTransaction();
-            tx.send(new ProducerRecord<>(TOPIC, 0, "k2", "aborted-2"));
-            tx.flush(); // written, then aborted (unsent records would just be dropped)
-            tx.abortTransaction();
-            tx.beginTransaction();
-            tx.send(new ProducerRecord<>(TOPIC, 0, "k7", "last-7"));
-            tx.commitTransaction();
-        }
-        plain("k3", "base-3b");
+        writeLayout(broker.bootstrap(), TOPIC);
         List<String> uncommittedBefore = read("read_uncommitted");
         List<String> committedBefore = read("read_committed");
         assertTrue(uncommittedBefore.containsAll(List.of("k0=aborted-0", "k5=aborted-5", "k2=aborted-2")),
@@ -187,6 +230,8 @@ class TransactionalCompactionTest {
         Map<String, String> expected = latest(committedBefore);
         List<String> committedAfter = read("read_committed");
         List<String> uncommittedAfter = read("read_uncommitted");
+        assertEquals(kafkaAfterCompaction(), List.of(committedAfter, uncommittedAfter),
+                "what Apache Kafka's consumers read after its cleaner ran");
         assertEquals(expected, latest(committedAfter));
         assertEquals(committedAfter, uncommittedAfter, "both see the same records once the aborted ones are gone");
         assertEquals(expected.size(), committedAfter.size(), "one record per key: " + committedAfter);
