@@ -398,6 +398,67 @@ class ReadCommittedTest {
         assertEquals(kafkaViews, aloftViews);
     }
 
+    /**
+     * The batches of partition 0 of {@code topic} from 0: per batch, control or data, timestamp
+     * type, and whether its max timestamp falls within {@code [from, to]} (the broker's clock while
+     * it was written: a log append time).
+     */
+    private static List<String> timestampView(String bootstrap, String topic, long from, long to) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawKafkaClient raw = new RawKafkaClient(bootstrap)) {
+            FetchResponseData.PartitionData p = only(raw.send(readCommittedFetch(topic, 0, 0)));
+            for (org.apache.kafka.common.record.internal.RecordBatch b : ((MemoryRecords) p.records()).batches()) {
+                out.add((b.isControlBatch() ? "marker " : "data ") + b.timestampType() + " appended-now="
+                        + (b.maxTimestamp() >= from && b.maxTimestamp() <= to));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * On a topic with {@code message.timestamp.type=LogAppendTime}, a transaction's marker is stamped
+     * with the broker's time as its data is, as Apache Kafka 4.3.1 stamps it.
+     */
+    @Test
+    void markerOnLogAppendTimeTopic_stampedAsApacheKafka() throws Exception {
+        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
+        String topic = "rc-lat-" + System.nanoTime();
+        Map<String, String> lat = Map.of("message.timestamp.type", "LogAppendTime");
+        Properties props = new Properties();
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
+        List<String> kafkaView;
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
+                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
+                        new org.apache.kafka.clients.producer.KafkaProducer<>(props)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(lat))).all()
+                    .get(30, TimeUnit.SECONDS);
+            tx.initTransactions();
+            long from = System.currentTimeMillis();
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "x")).get();
+            tx.commitTransaction();
+            awaitHighWatermark(admin, new TopicPartition(topic, 0), 2);
+            kafkaView = timestampView(kafka, topic, from, System.currentTimeMillis());
+        }
+        assertEquals(List.of("data LogAppendTime appended-now=true", "marker LogAppendTime appended-now=true"),
+                kafkaView, "Kafka's answer");
+
+        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1).configs(lat))).all()
+                    .get(30, TimeUnit.SECONDS);
+            PartitionLog log = leaderLog(broker, admin);
+            long from = System.currentTimeMillis();
+            log.append(batch(7, (short) 0, "x")).get(10, TimeUnit.SECONDS);                // 0
+            log.appendMarker(7, (short) 1, 0, true, (short) 2).get(10, TimeUnit.SECONDS);  // 1
+            assertEquals(kafkaView, timestampView(broker.bootstrap(), TOPIC, from, System.currentTimeMillis()));
+        }
+    }
+
     /** A WriteTxnMarkers request (as a transaction coordinator sends it) for partition 0 of {@code topic}. */
     private static org.apache.kafka.common.requests.WriteTxnMarkersRequest marker(String topic, long pid, short epoch,
             int coordinatorEpoch, short version, byte transactionVersion) {
