@@ -195,6 +195,43 @@ class TransactionCompactionTest {
         assertEquals(List.of("a1", "b2", "e1", "f1", "c1", "g1", "h1"), readCommitted());
     }
 
+    /**
+     * A crash right after the metadata commit of the cleaning that removes the aborted records
+     * (the checkpoint after it never written): the reopened log reads the compacted data, still
+     * lists the aborted transaction (harmless: nothing of it is left), and the next cleanings
+     * forget it and drop its marker as if nothing had happened.
+     */
+    @Test
+    void crashAfterTheMetadataCommit_reopenedLogStaysCorrect_andLaterCleaningsFinishTheJob() throws Exception {
+        get(log.close());
+        fx.stopStore();
+        java.util.concurrent.atomic.AtomicBoolean loseTheReply = new java.util.concurrent.atomic.AtomicBoolean();
+        fx.metadataView = real -> LogCleanerTest.losingReplacementReplies(real, loseTheReply);
+        fx.startStore();
+        log = fx.open(COMPACT);
+        twoProducersTwoTransactionsEach();
+        loseTheReply.set(true);
+
+        assertTrue(clean().isEmpty(), "the cleaning saw its commit fail");
+        assertEquals(List.of("a1", "b2", "e1", "f1", "c1"), readUncommittedValues(), "yet the new data is in force");
+        fx.crashed(log);
+        fx.stopStore();
+        loseTheReply.set(false);
+        fx.startStore();
+        log = fx.open(COMPACT);
+
+        assertEquals(List.of("a1", "b2", "e1", "f1", "c1"), readUncommittedValues());
+        assertEquals(List.of("a1", "b2", "e1", "f1", "c1"), readCommitted());
+        assertEquals(List.of(new AbortedTxn(7, 1, 2)), listedAborted());
+        plain(rec("g", "g1"));
+        clean();
+        assertEquals(List.of(), listedAborted());
+        plain(rec("h", "h1"));
+        clean();
+        assertEquals(Map.of(7L, false, 9L, false), markerHorizons());
+        assertEquals(List.of("a1", "b2", "e1", "f1", "c1", "g1", "h1"), readCommitted());
+    }
+
     @Test
     void clean_abortedBatchThatIsItsProducersLast_keptEmptied_withItsMarkerAndEntry() throws Exception {
         plain(rec("a", "a1"));                                       // 0
