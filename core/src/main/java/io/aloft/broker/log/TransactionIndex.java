@@ -21,7 +21,8 @@ import java.util.TreeMap;
  *   <li><b>Aborted transactions</b> (producer id, first offset, marker offset), in marker order:
  *       what a read_committed fetch returns with the batches it overlaps, so the consumer can drop
  *       the aborted records (Kafka's transaction index). Checkpointed (see {@link Checkpoint}),
- *       and forgotten once the log start passes their marker.</li>
+ *       and forgotten once the log start passes their marker, or once compaction has removed
+ *       every record of theirs ({@link #forget}).</li>
  * </ul>
  * As in Kafka, the LSO is never below the log start offset: records deleted from the head
  * (retention, DeleteRecords) take an open transaction's start with them, and the transaction
