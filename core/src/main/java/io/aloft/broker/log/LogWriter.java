@@ -223,8 +223,8 @@ final class LogWriter {
      */
     CompletableFuture<Void> checkpointLocked(boolean forceFull, LogConfig cfg) {
         producers.expire(time.getAsLong(), cfg.producerIdExpirationMs());
-        long fullSize = index.checkpointSize(true) + producers.snapshotSize(true) + txns.checkpointSize();
-        boolean full = forceFull || partialBytesSinceFull >= fullSize;
+        long fullSize = index.checkpointSize(true) + producers.snapshotSize(true) + txns.checkpointSize(true);
+        boolean full = forceFull || partialBytesSinceFull >= fullSize || txns.needsFullCheckpoint();
         ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs, cleaner, txns);
         index.markClean();
         partialBytesSinceFull = full ? 0 : partialBytesSinceFull + payload.remaining();

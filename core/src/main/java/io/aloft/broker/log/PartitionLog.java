@@ -495,6 +495,11 @@ public final class PartitionLog {
         return producers.lastOffsets();
     }
 
+    /** See {@link CleaningPlan#producerMarkerEpochs}; call under the lock. */
+    Map<Long, Short> producerMarkerEpochs() {
+        return producers.markerEpochs();
+    }
+
     TransactionIndex txns() {
         return txns;
     }

@@ -151,6 +151,20 @@ final class ProducerStateManager {
         return out;
     }
 
+    /**
+     * Per producer without a batch of data in its current epoch (a marker bumped it, or it has
+     * written markers only), that epoch: the cleaner keeps its marker of that epoch.
+     */
+    Map<Long, Short> markerEpochs() {
+        Map<Long, Short> out = new HashMap<>();
+        for (Entry e : producers.values()) {
+            if (e.batches.isEmpty()) {
+                out.put(e.producerId, e.epoch);
+            }
+        }
+        return out;
+    }
+
     /** Changes for one request, applied to the manager only by {@link #commit}. */
     final class Update {
         private final Map<Long, Entry> changed = new HashMap<>();
