@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * aborts show exactly the committed records, in order, and the last stable offset reaches the high
  * watermark; a partition leader SIGKILLed in the middle of a transaction, and the coordinator
  * SIGKILLed while a commit is under way, leave every transaction all or nothing, and nothing
- * committed is lost. The tests share one cluster and run in order (each kill is repaired, by a
+ * committed is lost; the next coordinator's markers carry a higher coordinator epoch. The tests share one cluster and run in order (each kill is repaired, by a
  * restart, before the next test).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -215,6 +215,30 @@ class TransactionsClusterTest {
         }
     }
 
+    /**
+     * The coordinator epoch partition 0 last saw in a marker of {@code transactionalId}'s producer
+     * (DescribeProducers), once no transaction of it is open there.
+     */
+    private static int coordinatorEpochSeen(String transactionalId) throws Exception {
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (Admin admin = admin()) {
+            long pid = admin.describeTransactions(List.of(transactionalId)).description(transactionalId)
+                    .get(60, TimeUnit.SECONDS).producerId();
+            while (true) {
+                Optional<org.apache.kafka.clients.admin.ProducerState> s = admin.describeProducers(List.of(tp))
+                        .partitionResult(tp).get(60, TimeUnit.SECONDS).activeProducers().stream()
+                        .filter(p -> p.producerId() == pid).findFirst();
+                if (s.isPresent() && s.get().currentTransactionStartOffset().isEmpty()) {
+                    return s.get().coordinatorEpoch().orElseThrow();
+                }
+                assertTrue(System.nanoTime() < deadline, tp + ": the transaction of " + transactionalId
+                        + " stays open: " + s);
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+        }
+    }
+
     @Test
     @Order(1)
     void commitsAndAborts_acrossLeaders_readCommittedSeesExactlyTheCommitted() throws Exception {
@@ -276,6 +300,7 @@ class TransactionsClusterTest {
     @Order(3)
     void coordinatorKilledWhileCommitting_theNextCoordinatorCompletes_nothingCommittedLost() throws Exception {
         int current = cluster.leader(STATE_TOPIC, 0);
+        int epochBefore;
         KafkaProducer<String, String> producer = producer("tx-c");
         try {
             producer.initTransactions();
@@ -283,6 +308,7 @@ class TransactionsClusterTest {
             sendToEach(producer, "c0");
             producer.commitTransaction(); // between transactions: this one must survive the kill
             expected.put("c0", true);
+            epochBefore = coordinatorEpochSeen("tx-c");
             producer.beginTransaction();
             sendToEach(producer, "c1");
             CompletableFuture<Void> commit = CompletableFuture.runAsync(producer::commitTransaction);
@@ -307,6 +333,9 @@ class TransactionsClusterTest {
             expected.put("c2", true);
         }
         assertNotEquals(current, cluster.leader(STATE_TOPIC, 0));
+        // The new coordinator's markers carry the epoch it loaded the partition at, above the old one's.
+        assertTrue(coordinatorEpochSeen("tx-c") > epochBefore, "coordinator epoch after the move: "
+                + coordinatorEpochSeen("tx-c") + ", before: " + epochBefore);
         assertAllOrNothing("after the coordinator (broker " + current + ") was killed");
         cluster.restart(current);
     }
