@@ -1,9 +1,7 @@
 package io.aloft.compat;
 
-import io.aloft.servers.AloftServer;
 import io.aloft.servers.ChildBroker;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -14,16 +12,9 @@ import java.util.Map;
  * created compacted by Connect and Streams themselves.
  */
 class AloftConnectStreamsTest extends ConnectStreamsTests {
-    /** A small WAL and caches: a few hundred records per scenario need nothing bigger. */
-    private static final Map<String, String> SMALL = Map.of(
-            "wal.capacity.bytes", String.valueOf(128L << 20),
-            "s3.log.cache.size.bytes", String.valueOf(64L << 20),
-            "s3.wal.upload.threshold.bytes", String.valueOf(16L << 20),
-            "s3.block.cache.size.bytes", String.valueOf(16L << 20));
-
     @Override
     ChildBroker newBroker(Path scratch) {
-        return new AloftServer("768m", false, scratch, SMALL, Duration.ofSeconds(90));
+        return CompatBrokers.aloft(scratch, Map.of());
     }
 
     @Override

@@ -1,11 +1,8 @@
 package io.aloft.compat;
 
-import io.aloft.servers.ApacheKafkaServer;
 import io.aloft.servers.ChildBroker;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Map;
 
 /**
  * Every client's scenario against Apache Kafka 4.3.1 (KRaft, one node, from
@@ -16,8 +13,7 @@ class ApacheKafkaClientsTest extends ClientCompatibilityTests {
 
     @Override
     ChildBroker newBroker(Path scratch) throws IOException {
-        return new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "768m", false, scratch, Map.of(),
-                Duration.ofSeconds(90));
+        return CompatBrokers.apacheKafka(scratch);
     }
 
     @Override

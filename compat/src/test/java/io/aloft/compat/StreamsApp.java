@@ -47,13 +47,31 @@ final class StreamsApp implements AutoCloseable {
      */
     static StreamsApp start(CompatLayout layout, String name, String bootstrap, String applicationId, String input,
             String output, Path stateDir, Path workDir, Duration limit) throws IOException {
+        return start(layout, name, bootstrap, applicationId, input, output, stateDir, workDir, limit, List.of());
+    }
+
+    /**
+     * {@link #start} with Streams' {@code processing.guarantee} (e.g. exactly_once_v2) and a pause per
+     * record processed, so a test can crash the broker while records are still in flight.
+     */
+    static StreamsApp start(CompatLayout layout, String name, String bootstrap, String applicationId, String input,
+            String output, Path stateDir, Path workDir, Duration limit, String guarantee, long pauseMsPerRecord)
+            throws IOException {
+        return start(layout, name, bootstrap, applicationId, input, output, stateDir, workDir, limit,
+                List.of(guarantee, Long.toString(pauseMsPerRecord)));
+    }
+
+    private static StreamsApp start(CompatLayout layout, String name, String bootstrap, String applicationId,
+            String input, String output, Path stateDir, Path workDir, Duration limit, List<String> optional)
+            throws IOException {
         Path jars = layout.streamsDir();
         Path classes = compile(layout);
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true",
                 "-cp", classes + File.pathSeparator + jars.resolve("*"), MAIN, bootstrap, applicationId, input,
-                output, stateDir.toString(), Long.toString(limit.minus(OWN_LIMIT_MARGIN).toSeconds()));
+                output, stateDir.toString(), Long.toString(limit.minus(OWN_LIMIT_MARGIN).toSeconds())));
+        command.addAll(optional);
         return new StreamsApp(ChildService.start(name, command, Map.of(), workDir, limit));
     }
 

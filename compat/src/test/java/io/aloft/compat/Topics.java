@@ -7,12 +7,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -22,6 +24,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -32,7 +35,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * What the Connect and Streams scenarios do and check on the broker themselves, with the newest
  * kafka-clients: create topics, read a topic's {@code cleanup.policy} and end offsets, produce
- * keyed records, read a topic's latest value per key.
+ * keyed records, read a topic's latest value per key or (read_committed) every value per key.
  *
  * <p>Not thread-safe: one test thread uses an instance, which holds one Admin client.
  */
@@ -77,6 +80,43 @@ final class Topics implements AutoCloseable {
         }
         return admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS).entrySet().stream()
                 .collect(Collectors.toMap(e -> e.getKey().partition(), e -> e.getValue().offset()));
+    }
+
+    /**
+     * Every value of each key of {@code topic} (String keys, Long values), in offset order, as a
+     * read_committed consumer reads them from the beginning to the last stable offsets: what
+     * committed transactions wrote, nothing of aborted or open ones.
+     */
+    Map<String, List<Long>> committedLongValues(String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int i : endOffsets(topic).keySet()) {
+            latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
+        }
+        Map<TopicPartition, Long> ends = admin.listOffsets(latest,
+                        new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(TIMEOUT_S, TimeUnit.SECONDS)
+                .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, List<Long>> values = new TreeMap<>();
+        try (KafkaConsumer<String, Long> consumer =
+                     new KafkaConsumer<>(p, new StringDeserializer(), new LongDeserializer())) {
+            List<TopicPartition> partitions = List.copyOf(ends.keySet());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + topic + " (read_committed) to its last "
+                            + "stable offsets " + ends + " within " + TIMEOUT_S + " s");
+                }
+                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
+                }
+            }
+        }
+        return values;
     }
 
     /** Produces {@code records} (key, value) in order with the producer's defaults (acks=all, idempotent). */

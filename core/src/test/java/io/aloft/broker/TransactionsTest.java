@@ -150,35 +150,9 @@ class TransactionsTest {
             assertEquals(4, keys.find(ApiKeys.ADD_OFFSETS_TO_TXN.id).maxVersion());
             assertEquals(0, keys.find(ApiKeys.DESCRIBE_TRANSACTIONS.id).maxVersion());
             assertEquals(2, keys.find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion());
-            assertNull(keys.find(ApiKeys.TXN_OFFSET_COMMIT.id), "TxnOffsetCommit is not served yet");
+            assertEquals(4, keys.find(ApiKeys.TXN_OFFSET_COMMIT.id).maxVersion()); // v5: transaction version 2
             assertEquals(1, keys.find(ApiKeys.WRITE_TXN_MARKERS.id).minVersion()); // as Kafka 4.3: v1-2
             assertEquals(2, keys.find(ApiKeys.WRITE_TXN_MARKERS.id).maxVersion());
-        }
-    }
-
-    /**
-     * Offsets in a transaction need TxnOffsetCommit, not served yet: the Java client takes its
-     * absence as a fatal error, so the producer is done for; its open transaction is aborted by the
-     * coordinator's timeout (markers written), after which read_committed consumers move past it.
-     */
-    @Test
-    void sendOffsetsToTransaction_failsTheProducer_theCoordinatorAbortsOnTimeout() throws Exception {
-        Map<String, String> settings = new java.util.HashMap<>(ENABLED);
-        settings.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "200");
-        try (TestBroker broker = new TestBroker(dir, settings)) {
-            createTopic(broker);
-            Properties p = producerProps(broker, "tx-o");
-            p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "1000");
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
-                producer.initTransactions();
-                producer.beginTransaction();
-                sendToEach(producer, "offsets");
-                Exception e = assertThrows(Exception.class, () -> producer.sendOffsetsToTransaction(
-                        Map.of(PARTITIONS.get(0), new OffsetAndMetadata(1)), new ConsumerGroupMetadata("g")));
-                assertTrue(causedBy(e, UnsupportedVersionException.class), e.toString());
-            }
-            // Each partition: the record and the ABORT marker the timeout wrote.
-            assertEquals(List.of(), readAll(broker, "read_committed", 2));
         }
     }
 

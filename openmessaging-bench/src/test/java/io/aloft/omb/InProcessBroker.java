@@ -18,6 +18,11 @@ public final class InProcessBroker implements AutoCloseable {
     private final Broker broker;
 
     public InProcessBroker(Path dataDir) throws Exception {
+        this(dataDir, Map.of());
+    }
+
+    /** @param extra broker properties applied last, e.g. {@code aloft.transactions.enable} */
+    public InProcessBroker(Path dataDir, Map<String, String> extra) throws Exception {
         Map<String, String> props = new HashMap<>();
         props.put("node.id", "1");
         props.put("listeners", "PLAINTEXT://127.0.0.1:0");
@@ -32,6 +37,7 @@ public final class InProcessBroker implements AutoCloseable {
         // new group's first rebalance: the runner's consumers join one group each.
         props.put("offsets.topic.num.partitions", "2");
         props.put("group.initial.rebalance.delay.ms", "0");
+        props.putAll(extra);
         broker = Broker.start(props);
     }
 

@@ -136,13 +136,29 @@ public abstract class ChildBroker implements BenchServer {
      *     broker is then not running, and {@link #stop()} still deletes the directory.
      */
     public final void restart() throws IOException, InterruptedException {
+        restart(false);
+    }
+
+    /**
+     * {@link #restart()} after a SIGKILL instead of a SIGTERM: the broker gets no chance to flush,
+     * upload or hand anything over, as in a crash; what it acknowledged must survive.
+     */
+    public final void killAndRestart() throws IOException, InterruptedException {
+        restart(true);
+    }
+
+    private void restart(boolean kill) throws IOException, InterruptedException {
         if (bootstrap == null) {
             throw new IllegalStateException(shortName() + " is not running");
         }
         String address = bootstrap;
         bootstrap = null;
-        child.stop();
-        log.info("{} stopped for a restart on the same data", description());
+        if (kill) {
+            child.kill();
+        } else {
+            child.stop();
+        }
+        log.info("{} {} for a restart on the same data", description(), kill ? "killed (SIGKILL)" : "stopped");
         child = ChildProcess.start(shortName(), launch.command(), logFile, Map.of());
         try {
             child.awaitKafkaApi(address, startTimeout);

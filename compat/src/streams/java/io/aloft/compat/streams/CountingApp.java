@@ -35,7 +35,9 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * child JVM by the harness ({@code io.aloft.compat.StreamsApp}), compiled against kafka-streams alone.
  *
  * <p>Arguments: bootstrap, application.id, input topic, output topic, state.dir, own time limit in
- * seconds. It talks to the harness by lines: on stdout {@code STATE <state>} at each state change,
+ * seconds, and optionally {@code processing.guarantee} (at_least_once by default; exactly_once_v2
+ * commits every 100 ms as Streams does by default for it) and a pause in milliseconds per record
+ * (so a test can crash the broker while records are still being processed). It talks to the harness by lines: on stdout {@code STATE <state>} at each state change,
  * {@code RESTORED <store> <partition> <records>} when a store partition finished restoring from its
  * changelog, {@code COUNTS k=v,...} (keys sorted) answering a {@code counts} line on stdin, and
  * {@code STOPPED} last; a {@code stop} line or the end of stdin (the harness is gone) closes it,
@@ -52,10 +54,13 @@ public final class CountingApp {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: CountingApp <bootstrap> <application.id> <input> <output> <state.dir> <limit s>");
+        if (args.length != 6 && args.length != 8) {
+            System.err.println("usage: CountingApp <bootstrap> <application.id> <input> <output> <state.dir> <limit s>"
+                    + " [<processing.guarantee> <pause ms per record>]");
             System.exit(64);
         }
+        String guarantee = args.length == 8 ? args[6] : StreamsConfig.AT_LEAST_ONCE;
+        long pauseMs = args.length == 8 ? Long.parseLong(args[7]) : 0;
         long limitSeconds = Long.parseLong(args[5]);
         Thread watchdog = new Thread(() -> {
             try {
@@ -71,6 +76,7 @@ public final class CountingApp {
 
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream(args[2], Consumed.with(Serdes.String(), Serdes.String()))
+                .peek((k, v) -> pause(pauseMs))
                 .groupByKey()
                 .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as(STORE)
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
@@ -84,7 +90,10 @@ public final class CountingApp {
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "1");
         // Every update reaches the output and the changelog within half a second: the harness waits for them.
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
-        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "500");
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
+        if (guarantee.equals(StreamsConfig.AT_LEAST_ONCE)) {
+            p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "500");
+        }
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
 
         KafkaStreams streams = new KafkaStreams(builder.build(), p);
@@ -119,6 +128,16 @@ public final class CountingApp {
         }
         close(streams);
         System.exit(streams.state() == KafkaStreams.State.NOT_RUNNING ? 0 : 1);
+    }
+
+    private static void pause(long ms) {
+        if (ms > 0) {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** The store's contents, or why they cannot be read now (the harness asks again). */

@@ -47,7 +47,7 @@ public final class LogCompaction {
         synchronized (log.lock()) {
             long bound = Math.min(log.records().committedOffset(), log.lastStableOffset());
             CleaningPlan plan = CleaningPlanner.plan(log.topicPartition(), log.config(), log.index(),
-                    log.records().startOffset(), log.logStartOffsetLocked(), bound,
+                    log.records().startOffset(), log.logStartOffset(), bound,
                     log.cleanerState(), log.producerLastOffsets(), nowMs);
             plan = plan.withAbortedTransactions(log.txns().abortedBelow(plan.cleanableEnd()));
             if (plan.cleanableEnd() == log.index().endOffset()) {
@@ -132,7 +132,7 @@ public final class LogCompaction {
                 cleaner.pendingEnd = -1;
                 if (committed) {
                     log.index().replaceHead(index.index(), end);
-                    log.index().truncateHead(log.logStartOffsetLocked());
+                    log.index().truncateHead(log.logStartOffset());
                     cleaner.cleanedUpTo = Math.max(cleaner.cleanedUpTo, cleanedUpTo);
                     if (log.unusable() == null) {
                         checkpointed = log.checkpointLocked(true);

@@ -3,8 +3,6 @@ package io.aloft.broker.log;
 import io.aloft.stream.Stream;
 import io.aloft.stream.StreamFencedException;
 import io.aloft.stream.store.StreamStore;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * start offset, so a reopened log replays only the records appended after the last checkpoint.
  *
  * <h2>Append</h2>
- * Batches are validated as Kafka does ({@link BatchValidator}), then, under {@code lock}: checked
- * against producer state, given offsets from the log end, rewritten in place and handed to the
- * records stream. Offsets are taken and stream appends issued in one critical section, so the
+ * Batches are validated as Kafka does ({@link BatchValidator}), then, under {@code lock}, the
+ * log's {@link LogWriter} checks them against producer state, gives them offsets from the log end,
+ * rewrites them in place and hands them to the records stream. Offsets are taken and stream appends issued in one critical section, so the
  * order of offsets is the order of stream appends; the stream acknowledges appends in that order
  * once durable in the WAL, and the high watermark moves then. A single replica means the high
  * watermark is the log end: everything below it is durable.
@@ -97,18 +95,8 @@ public final class PartitionLog {
     private final TransactionIndex txns;
     /** Key-compaction progress; guarded by lock. */
     private final CleanerState cleaner;
-    /** Offset the next batch takes; guarded by lock. */
-    private long nextOffset;
-    /** Guarded by lock. */
-    private long bytesSinceCheckpoint;
-    /** Bytes of partial checkpoints since the last full one; guarded by lock. */
-    private long partialBytesSinceFull;
-    /** Completes when every append issued so far is durable; guarded by lock. */
-    private CompletableFuture<Void> lastAppend = CompletableFuture.completedFuture(null);
-    /** Completes when every checkpoint issued so far is written; guarded by lock. */
-    private CompletableFuture<Void> checkpoints = CompletableFuture.completedFuture(null);
-    /** Written under lock. */
-    private volatile long logStartOffset;
+    /** The write side: log end, appends in flight, log-start moves, checkpoints; used under lock. */
+    private final LogWriter writer;
     /** Set once when the log stops; never under another lock, as stream callbacks may hold the store's. */
     private final AtomicReference<PartitionLogException> failure = new AtomicReference<>();
     private volatile boolean closed;
@@ -131,9 +119,9 @@ public final class PartitionLog {
         this.epochs = loaded.epochs();
         this.epochs.assign(leaderEpoch, loaded.endOffset());
         this.txns = loaded.txns();
-        this.logStartOffset = loaded.logStartOffset();
-        this.nextOffset = loaded.endOffset();
-        this.highWatermark = new HighWatermark(loaded.endOffset(), hw -> txns.lastStableOffset(hw, logStartOffset));
+        this.highWatermark = new HighWatermark(loaded.endOffset(),
+                hw -> txns.lastStableOffset(hw, logStartOffset()));
+        this.writer = new LogWriter(this, records, state, leaderEpoch, time, loaded, highWatermark);
         this.compaction = new LogCompaction(this);
     }
 
@@ -174,7 +162,7 @@ public final class PartitionLog {
 
     /** First offset still in the log (ListOffsets EARLIEST). */
     public long logStartOffset() {
-        return logStartOffset;
+        return writer.logStartOffset();
     }
 
     /** Offset past the last durable record: the log end and high watermark (ListOffsets LATEST). */
@@ -188,7 +176,7 @@ public final class PartitionLog {
      * read_committed fetches read below it; ListOffsets LATEST answers it for read_committed.
      */
     public long lastStableOffset() {
-        return txns.lastStableOffset(highWatermark.get(), logStartOffset);
+        return txns.lastStableOffset(highWatermark.get(), logStartOffset());
     }
 
     /**
@@ -247,6 +235,21 @@ public final class PartitionLog {
      *     {@link PartitionLogException}.
      */
     public CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend) {
+        return append(batchesToAppend, true);
+    }
+
+    /**
+     * {@link #append}, for a coordinator writing its own partition (Kafka's "coordinator" append
+     * origin): a transactional batch of a producer is taken without sequence or duplicate checks,
+     * since it is the coordinator's record of that producer's request, not the producer's batch
+     * (Kafka's group coordinator writes a producer's transactional offsets so). The epoch is still
+     * checked: an older one is refused with INVALID_PRODUCER_EPOCH.
+     */
+    public CompletableFuture<AppendResult> appendAsCoordinator(MemoryRecords batchesToAppend) {
+        return append(batchesToAppend, false);
+    }
+
+    private CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend, boolean fromClient) {
         long now = time.getAsLong();
         LogConfig cfg = config;
         List<BatchValidator.Checked> batches;
@@ -256,7 +259,7 @@ public final class PartitionLog {
             return CompletableFuture.failedFuture(e);
         }
         if (batches.isEmpty()) {
-            return CompletableFuture.completedFuture(new AppendResult(-1, -1, -1, logStartOffset));
+            return CompletableFuture.completedFuture(new AppendResult(-1, -1, -1, logStartOffset()));
         }
         long logAppendTime = cfg.timestampType() == TimestampType.LOG_APPEND_TIME ? now : RecordBatch.NO_TIMESTAMP;
         synchronized (lock) {
@@ -264,34 +267,7 @@ public final class PartitionLog {
             if (unusable != null) {
                 return CompletableFuture.failedFuture(unusable);
             }
-            ProducerStateManager.Update update = producers.update();
-            long next = nextOffset;
-            for (BatchValidator.Checked c : batches) {
-                RecordBatch b = c.batch();
-                if (b.hasProducerId()) {
-                    ProducerStateManager.BatchMetadata dup = update.duplicateOf(b);
-                    if (dup != null) {
-                        // Kafka answers the first duplicate found and appends nothing of the request.
-                        AppendResult r = new AppendResult(dup.firstOffset(), dup.lastOffset(),
-                                dup.logAppendTimeMs(), logStartOffset);
-                        return lastAppend.thenApply(v -> r);
-                    }
-                    long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
-                    try {
-                        update.append(b, next, next + c.count() - 1, maxTs, logAppendTime);
-                    } catch (PartitionLogException e) {
-                        return CompletableFuture.failedFuture(new PartitionLogException(e.error(),
-                                tp + ": " + e.getMessage()));
-                    }
-                }
-                next += c.count();
-            }
-            PartitionLogException full = refusedForRoom(batches);
-            if (full != null) {
-                return CompletableFuture.failedFuture(full); // nothing taken: the update is dropped
-            }
-            update.commit(txns);
-            return appendLocked(batches, cfg, now, logAppendTime);
+            return writer.appendLocked(batches, cfg, now, logAppendTime, fromClient);
         }
     }
 
@@ -316,85 +292,11 @@ public final class PartitionLog {
         BatchValidator.Checked marker = BatchValidator.marker(producerId, producerEpoch, coordinatorEpoch, commit, now);
         synchronized (lock) {
             PartitionLogException refused = unusable();
-            if (refused == null) {
-                try {
-                    producers.checkMarker(producerId, producerEpoch, coordinatorEpoch, transactionVersion);
-                } catch (PartitionLogException e) {
-                    refused = new PartitionLogException(e.error(), tp + ": " + e.getMessage());
-                }
-            }
-            refused = refused != null ? refused : refusedForRoom(List.of(marker));
             if (refused != null) {
                 return CompletableFuture.failedFuture(refused);
             }
-            long first = producers.endTransaction(producerId, producerEpoch, coordinatorEpoch, now);
-            if (first >= 0) {
-                txns.end(producerId, first, nextOffset, !commit);
-            }
-            return appendLocked(List.of(marker), cfg, now, logAppendTime);
-        }
-    }
-
-    /**
-     * KAFKA_STORAGE_ERROR (retriable) when the records stream would not take these batches at once
-     * (object storage down and the log cache full of data not yet uploaded); null otherwise. Asked
-     * before offsets and producer state move: an append that waited for room past
-     * {@code s3.append.timeout.ms} and failed would leave them ahead of the data and stop the log.
-     */
-    private PartitionLogException refusedForRoom(List<BatchValidator.Checked> batches) {
-        int bytes = 0;
-        for (BatchValidator.Checked c : batches) {
-            bytes += c.bytes().remaining();
-        }
-        if (records.admits(bytes)) {
-            return null;
-        }
-        return new PartitionLogException(Errors.KAFKA_STORAGE_ERROR, tp + ": the log cache is full of data not yet "
-                + "uploaded to object storage (slow or unavailable); nothing was appended (retry)");
-    }
-
-    private CompletableFuture<AppendResult> appendLocked(List<BatchValidator.Checked> batches, LogConfig cfg,
-            long now, long logAppendTime) {
-        long base = nextOffset;
-        List<CompletableFuture<Long>> appends = new ArrayList<>(batches.size());
-        for (BatchValidator.Checked c : batches) {
-            long assigned = nextOffset;
-            BatchValidator.assign(c, assigned, leaderEpoch, cfg.timestampType(), now);
-            long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
-            int size = c.bytes().remaining();
-            index.add(assigned, c.count(), maxTs, size, cfg.indexEntryBytes());
-            appends.add(streamAppend(c).thenApply(got -> {
-                if (got != assigned) {
-                    throw new IllegalStateException("the records stream placed a batch at " + got + ", not "
-                            + assigned);
-                }
-                return got;
-            }));
-            nextOffset += c.count();
-            bytesSinceCheckpoint += size;
-        }
-        long end = nextOffset;
-        CompletableFuture<AppendResult> result = CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new))
-                .handle((v, error) -> {
-                    if (error != null) {
-                        throw fail(error);
-                    }
-                    highWatermark.advanceTo(end);
-                    return new AppendResult(base, end - 1, logAppendTime, logStartOffset);
-                });
-        lastAppend = result.thenApply(r -> null);
-        if (bytesSinceCheckpoint >= CHECKPOINT_INTERVAL_BYTES) {
-            checkpointLocked(false);
-        }
-        return result;
-    }
-
-    /** The stream append, with a synchronous throw turned into a failed future (handled like any failure). */
-    private CompletableFuture<Long> streamAppend(BatchValidator.Checked c) {
-        try {
-            return records.append(c.bytes(), c.count());
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            return writer.appendMarkerLocked(marker, producerId, producerEpoch, coordinatorEpoch, commit,
+                    transactionVersion, cfg, now, logAppendTime);
         }
     }
 
@@ -419,7 +321,7 @@ public final class PartitionLog {
             return CompletableFuture.failedFuture(unusable);
         }
         long hw = highWatermark.get();
-        long start = logStartOffset;
+        long start = logStartOffset();
         if (fetchOffset < start || fetchOffset > hw) {
             return CompletableFuture.failedFuture(new PartitionLogException(Errors.OFFSET_OUT_OF_RANGE, tp
                     + ": offset " + fetchOffset + " is outside [" + start + ", " + hw + "]"));
@@ -436,7 +338,7 @@ public final class PartitionLog {
                 throw StoredRecords.readError(tp, error);
             }
             StoredRecords.Selected got = StoredRecords.select(fetched, fetchOffset, maxBytes, minOneMessage);
-            return new LogReadResult(got.batches(), hw, lso, logStartOffset,
+            return new LogReadResult(got.batches(), hw, lso, logStartOffset(),
                     committed ? txns.abortedIn(fetchOffset, got.endOffset()) : null);
         });
     }
@@ -449,7 +351,7 @@ public final class PartitionLog {
      */
     public LogReadResult nothingNewAt(long fetchOffset, IsolationLevel isolation) {
         long hw = highWatermark.get();
-        long start = logStartOffset;
+        long start = logStartOffset();
         long lso = txns.lastStableOffset(hw, start);
         boolean committed = isolation == IsolationLevel.READ_COMMITTED;
         if (fetchOffset < (committed ? lso : hw) || fetchOffset > hw || failure.get() != null || closed) {
@@ -539,7 +441,7 @@ public final class PartitionLog {
                 return CompletableFuture.failedFuture(new PartitionLogException(Errors.OFFSET_OUT_OF_RANGE, tp
                         + ": cannot delete records before " + offset + ", above the high watermark " + hw));
             }
-            return moveLogStartLocked(target);
+            return writer.moveLogStartLocked(target, config);
         }
     }
 
@@ -559,54 +461,15 @@ public final class PartitionLog {
             }
             LogConfig cfg = config;
             if (!cfg.delete()) {
-                return CompletableFuture.completedFuture(logStartOffset); // compacted only: no retention
+                return CompletableFuture.completedFuture(logStartOffset()); // compacted only: no retention
             }
-            return moveLogStartLocked(index.retainedFrom(logStartOffset, highWatermark.get(), nowMs,
-                    cfg.retentionMs(), cfg.retentionBytes()));
+            return writer.moveLogStartLocked(index.retainedFrom(logStartOffset(), highWatermark.get(), nowMs,
+                    cfg.retentionMs(), cfg.retentionBytes()), cfg);
         }
     }
 
-    private CompletableFuture<Long> moveLogStartLocked(long target) {
-        if (target <= logStartOffset) {
-            return CompletableFuture.completedFuture(logStartOffset);
-        }
-        logStartOffset = target;
-        index.truncateHead(target);
-        txns.truncateHead(target);
-        epochs.truncateFromStart(target);
-        // The stream is trimmed at a batch boundary: the start of the entry holding the new start.
-        long trimTo = index.size() > 0 ? Math.min(index.base(0), target) : target;
-        // Checkpoint first: a restart must not find the stream trimmed past the recorded log start.
-        return checkpointLocked(false).thenCompose(v -> records.trim(trimTo)).handle((v, error) -> {
-            if (error != null) {
-                throw fail(error);
-            }
-            return target;
-        });
-    }
-
-    /**
-     * Writes a checkpoint of the current state once every append issued so far is durable (a
-     * checkpoint never covers data that could be lost). Every so often it is a full one, and the
-     * state stream is trimmed to it, so that stream stays about twice the state's size.
-     */
     CompletableFuture<Void> checkpointLocked(boolean forceFull) {
-        producers.expire(time.getAsLong(), config.producerIdExpirationMs());
-        long fullSize = index.checkpointSize(true) + producers.snapshotSize(true) + txns.checkpointSize();
-        boolean full = forceFull || partialBytesSinceFull >= fullSize;
-        ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs, cleaner, txns);
-        index.markClean();
-        partialBytesSinceFull = full ? 0 : partialBytesSinceFull + payload.remaining();
-        bytesSinceCheckpoint = 0;
-        checkpoints = checkpoints.thenCombine(lastAppend, (a, b) -> (Void) null)
-                .thenCompose(v -> state.append(payload, 1))
-                .thenCompose(at -> full ? state.trim(at) : CompletableFuture.completedFuture(null))
-                .whenComplete((v, error) -> {
-                    if (error != null) {
-                        fail(error);
-                    }
-                });
-        return checkpoints;
+        return writer.checkpointLocked(forceFull, config);
     }
 
     /** The log cleaner's access to this log (see {@link LogCompaction}). */
@@ -644,10 +507,6 @@ public final class PartitionLog {
         return store;
     }
 
-    long logStartOffsetLocked() {
-        return logStartOffset;
-    }
-
     /** Writes a checkpoint now (for tests); completes once it is durable. */
     CompletableFuture<Void> checkpoint() {
         synchronized (lock) {
@@ -672,7 +531,7 @@ public final class PartitionLog {
         highWatermark.wakeAll();
         return checkpointed.handle((v, error) -> (Void) null)
                 .thenCompose(v -> CompletableFuture.allOf(records.close(), state.close()))
-                .whenComplete((v, error) -> log.info("Closed {} at offsets {}..{}", tp, logStartOffset,
+                .whenComplete((v, error) -> log.info("Closed {} at offsets {}..{}", tp, logStartOffset(),
                         highWatermark.get()));
     }
 
@@ -689,7 +548,7 @@ public final class PartitionLog {
     }
 
     /** Stops the log after a stream failure (its state may be ahead of its data); returns the error. */
-    private PartitionLogException fail(Throwable error) {
+    PartitionLogException fail(Throwable error) {
         Throwable cause = StoredRecords.unwrap(error);
         if (cause instanceof PartitionLogException ple) {
             return ple;
@@ -714,6 +573,6 @@ public final class PartitionLog {
 
     @Override
     public String toString() {
-        return "PartitionLog(" + tp + ", " + logStartOffset + ".." + highWatermark.get() + ")";
+        return "PartitionLog(" + tp + ", " + logStartOffset() + ".." + highWatermark.get() + ")";
     }
 }

@@ -178,10 +178,12 @@ final class ProducerStateManager {
         /**
          * Checks the batch's epoch and sequence and records it at the given offsets.
          *
+         * @param checkSequence false for a coordinator's own batch of the producer: only its epoch is checked
          * @throws PartitionLogException INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, or
          *     INVALID_TXN_STATE (a non-transactional batch within a transaction)
          */
-        void append(RecordBatch batch, long firstOffset, long lastOffset, long maxTimestamp, long logAppendTimeMs) {
+        void append(RecordBatch batch, long firstOffset, long lastOffset, long maxTimestamp, long logAppendTimeMs,
+                boolean checkSequence) {
             long pid = batch.producerId();
             short epoch = batch.producerEpoch();
             int firstSeq = batch.baseSequence();
@@ -193,13 +195,13 @@ final class ProducerStateManager {
                 throw new PartitionLogException(Errors.INVALID_PRODUCER_EPOCH, "producer " + pid + " epoch " + epoch
                         + " is older than its current epoch " + e.epoch);
             } else if (epoch > e.epoch) {
-                if (firstSeq != 0) {
+                if (checkSequence && firstSeq != 0) {
                     throw new PartitionLogException(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + pid
                             + " starts epoch " + epoch + " at sequence " + firstSeq + ", not 0");
                 }
                 e.epoch = epoch;
                 e.batches.clear();
-            } else if (!e.batches.isEmpty() && !inSequence(e.batches.peekLast().lastSeq(), firstSeq)) {
+            } else if (checkSequence && !e.batches.isEmpty() && !inSequence(e.batches.peekLast().lastSeq(), firstSeq)) {
                 throw new PartitionLogException(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + pid + " epoch "
                         + epoch + " sent sequence " + firstSeq + " after " + e.batches.peekLast().lastSeq());
             }

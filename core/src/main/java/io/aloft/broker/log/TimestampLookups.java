@@ -32,7 +32,7 @@ final class TimestampLookups {
             if (i < 0 || index.base(i) >= hw) {
                 return CompletableFuture.completedFuture(Optional.empty());
             }
-            start = log.logStartOffsetLocked();
+            start = log.logStartOffset();
             from = Math.max(index.base(i), start);
         }
         TimestampOffset[] found = new TimestampOffset[1];
@@ -73,7 +73,7 @@ final class TimestampLookups {
             if (best < 0) {
                 return CompletableFuture.completedFuture(Optional.empty());
             }
-            start = log.logStartOffsetLocked();
+            start = log.logStartOffset();
             from = Math.max(index.base(best), start);
             to = Math.min(index.end(best), hw);
         }

@@ -231,7 +231,11 @@ public final class PartitionManager implements AutoCloseable {
      * failed (see {@link PartitionWriters}). Clients retry them in order.
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
-        return writers.append(tp, records, deadlineNanos).thenApply(result -> {
+        return acknowledged(tp, writers.append(tp, records, deadlineNanos));
+    }
+
+    private CompletableFuture<AppendResult> acknowledged(TopicPartition tp, CompletableFuture<AppendResult> append) {
+        return append.thenApply(result -> {
             if (!acknowledgeable.getAsBoolean()) {
                 throw new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp + ": this broker's session with "
                         + "the controller may have lapsed (no heartbeat answered within the lease); the append is not "
@@ -239,6 +243,26 @@ public final class PartitionManager implements AutoCloseable {
             }
             return result;
         });
+    }
+
+    /**
+     * A coordinator's own batch ({@link PartitionLog#appendAsCoordinator}: a group coordinator's
+     * transactional offsets), in order with the partition's other appends; acknowledged as
+     * {@link #append(TopicPartition, MemoryRecords)} is.
+     */
+    public CompletableFuture<AppendResult> appendAsCoordinator(TopicPartition tp, MemoryRecords records) {
+        return acknowledged(tp, writers.write(tp, log -> log.appendAsCoordinator(records)));
+    }
+
+    /**
+     * A transaction marker ({@link PartitionLog#appendMarker}) in order with the partition's other
+     * appends: what a coordinator writing markers into its own partition needs, so that its records
+     * and markers reach the log in the order it issued them.
+     */
+    public CompletableFuture<AppendResult> appendMarker(TopicPartition tp, long producerId, short producerEpoch,
+            int coordinatorEpoch, boolean commit, short transactionVersion) {
+        return acknowledged(tp, writers.write(tp, log -> log.appendMarker(producerId, producerEpoch, coordinatorEpoch,
+                commit, transactionVersion)));
     }
 
     /**

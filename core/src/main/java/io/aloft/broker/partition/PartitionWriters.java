@@ -67,8 +67,12 @@ final class PartitionWriters {
         this.topicIds = topicIds;
     }
 
-    /** One queued append. */
-    private record Pending(MemoryRecords records, long deadlineNanos, CompletableFuture<AppendResult> result) {
+    /**
+     * One queued append: {@code records} given to {@link PartitionLog#append}, or, when {@code write}
+     * is set, that write of another kind (a coordinator's batch or marker) with {@code records} empty.
+     */
+    private record Pending(MemoryRecords records, Function<PartitionLog, CompletableFuture<AppendResult>> write,
+            long deadlineNanos, CompletableFuture<AppendResult> result) {
     }
 
     /** Idempotent producers whose batch was refused before it reached the log: epoch, first sequence, when (nanos). */
@@ -114,7 +118,20 @@ final class PartitionWriters {
      * {@link System#nanoTime}; {@link Long#MAX_VALUE} for none).
      */
     CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
-        Pending pending = new Pending(records, deadlineNanos, new CompletableFuture<>());
+        return enqueue(tp, new Pending(records, null, deadlineNanos, new CompletableFuture<>()));
+    }
+
+    /**
+     * Queues {@code write} (a call on the partition's log other than {@link PartitionLog#append}: a
+     * coordinator's transactional batch or transaction marker) in order with the partition's other
+     * appends, without a deadline.
+     */
+    CompletableFuture<AppendResult> write(TopicPartition tp,
+            Function<PartitionLog, CompletableFuture<AppendResult>> write) {
+        return enqueue(tp, new Pending(MemoryRecords.EMPTY, write, Long.MAX_VALUE, new CompletableFuture<>()));
+    }
+
+    private CompletableFuture<AppendResult> enqueue(TopicPartition tp, Pending pending) {
         while (true) {
             Writer w = writers.computeIfAbsent(tp, Writer::new);
             synchronized (w) {
@@ -191,7 +208,8 @@ final class PartitionWriters {
                 appended = CompletableFuture.failedFuture(gap);
             } else {
                 try {
-                    appended = pl.append(head.records()); // submitted while this thread still drains: in order
+                    // Submitted while this thread still drains: in order.
+                    appended = head.write() != null ? head.write().apply(pl) : pl.append(head.records());
                 } catch (RuntimeException e) {
                     appended = CompletableFuture.failedFuture(e); // a bug must not leave the partition's queue stuck
                 }

@@ -28,7 +28,7 @@
  * <p>Wired into the broker with {@code aloft.transactions.enable} (on by default; {@code BrokerTransactions}):
  * the handlers of InitProducerId (transactional), AddPartitionsToTxn (v0-3), AddOffsetsToTxn, EndTxn
  * (v0-4, so every transaction is version 1), DescribeTransactions, ListTransactions and
- * FindCoordinator key type 1 call it; WriteTxnMarkers serves other brokers' coordinators. TxnOffsetCommit
- * (the group coordinator's part) is not done yet.
+ * FindCoordinator key type 1 call it; WriteTxnMarkers serves other brokers' coordinators; the group
+ * coordinator serves TxnOffsetCommit and completes transactions in {@code __consumer_offsets}.
  */
 package io.aloft.broker.txn;

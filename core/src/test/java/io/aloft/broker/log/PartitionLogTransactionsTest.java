@@ -352,4 +352,25 @@ class PartitionLogTransactionsTest {
         assertEquals(6, reopened.lastStableOffset());
         assertEquals(List.of(new AbortedTxn(1, 0, 2), new AbortedTxn(3, 5, 7)), reopened.txns().aborted());
     }
+
+    /**
+     * A coordinator's own transactional batches of a producer (the group coordinator's
+     * TxnOffsetCommit records) carry no sequence of the producer's: the same sequence twice is two
+     * appends, not a duplicate, and a sequence out of order is no error; they open the producer's
+     * transaction as its own batches do, and an older epoch is still refused.
+     */
+    @Test
+    void appendAsCoordinator_noSequenceOrDuplicateChecks_opensTheTransaction_olderEpochRefused() throws Exception {
+        PartitionLog log = fx.open();
+        AppendResult first = get(log.appendAsCoordinator(transactional(9, (short) 3, 0, 1)));
+        AppendResult second = get(log.appendAsCoordinator(transactional(9, (short) 3, 0, 1)));
+        AppendResult third = get(log.appendAsCoordinator(transactional(9, (short) 3, 7, 1)));
+        assertEquals(List.of(0L, 1L, 2L), List.of(first.baseOffset(), second.baseOffset(), third.baseOffset()));
+        assertEquals(0, log.lastStableOffset()); // the transaction open since offset 0 holds it
+        assertFails(Errors.INVALID_PRODUCER_EPOCH, log.appendAsCoordinator(transactional(9, (short) 2, 0, 1)));
+        // The producer's own batch at a remembered sequence is a duplicate: the client path still checks.
+        assertEquals(third.baseOffset(), get(log.append(transactional(9, (short) 3, 7, 1))).baseOffset());
+        commit(log, 9, (short) 3);
+        assertEquals(4, log.lastStableOffset());
+    }
 }

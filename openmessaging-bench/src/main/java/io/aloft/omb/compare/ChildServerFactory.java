@@ -14,6 +14,11 @@ import java.util.Map;
  */
 final class ChildServerFactory implements ServerFactory {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * Aloft's broker properties for every run: transactions on (the transactions step needs them;
+     * Kafka always has them), whatever the broker's default for {@code aloft.transactions.enable}.
+     */
+    static final Map<String, String> ALOFT_PROPERTIES = Map.of("aloft.transactions.enable", "true");
 
     private final String heap;
     private final Path scratchDir;
@@ -32,7 +37,7 @@ final class ChildServerFactory implements ServerFactory {
             case KAFKA, KAFKA_FSYNC -> new ApacheKafkaServer(
                     kafkaLibs != null ? kafkaLibs : ApacheKafkaServer.findLibsDir(), heap,
                     kind == SystemKind.KAFKA_FSYNC, scratchDir, Map.of(), START_TIMEOUT);
-            case ALOFT, ALOFT_S3 -> new AloftServer(heap, kind == SystemKind.ALOFT_S3, scratchDir, Map.of(),
+            case ALOFT, ALOFT_S3 -> new AloftServer(heap, kind == SystemKind.ALOFT_S3, scratchDir, ALOFT_PROPERTIES,
                     START_TIMEOUT);
         };
     }

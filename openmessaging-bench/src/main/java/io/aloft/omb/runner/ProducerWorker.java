@@ -2,9 +2,7 @@ package io.aloft.omb.runner;
 
 import java.time.Duration;
 import java.util.List;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,12 +14,14 @@ import org.slf4j.LoggerFactory;
  * acknowledgement callback, so time blocked in {@code send} (waiting for metadata or buffer
  * space) counts. The record timestamp is the wall clock at the send call (CreateTime), which
  * consumers subtract from their receive time for the end-to-end latency. How late each send call
- * was against the pacer's schedule is recorded separately as publish delay.
+ * was against the pacer's schedule is recorded separately as publish delay. The {@link
+ * MessageSender} decides whether records go one by one or in transactions; with transactions the
+ * time a commit blocks this thread shows as publish delay of the sends after it.
  */
 final class ProducerWorker implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ProducerWorker.class);
 
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final MessageSender sender;
     private final List<String> topics;
     private final byte[] payload;
     private final MessageRouter router;
@@ -34,9 +34,9 @@ final class ProducerWorker implements Runnable {
      * @param topics the topic of each logical producer this client serves, sent to in turn
      * @param payload sent as every message's value; borrowed, never modified
      */
-    ProducerWorker(KafkaProducer<byte[], byte[]> producer, List<String> topics, byte[] payload,
-            MessageRouter router, double ratePerSecond, RunStats stats) {
-        this.producer = producer;
+    ProducerWorker(MessageSender sender, List<String> topics, byte[] payload, MessageRouter router,
+            double ratePerSecond, RunStats stats) {
+        this.sender = sender;
         this.topics = List.copyOf(topics);
         this.payload = payload;
         this.router = router;
@@ -54,8 +54,9 @@ final class ProducerWorker implements Runnable {
                 }
                 sendOne(due);
             }
+            sender.finish();
         } catch (RuntimeException e) {
-            // Not expected: send reports failures through the callback or KafkaException below.
+            // Not expected: senders count failures in the stats rather than throw.
             log.error("producer thread {} failed; it stops sending", Thread.currentThread().getName(), e);
             stats.sendFailed();
         }
@@ -70,21 +71,7 @@ final class ProducerWorker implements Runnable {
         if (pacer.limited()) {
             stats.sendDelay((sendNanos - dueNanos) / 1000);
         }
-        int bytes = payload.length;
-        try {
-            producer.send(record, (metadata, exception) -> {
-                if (exception == null) {
-                    stats.sent(bytes, (System.nanoTime() - sendNanos) / 1000);
-                } else {
-                    stats.sendFailed();
-                    log.debug("send to {} failed", topic, exception);
-                }
-            });
-        } catch (KafkaException e) {
-            // Raised by send itself, e.g. a metadata timeout or the client closing under it.
-            stats.sendFailed();
-            log.debug("send to {} failed", topic, e);
-        }
+        sender.send(record, payload.length, sendNanos);
     }
 
     /** Asks the thread to stop after its current send; returns at once. */
@@ -94,6 +81,6 @@ final class ProducerWorker implements Runnable {
 
     /** Closes the client, waiting up to {@code timeout} for sends in flight; call after the thread ended. */
     void close(Duration timeout) {
-        producer.close(timeout);
+        sender.close(timeout);
     }
 }

@@ -1,6 +1,8 @@
 package io.aloft.omb.runner;
 
 import static io.aloft.omb.runner.RunResult.BACKLOG_BUILD_MBPS;
+import static io.aloft.omb.runner.RunResult.COMMIT_LATENCY_P99_MS;
+import static io.aloft.omb.runner.RunResult.COMMIT_RATE_TXNS;
 import static io.aloft.omb.runner.RunResult.CONSUME_MBPS;
 import static io.aloft.omb.runner.RunResult.CONSUME_RATE_MSGS;
 import static io.aloft.omb.runner.RunResult.DRAIN_MBPS;
@@ -24,8 +26,11 @@ import java.util.Map;
 /**
  * Turns a run's windows into the ordered figures of a {@link RunResult}. Stateless.
  *
- * <p>Order: throughput, publish latency, end-to-end latency, errors, counts, then (backlog mode
- * only) the backlog figures. All throughput and latency figures cover the test phase (after
+ * <p>Order: throughput, (transactional drivers only) transaction rate and commit latency, publish
+ * latency, end-to-end latency, errors, counts, then (backlog mode only) the backlog figures. With
+ * transactions, published messages are those of committed transactions and errors those of
+ * transactions that did not commit; consumers read committed data only, so end-to-end latency
+ * includes the wait for the commit. All throughput and latency figures cover the test phase (after
  * warm-up); the {@code run...} counts cover the whole run including warm-up and the final drain.
  */
 final class ResultFigures {
@@ -42,12 +47,27 @@ final class ResultFigures {
             int producerClients, int consumerClients, double targetRateMsgs) {
     }
 
-    static Map<String, Double> of(Window test, Backlog backlog, Totals totals, int messageBytes) {
+    /** A transactional run's shape and counts over the whole run. */
+    record Transactions(int messagesPerTransaction, long runCommitted, long runAborted) {
+    }
+
+    /** @param txn null unless the driver uses transactions */
+    static Map<String, Double> of(Window test, Backlog backlog, Totals totals, Transactions txn, int messageBytes) {
         Map<String, Double> f = new LinkedHashMap<>();
         f.put(PUBLISH_RATE_MSGS, test.publishRate());
         f.put(PUBLISH_MBPS, test.publishMBps());
         f.put(CONSUME_RATE_MSGS, test.consumeRate());
         f.put(CONSUME_MBPS, test.consumeMBps());
+        if (txn != null) {
+            f.put(COMMIT_RATE_TXNS, test.commitRate());
+            f.put("messagesPerTransaction", (double) txn.messagesPerTransaction());
+            // The commitTransaction call: flushing the transaction's last sends, then EndTxn
+            // until the coordinator has written the commit markers.
+            f.put("commitLatencyP50Ms", test.commitMs(50));
+            f.put(COMMIT_LATENCY_P99_MS, test.commitMs(99));
+            f.put("commitLatencyMaxMs", test.commitMs(100));
+            f.put("abortedTransactions", (double) test.abortedTxns);
+        }
         f.put(PUBLISH_LATENCY_P50_MS, test.publishMs(50));
         f.put("publishLatencyP75Ms", test.publishMs(75));
         f.put("publishLatencyP95Ms", test.publishMs(95));
@@ -80,6 +100,10 @@ final class ResultFigures {
         f.put("runPublishErrors", (double) totals.runErrors());
         f.put("producerClients", (double) totals.producerClients());
         f.put("consumerClients", (double) totals.consumerClients());
+        if (txn != null) {
+            f.put("runCommittedTransactions", (double) txn.runCommitted());
+            f.put("runAbortedTransactions", (double) txn.runAborted());
+        }
         if (backlog != null) {
             putBacklog(f, backlog, messageBytes);
         }

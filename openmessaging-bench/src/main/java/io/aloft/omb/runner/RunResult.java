@@ -36,6 +36,10 @@ public record RunResult(String workload, Map<String, Double> figures) {
     public static final String E2E_LATENCY_P999_MS = "e2eLatencyP999Ms";
     public static final String E2E_LATENCY_MAX_MS = "e2eLatencyMaxMs";
     public static final String PUBLISH_ERRORS = "publishErrors";
+    /** Transactional drivers only: transactions committed per second in the test phase. */
+    public static final String COMMIT_RATE_TXNS = "commitRateTxns";
+    /** Transactional drivers only: p99 of the commitTransaction call. */
+    public static final String COMMIT_LATENCY_P99_MS = "commitLatencyP99Ms";
     public static final String BACKLOG_BUILD_MBPS = "backlogBuildMBps";
     public static final String DRAIN_MBPS = "drainMBps";
     public static final String PUBLISH_LATENCY_P99_BEFORE_DRAIN_MS = "publishLatencyP99BeforeDrainMs";

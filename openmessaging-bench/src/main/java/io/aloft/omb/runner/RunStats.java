@@ -24,6 +24,9 @@ final class RunStats {
     private final Recorder publishLatencyMicros = new Recorder(3);
     private final Recorder publishDelayMicros = new Recorder(3);
     private final Recorder e2eLatencyMillis = new Recorder(3);
+    private final Recorder commitLatencyMicros = new Recorder(3);
+    private final LongAdder committedTxns = new LongAdder();
+    private final LongAdder abortedTxns = new LongAdder();
     private final LongAdder sentMsgs = new LongAdder();
     private final LongAdder sentBytes = new LongAdder();
     private final LongAdder sendErrors = new LongAdder();
@@ -37,15 +40,44 @@ final class RunStats {
     private long lastErrors;
     private long lastReceived;
     private long lastReceivedBytes;
+    private long lastCommitted;
+    private long lastAborted;
     private Histogram publishRecycle;
     private Histogram delayRecycle;
     private Histogram e2eRecycle;
+    private Histogram commitRecycle;
 
     /** A send was acknowledged {@code latencyMicros} after the send call. */
     void sent(int bytes, long latencyMicros) {
         publishLatencyMicros.recordValue(Math.max(0, latencyMicros));
         sentBytes.add(bytes);
         sentMsgs.increment();
+    }
+
+    /**
+     * A transactional send was acknowledged {@code latencyMicros} after the send call. It counts
+     * as published only when its transaction commits ({@link #committed}).
+     */
+    void acked(long latencyMicros) {
+        publishLatencyMicros.recordValue(Math.max(0, latencyMicros));
+    }
+
+    /**
+     * A transaction of {@code msgs} messages ({@code bytes} in all) committed; the commit call
+     * took {@code commitMicros}. Its messages count as published now: a read_committed consumer
+     * sees them only from here on.
+     */
+    void committed(int msgs, long bytes, long commitMicros) {
+        commitLatencyMicros.recordValue(Math.max(0, commitMicros));
+        sentBytes.add(bytes);
+        sentMsgs.add(msgs);
+        committedTxns.increment();
+    }
+
+    /** A transaction did not commit: its {@code msgs} messages count as send errors. */
+    void aborted(int msgs) {
+        abortedTxns.increment();
+        sendErrors.add(msgs);
     }
 
     /** The send call happened {@code delayMicros} after the pacer's intended time. */
@@ -74,6 +106,14 @@ final class RunStats {
 
     long totalErrors() {
         return sendErrors.sum();
+    }
+
+    long totalCommittedTxns() {
+        return committedTxns.sum();
+    }
+
+    long totalAbortedTxns() {
+        return abortedTxns.sum();
     }
 
     /** Opens a window starting now. */
@@ -108,6 +148,9 @@ final class RunStats {
         publishRecycle = publishLatencyMicros.getIntervalHistogram(publishRecycle);
         delayRecycle = publishDelayMicros.getIntervalHistogram(delayRecycle);
         e2eRecycle = e2eLatencyMillis.getIntervalHistogram(e2eRecycle);
+        commitRecycle = commitLatencyMicros.getIntervalHistogram(commitRecycle);
+        long committed = committedTxns.sum();
+        long aborted = abortedTxns.sum();
         long sent = sentMsgs.sum();
         long sentB = sentBytes.sum();
         long errors = sendErrors.sum();
@@ -122,6 +165,9 @@ final class RunStats {
             w.publishLatencyMicros.add(publishRecycle);
             w.publishDelayMicros.add(delayRecycle);
             w.e2eLatencyMillis.add(e2eRecycle);
+            w.commitLatencyMicros.add(commitRecycle);
+            w.committedTxns += committed - lastCommitted;
+            w.abortedTxns += aborted - lastAborted;
             w.extendTo(now);
         }
         lastSent = sent;
@@ -129,5 +175,7 @@ final class RunStats {
         lastErrors = errors;
         lastReceived = received;
         lastReceivedBytes = receivedB;
+        lastCommitted = committed;
+        lastAborted = aborted;
     }
 }

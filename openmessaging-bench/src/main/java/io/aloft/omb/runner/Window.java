@@ -6,8 +6,10 @@ import org.HdrHistogram.Histogram;
  * Everything measured over one stretch of a run: counts and latency histograms. Mutated only by
  * {@link RunStats} under its lock while open; read-only once {@link RunStats#close} returned it.
  *
- * <p>Units: publish latency and publish delay in microseconds, end-to-end latency in milliseconds
- * (record timestamps have millisecond resolution).
+ * <p>Units: publish latency, publish delay and commit latency in microseconds, end-to-end latency
+ * in milliseconds (record timestamps have millisecond resolution). With transactions,
+ * {@code sentMsgs} counts messages of committed transactions and {@code sendErrors} those of
+ * aborted ones.
  */
 final class Window {
     private final long startNanos;
@@ -17,9 +19,12 @@ final class Window {
     long sendErrors;
     long receivedMsgs;
     long receivedBytes;
+    long committedTxns;
+    long abortedTxns;
     final Histogram publishLatencyMicros = new Histogram(3);
     final Histogram publishDelayMicros = new Histogram(3);
     final Histogram e2eLatencyMillis = new Histogram(3);
+    final Histogram commitLatencyMicros = new Histogram(3);
 
     Window(long startNanos) {
         this.startNanos = startNanos;
@@ -48,6 +53,16 @@ final class Window {
 
     double consumeMBps() {
         return perSecond(receivedBytes) / RunStats.MB;
+    }
+
+    /** Transactions committed per second. */
+    double commitRate() {
+        return perSecond(committedTxns);
+    }
+
+    /** A percentile of the commitTransaction call's duration in ms, NaN when nothing committed. */
+    double commitMs(double percentile) {
+        return micros(commitLatencyMicros, percentile) / 1000.0;
     }
 
     private double perSecond(long count) {

@@ -70,6 +70,8 @@ public final class WorkloadRunner {
     private volatile long phaseStartNanos = System.nanoTime();
     private ScheduledExecutorService reporter;
     private volatile Window reportWindow;
+    // Default transactional.id prefix: the run's topic prefix, unique per run. Set by run.
+    private String transactionalIdPrefix;
 
     public WorkloadRunner(Workload workload, DriverConfig driver, String bootstrap, PrintStream progress) {
         this(workload, driver, bootstrap, progress, RunnerOptions.DEFAULTS);
@@ -100,6 +102,7 @@ public final class WorkloadRunner {
         try {
             byte[] payload = payload();
             String prefix = "omb-" + slug(workload.name()) + "-" + randomId();
+            transactionalIdPrefix = prefix;
             List<String> topics = new ArrayList<>();
             for (int i = 0; i < workload.topics(); i++) {
                 topics.add(String.format(Locale.ROOT, "%s-%04d", prefix, i));
@@ -110,6 +113,11 @@ public final class WorkloadRunner {
                     workload.topics(), workload.partitionsPerTopic(), payload.length,
                     workload.producerRate() == 0 ? "unlimited" : workload.producerRate() + " msg/s",
                     layout.producers().size(), layout.consumers().size(), prefix);
+            if (driver.transactions().enabled()) {
+                progress.printf(Locale.ROOT, "transactions: %d messages each, consumers %s%n",
+                        driver.transactions().messagesPerTransaction(),
+                        driver.consumerProperties(bootstrap).getProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
+            }
             Admin admin = Admin.create(driver.adminProperties(bootstrap));
             TopicSetup setup = new TopicSetup(admin, options.setupTimeout());
             try {
@@ -178,7 +186,10 @@ public final class WorkloadRunner {
         stopReporter();
         ResultFigures.Totals totals = new ResultFigures.Totals(stats.totalSent(), stats.totalReceived(), expected,
                 stats.totalErrors(), layout.producers().size(), layout.consumers().size(), workload.producerRate());
-        return new RunResult(workload.name(), ResultFigures.of(test, backlog, totals, payload.length));
+        ResultFigures.Transactions txn = driver.transactions().enabled() ? new ResultFigures.Transactions(
+                driver.transactions().messagesPerTransaction(), stats.totalCommittedTxns(),
+                stats.totalAbortedTxns()) : null;
+        return new RunResult(workload.name(), ResultFigures.of(test, backlog, totals, txn, payload.length));
     }
 
     /** The backlog part of the test phase; see the class comment. */
@@ -262,17 +273,26 @@ public final class WorkloadRunner {
         byte[][] keys = MessageRouter.keySet(new Random().nextLong());
         int i = 0;
         for (ClientLayout.ProducerPlan plan : layout.producers()) {
-            Properties props = driver.producerProperties(bootstrap);
+            Properties props = driver.producerProperties(bootstrap, transactionalIdPrefix, i);
             props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
             props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
             props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "omb-producer-" + i);
             MessageRouter router = new MessageRouter(workload.keyDistributorType(), keys,
                     workload.hotPartitionShare(), workload.partitionsPerTopic(), new Random().nextLong());
-            ProducerWorker worker = new ProducerWorker(new KafkaProducer<>(props), names(topics, plan.topicIndexes()),
+            ProducerWorker worker = new ProducerWorker(sender(props), names(topics, plan.topicIndexes()),
                     payload, router, plan.ratePerSecond(), stats);
             producers.add(worker);
             producerThreads.add(start(worker, "omb-producer-" + i++));
         }
+    }
+
+    /** One by one, or in transactions when the driver says so; the client is made here (plain) or on first send. */
+    private MessageSender sender(Properties props) {
+        DriverConfig.Transactions txn = driver.transactions();
+        if (!txn.enabled()) {
+            return new PlainSender(new KafkaProducer<>(props), stats);
+        }
+        return new TransactionalSender(() -> new KafkaProducer<>(props), txn.messagesPerTransaction(), stats);
     }
 
     private void stopProducers() {

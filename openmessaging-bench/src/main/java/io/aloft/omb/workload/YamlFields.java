@@ -97,6 +97,22 @@ final class YamlFields {
         return (int) d;
     }
 
+    /** {@code true}/{@code false} (YAML booleans, or those words as text); anything else fails. */
+    boolean bool(String field, boolean defaultValue) {
+        JsonNode n = root.get(field);
+        if (n == null || n.isNull()) {
+            return defaultValue;
+        }
+        if (n.isBoolean()) {
+            return n.asBoolean();
+        }
+        String text = n.isTextual() ? n.asText().trim() : "";
+        if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(text);
+        }
+        throw error(field, "must be true or false, got '" + n.asText() + "'");
+    }
+
     double requiredNumber(String field) {
         if (!has(field)) {
             throw error(field, "is missing");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.omb.workload.DriverConfig;
 import io.aloft.omb.workload.Workload;
 import java.nio.file.Path;
 import java.util.Map;
@@ -38,5 +39,10 @@ class WorkloadOverridesTest {
         ComparePlan plan = ComparePlan.load(Path.of("compare-plan.yaml"));
         assertEquals("max-throughput", plan.steps().get(0).name());
         assertEquals("max-throughput", plan.step("latency-50pct").rateFrom());
+        ComparePlan.Step txn = plan.step("transactions");
+        assertTrue(DriverConfig.load(txn.driver()).transactions().enabled(),
+                "the transactions step runs a transactional driver");
+        assertEquals(100, DriverConfig.load(txn.driver()).transactions().messagesPerTransaction());
+        assertEquals(1024, Workload.load(txn.workload()).messageSize());
     }
 }

@@ -1,8 +1,10 @@
 package io.aloft.omb.runner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RunStatsTest {
@@ -63,5 +65,32 @@ class RunStatsTest {
         stats.received(1, -5);
         stats.close(w);
         assertEquals(0.0, w.e2eMs(100));
+    }
+
+    @Test
+    void transactions_countMessagesAtCommitAndAbortedOnesAsErrors() {
+        RunStats stats = new RunStats();
+        Window w = stats.open();
+        stats.acked(1000);
+        stats.acked(2000);
+        stats.committed(2, 200, 5000);
+        stats.aborted(3);
+        stats.close(w);
+        assertEquals(2, w.sentMsgs);
+        assertEquals(200, w.sentBytes);
+        assertEquals(3, w.sendErrors);
+        assertEquals(1, w.committedTxns);
+        assertEquals(1, w.abortedTxns);
+        assertEquals(2, w.publishLatencyMicros.getTotalCount(), "acks carry the publish latency");
+        assertEquals(5.0, w.commitMs(50), 0.01);
+
+        ResultFigures.Totals totals = new ResultFigures.Totals(2, 2, 2, 3, 1, 1, 0);
+        Map<String, Double> txn = ResultFigures.of(w, null, totals, new ResultFigures.Transactions(100, 1, 1), 100);
+        assertEquals(1 / w.seconds(), txn.get(RunResult.COMMIT_RATE_TXNS), 1e-6);
+        assertEquals(5.0, txn.get(RunResult.COMMIT_LATENCY_P99_MS), 0.01);
+        assertEquals(1.0, txn.get("abortedTransactions"));
+        assertEquals(100.0, txn.get("messagesPerTransaction"));
+        Map<String, Double> plain = ResultFigures.of(w, null, totals, null, 100);
+        assertFalse(plain.containsKey(RunResult.COMMIT_RATE_TXNS), "no transaction figures without transactions");
     }
 }

@@ -1,6 +1,8 @@
 package io.aloft.omb.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -76,5 +78,64 @@ class DriverConfigTest {
     private static void assertField(String field, String yaml) {
         ConfigFileException e = assertThrows(ConfigFileException.class, () -> DriverConfig.parse(yaml));
         assertTrue(e.getMessage().contains("'" + field + "'"), "message names " + field + ": " + e.getMessage());
+    }
+
+    @Test
+    void load_transactionsDriver_transactionalWithReadCommittedConsumers() {
+        DriverConfig d = DriverConfig.load(Path.of("drivers/kafka-transactions.yaml"));
+        assertTrue(d.transactions().enabled());
+        assertEquals(100, d.transactions().messagesPerTransaction());
+        assertEquals("read_committed", d.consumerProperties("h:1").getProperty("isolation.level"));
+        assertEquals("all", d.producerConfig().getProperty("acks"));
+    }
+
+    @Test
+    void parse_noTransactionFields_plainProducers() {
+        DriverConfig d = DriverConfig.parse("name: k\n");
+        assertEquals(DriverConfig.Transactions.NONE, d.transactions());
+        assertFalse(d.transactions().enabled());
+        assertNull(d.producerProperties("h:1", "run", 0).getProperty("transactional.id"));
+        assertNull(d.consumerProperties("h:1").getProperty("isolation.level"), "client default stays");
+    }
+
+    @Test
+    void parse_useTransactions_eachProducerGetsItsOwnIdFromTheRunPrefix() {
+        DriverConfig d = DriverConfig.parse("""
+                name: k
+                useTransactions: true
+                messagesPerTransaction: 7
+                """);
+        assertEquals(new DriverConfig.Transactions(true, 7), d.transactions());
+        assertEquals("omb-run-x-0", d.producerProperties("h:1", "omb-run-x", 0).getProperty("transactional.id"));
+        assertEquals("omb-run-x-3", d.producerProperties("h:1", "omb-run-x", 3).getProperty("transactional.id"));
+        assertEquals("read_committed", d.consumerProperties("h:1").getProperty("isolation.level"));
+    }
+
+    @Test
+    void parse_transactionalIdInProducerConfig_isThePrefix() {
+        DriverConfig d = DriverConfig.parse("""
+                name: k
+                useTransactions: "true"
+                producerConfig: |
+                  transactional.id=bench
+                consumerConfig: |
+                  isolation.level=read_uncommitted
+                """);
+        assertEquals(DriverConfig.Transactions.MESSAGES_PER_TRANSACTION_DEFAULT,
+                d.transactions().messagesPerTransaction());
+        assertEquals("bench-2", d.producerProperties("h:1", "omb-run-x", 2).getProperty("transactional.id"));
+        assertEquals("read_uncommitted", d.consumerProperties("h:1").getProperty("isolation.level"),
+                "an explicit isolation level is kept");
+    }
+
+    @Test
+    void parse_badTransactionFields_nameThem() {
+        assertField("useTransactions", "name: k\nuseTransactions: yes please\n");
+        assertField("messagesPerTransaction", "name: k\nuseTransactions: true\nmessagesPerTransaction: 0\n");
+        assertField("messagesPerTransaction", "name: k\nuseTransactions: true\nmessagesPerTransaction: 2.5\n");
+        assertField("messagesPerTransaction", "name: k\nmessagesPerTransaction: 10\n");
+        ConfigFileException e = assertThrows(ConfigFileException.class, () -> DriverConfig.parse(
+                "name: k\nproducerConfig: |\n  transactional.id=t\n"));
+        assertTrue(e.getMessage().contains("useTransactions"), e.getMessage());
     }
 }

@@ -15,7 +15,6 @@ import io.aloft.stream.metadata.CreateStreamRequest;
 import io.aloft.stream.metadata.OpenStreamRequest;
 import io.aloft.stream.metadata.StreamMetadata;
 import io.aloft.stream.metadata.TrimStreamRequest;
-import io.aloft.stream.object.UploadThrottle;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.wal.WriteAheadLog;
 import java.nio.ByteBuffer;
@@ -28,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * ({@code s3.wal.upload.threshold.bytes}), age ({@code s3.wal.upload.interval.ms}), a stream's
  * close (once the uploads in flight are done, so closes arriving together share a block), or
  * shutdown; a sealed block is uploaded once all its appends are durable, and blocks
- * are committed to metadata strictly in seal order. An upload is encoded block by block as it goes
+ * are committed to metadata strictly in seal order ({@link SealPipeline}). An upload is encoded block by block as it goes
  * out, paced to the rate the block filled at ({@link UploadPacer}), so a seal is not one burst of
  * CPU and disk work beside the appends; pacing is lifted when appends wait for room, and for
  * flushes and closes. After a commit the WAL is trimmed past the
@@ -109,12 +107,8 @@ public final class StreamStore implements AutoCloseable {
     private final Map<Long, S3Stream> streams = new ConcurrentHashMap<>();
     /** Appends waiting for log-cache room, oldest first; guarded by appendLock. */
     private final java.util.ArrayDeque<WaitingAppend> waiting = new java.util.ArrayDeque<>();
-    /** Completes when every block sealed so far is committed; guarded by appendLock for chaining. */
-    private CompletableFuture<Void> commitChain = CompletableFuture.completedFuture(null);
-    /** The seal that closing streams wait for while uploads are in flight (see sealForClose); guarded by appendLock. */
-    private CompletableFuture<Void> closeSeal;
-    /** Id of the block sealed last, -1 before any; guarded by appendLock. */
-    private long lastSealedId = -1;
+    /** Seals, uploads and commits the log cache's blocks; its sealing runs under appendLock. */
+    private final SealPipeline seals;
     private final Object failLock = new Object();
     /** Set once, under failLock; read without it. */
     private volatile Throwable failure;
@@ -149,6 +143,7 @@ public final class StreamStore implements AutoCloseable {
         this.pacer = new UploadPacer(config.uploadPacingFactor(), System::nanoTime,
                 (task, nanos) -> scheduler.schedule(task, nanos, TimeUnit.NANOSECONDS), this::roomShort);
         this.acks = new AckThreads(AckThreads.defaultCount(), handler);
+        this.seals = new SealPipeline(this, config, logCache, retries, pacer, scheduler, wal, clock, appendLock);
     }
 
     /** Opens the store the builder describes: recovers the WAL, then starts uploads and compaction. */
@@ -161,7 +156,7 @@ public final class StreamStore implements AutoCloseable {
         StreamStore store = new StreamStore(b);
         new WalRecovery(b.wal, b.metadata, store.uploader).run();
         long interval = b.config.uploadIntervalMs();
-        store.scheduler.scheduleWithFixedDelay(store::sealIfOldOrFail, interval, Math.max(1, interval / 4),
+        store.scheduler.scheduleWithFixedDelay(store.seals::sealIfOldOrFail, interval, Math.max(1, interval / 4),
                 TimeUnit.MILLISECONDS);
         store.compaction.start();
         return store;
@@ -239,7 +234,7 @@ public final class StreamStore implements AutoCloseable {
             waiting.addLast(w);
             w.timeout = scheduler.schedule(() -> expire(w), config.appendTimeoutMs(), TimeUnit.MILLISECONDS);
             sealIfUploadsCannotMakeRoom(size);
-            pacer.hurryThrough(lastSealedId); // what is sealed must make room: no pacing it
+            pacer.hurryThrough(seals.lastSealedId()); // what is sealed must make room: no pacing it
             return w.future;
         }
     }
@@ -288,7 +283,7 @@ public final class StreamStore implements AutoCloseable {
      */
     private void sealIfUploadsCannotMakeRoom(int size) {
         if (logCache.activeBytes() + size > config.logCacheSizeBytes()) {
-            sealAndUpload();
+            seals.sealAndUpload();
         }
     }
 
@@ -317,7 +312,7 @@ public final class StreamStore implements AutoCloseable {
     }
 
     /** Places waiting appends, in order, while the budget allows. */
-    private void drainWaiting() {
+    void drainWaiting() {
         synchronized (appendLock) {
             while (!waiting.isEmpty()) {
                 WaitingAppend w = waiting.peekFirst();
@@ -363,7 +358,7 @@ public final class StreamStore implements AutoCloseable {
             stream.durable(pending);
         }, stream.acks());
         if (logCache.activeBytes() >= config.uploadThresholdBytes()) {
-            sealAndUpload();
+            seals.sealAndUpload();
         }
         return pending.future;
     }
@@ -441,7 +436,7 @@ public final class StreamStore implements AutoCloseable {
      * Writes the stream's start offset to metadata as far as its committed data reaches; the rest
      * follows when the data is committed (metadata never starts a stream past its committed end).
      */
-    private CompletableFuture<Void> applyTrim(S3Stream stream) {
+    CompletableFuture<Void> applyTrim(S3Stream stream) {
         long target = Math.min(stream.startOffset(), stream.committedEnd());
         if (target <= stream.metadataStart()) {
             return CompletableFuture.completedFuture(null);
@@ -457,7 +452,7 @@ public final class StreamStore implements AutoCloseable {
                 return CompletableFuture.completedFuture(null);
             }
             stream.state(S3Stream.State.CLOSING);
-            uploaded = sealForClose();
+            uploaded = seals.sealForClose();
         }
         // Wait until everything appended before the close is durable and committed.
         return uploaded.thenCompose(v -> metadata.closeStream(
@@ -467,142 +462,23 @@ public final class StreamStore implements AutoCloseable {
                 });
     }
 
-    /**
-     * Seals the active block for a closing stream; completes once everything sealed is committed.
-     * While uploads are in flight the seal waits for them, so closes arriving meanwhile share one
-     * block instead of a block (object, commit) each: a drain closing a thousand partitions uploads
-     * a few objects, not a thousand chained ones. Called under the append lock.
-     */
-    private CompletableFuture<Void> sealForClose() {
-        if (commitChain.isDone()) {
-            return sealAndUploadNow();
-        }
-        if (closeSeal == null) {
-            CompletableFuture<Void> seal = new CompletableFuture<>();
-            closeSeal = seal;
-            commitChain.whenCompleteAsync((v, error) -> {
-                CompletableFuture<Void> sealed;
-                synchronized (appendLock) {
-                    if (closeSeal != seal) {
-                        return; // close() or abort() took it over
-                    }
-                    closeSeal = null;
-                    sealed = sealAndUploadNow();
-                }
-                completeWith(seal, sealed);
-            }, scheduler);
-        }
-        return closeSeal;
+    /** Whether appends wait for log-cache room. Called under the append lock. */
+    boolean appendsWaiting() {
+        return !waiting.isEmpty();
     }
 
-    private static void completeWith(CompletableFuture<Void> target, CompletableFuture<Void> source) {
-        source.whenComplete((v, error) -> {
-            if (error != null) {
-                target.completeExceptionally(error);
-            } else {
-                target.complete(null);
-            }
-        });
+    /** Whether the store failed or is closing: a failing upload is then no news. */
+    boolean stopping() {
+        return failure != null || closed;
     }
 
-    /**
-     * The periodic task: a throw would silently cancel every later run (and with it the age
-     * trigger), so an unexpected one fails the store instead.
-     */
-    private void sealIfOldOrFail() {
-        try {
-            sealIfOld();
-        } catch (Throwable t) {
-            fail(new StreamException("the periodic seal of the log cache failed", t));
-        }
-    }
-
-    /** Periodic check on the upload thread: seal data older than the upload interval. */
-    private void sealIfOld() {
-        synchronized (appendLock) {
-            if (logCache.activeBytes() > 0
-                    && clock.getAsLong() - logCache.activeCreatedAtMs() >= config.uploadIntervalMs()) {
-                sealAndUpload();
-            }
-        }
-    }
-
-    /**
-     * Seals the active block (if it holds anything) and chains its upload and commit behind the
-     * previous ones. Returns a future completing when everything sealed so far is committed.
-     * Called under the append lock.
-     */
-    private CompletableFuture<Void> sealAndUpload() {
-        long now = clock.getAsLong();
-        LogCache.Block block = logCache.seal(now);
-        if (block == null) {
-            return commitChain;
-        }
-        lastSealedId = block.id();
-        if (!waiting.isEmpty()) {
-            pacer.hurryThrough(block.id());
-        }
-        LongFunction<UploadThrottle> throttles = pacer.forBlock(block.id(), now - block.createdAtMs());
-        CompletableFuture<BlockUploader.Uploaded> uploaded = block.allConfirmed()
-                .thenComposeAsync(v -> retries.upload(block, throttles), scheduler);
-        CompletableFuture<Void> chain = commitChain.thenCombine(uploaded, (v, u) -> u)
-                .thenCompose(u -> retries.commit(block, u))
-                .thenCompose(fenced -> afterCommit(block, fenced));
-        // Transient failures never reach here (they are retried); anything that does would stall
-        // every later block behind this one, so the store gives up rather than stop uploading quietly.
-        chain.whenComplete((v, error) -> {
-            if (error != null && failure == null && !closed) {
-                fail(UploadRetries.unwrap(error));
-            }
-        });
-        commitChain = chain;
-        return commitChain;
-    }
-
-    /**
-     * {@link #sealAndUpload()} for a caller that waits for the commit (flush, close, a closing
-     * stream): everything sealed so far goes at full speed. Called under the append lock.
-     */
-    private CompletableFuture<Void> sealAndUploadNow() {
-        CompletableFuture<Void> committed = sealAndUpload();
-        pacer.hurryThrough(lastSealedId);
-        return committed;
-    }
-
-    private CompletableFuture<Void> afterCommit(LogCache.Block block, Set<Long> fenced) {
-        for (long streamId : fenced) {
-            S3Stream s = streams.get(streamId);
-            if (s != null) {
-                s.state(S3Stream.State.FENCED);
-            }
-        }
-        List<CompletableFuture<Void>> trims = new ArrayList<>();
-        block.streams().forEach((streamId, batches) -> {
-            S3Stream s = streams.get(streamId);
-            if (s != null && !fenced.contains(streamId) && !batches.isEmpty()
-                    && batches.get(0).epoch() == s.epoch()) {
-                s.committedEnd(batches.get(batches.size() - 1).lastOffsetExclusive());
-                trims.add(applyTrim(s).exceptionally(e -> {
-                    log.warn("Trimming {} in metadata failed; retried after the next commit", s, e);
-                    return null;
-                }));
-            }
-        });
-        logCache.markUploaded(block);
-        drainWaiting();
-        long maxWal = block.maxWalOffset();
-        if (maxWal >= 0) {
-            // Everything in the WAL up to and including this block's last record is now in objects.
-            trims.add(wal.trim(maxWal + 1).exceptionally(error -> {
-                log.warn("Trimming the WAL after block {} failed", block.id(), error);
-                return null;
-            }));
-        }
-        return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new));
+    /** An open stream of this store by id, or null. */
+    S3Stream stream(long streamId) {
+        return streams.get(streamId);
     }
 
     /** The store gives up (see the class comment) and tells the listener; only the first call counts. */
-    private void fail(Throwable error) {
+    void fail(Throwable error) {
         if (!stop(error)) {
             return;
         }
@@ -666,7 +542,7 @@ public final class StreamStore implements AutoCloseable {
     /** Seals whatever the log cache holds and waits for it to be committed (for tests and shutdown). */
     public CompletableFuture<Void> flush() {
         synchronized (appendLock) {
-            return sealAndUploadNow();
+            return seals.sealAndUploadNow();
         }
     }
 
@@ -683,11 +559,7 @@ public final class StreamStore implements AutoCloseable {
                 return;
             }
             closed = true;
-            if (closeSeal != null) {
-                closeSeal.completeExceptionally(new StreamException("stream store of node " + config.nodeId()
-                        + " was aborted"));
-                closeSeal = null;
-            }
+            seals.failCloseSeal(new StreamException("stream store of node " + config.nodeId() + " was aborted"));
         }
         stop(new StreamException("stream store of node " + config.nodeId() + " was aborted"));
         compaction.close();
@@ -710,11 +582,8 @@ public final class StreamStore implements AutoCloseable {
                 return;
             }
             closed = true;
-            done = sealAndUploadNow();
-            if (closeSeal != null) {
-                completeWith(closeSeal, done); // this seal holds what those closes wait for
-                closeSeal = null;
-            }
+            done = seals.sealAndUploadNow();
+            seals.handOverCloseSeal(done);
         }
         drainWaiting(); // waiting appends fail: the store is closed
         compaction.close(); // no compaction while shutting down
