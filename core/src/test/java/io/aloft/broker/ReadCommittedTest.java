@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 16, the partition side, seen by Kafka's own clients: transactions are written straight into
- * the partition log (the coordinator that will send them does not exist yet), and a stock
+ * the partition log (as a marker from a coordinator is: see WriteTxnMarkersTest), and a stock
  * read_committed consumer reads only committed records (Fetch's last stable offset and aborted
  * transactions), stops at an open transaction, finds the last stable offset as the end offset
  * (ListOffsets with isolation_level 1), while a read_uncommitted one reads everything; the Admin

@@ -51,9 +51,8 @@ class AdvertisedVersionsTest {
                     + "which clients do not retry"),
             Map.entry(ApiKeys.ADD_PARTITIONS_TO_TXN, "up to v3: transaction version 1 only (v4+, the brokers' "
                     + "verification of KIP-890, not yet)"),
-            Map.entry(ApiKeys.ADD_OFFSETS_TO_TXN, "TxnOffsetCommit is not served yet, so a transaction's offsets "
-                    + "cannot be committed"),
             Map.entry(ApiKeys.END_TXN, "up to v4: transaction version 1 only (v5 is KIP-890 part 2)"),
+            Map.entry(ApiKeys.TXN_OFFSET_COMMIT, "up to v4: transaction version 1 only (v5 is KIP-890 part 2)"),
             Map.entry(ApiKeys.WRITE_TXN_MARKERS, "a partition another broker leads answers NOT_LEADER_OR_FOLLOWER "
                     + "(Kafka: UNKNOWN_TOPIC_OR_PARTITION on a broker without a replica of it)"),
             Map.entry(ApiKeys.UNREGISTER_BROKER, "answered once the broker is fenced (its session lapsed) and its WAL "
@@ -129,9 +128,11 @@ class AdvertisedVersionsTest {
 
     /**
      * APIs compared with Kafka by a test of their own rather than ApiConformanceTest's catalog: the
-     * transaction APIs, against a Kafka at transaction version 1 (Aloft offers no other).
+     * transaction APIs, against a Kafka at transaction version 1 (Aloft offers no other), and
+     * TxnOffsetCommit, in a real transaction on each broker.
      */
     static final Map<ApiKeys, String> COMPARED_ELSEWHERE = Map.of(
+            ApiKeys.TXN_OFFSET_COMMIT, "TxnOffsetCommitOracleTest",
             ApiKeys.ADD_PARTITIONS_TO_TXN, "TransactionConformanceTest",
             ApiKeys.ADD_OFFSETS_TO_TXN, "TransactionConformanceTest",
             ApiKeys.END_TXN, "TransactionConformanceTest",
