@@ -6,7 +6,7 @@ import java.nio.file.Path;
 
 /**
  * {@link ExactlyOnceStreamsTests} against Apache Kafka 4.3.1 (KRaft, one node): the proof that the
- * scenario and its exactly-once check are right, so that a failure of {@code AloftExactlyOnceStreamsTest}
+ * scenario and its exactly-once check are right, so that a failure of {@link AloftExactlyOnceStreamsTest}
  * is Aloft's.
  */
 class ApacheKafkaExactlyOnceStreamsTest extends ExactlyOnceStreamsTests {

@@ -1,6 +1,7 @@
 package io.aloft.compat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.servers.ChildBroker;
 import java.io.IOException;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.TestInstance;
  * committed without their output), a gap means an update lost.
  *
  * <p>{@link ApacheKafkaExactlyOnceStreamsTest} proves the scenario and its check against Apache
- * Kafka 4.3.1; {@code AloftExactlyOnceStreamsTest} runs it against Aloft. Kills per run: system
+ * Kafka 4.3.1; {@link AloftExactlyOnceStreamsTest} runs it against Aloft. Kills per run: system
  * property {@code aloft.compat.eos.kills} (default 2; more for a long run).
  *
  * <p>Confined to JUnit's test thread; one broker per class.
@@ -102,6 +103,9 @@ abstract class ExactlyOnceStreamsTests {
                 assertEquals(once, seen.get(0).get(e.getKey()), "committed counts of " + e.getKey()
                         + ": every count from 1 to " + e.getValue() + " exactly once, in order");
             }
+            // Streams' transactional producers (ids from the application id): it ran transactionally.
+            List<String> ids = topics.transactionalIds();
+            assertTrue(ids.stream().anyMatch(id -> id.startsWith(app)), "transactional ids: " + ids);
             instance.stop();
         } catch (Exception | AssertionError e) {
             StringBuilder report = new StringBuilder("against ").append(broker.description()).append(" with ")

@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -117,6 +118,12 @@ final class Topics implements AutoCloseable {
             }
         }
         return values;
+    }
+
+    /** The transactional ids the broker's transaction coordinators know (ListTransactions). */
+    List<String> transactionalIds() throws Exception {
+        return admin.listTransactions().all().get(TIMEOUT_S, TimeUnit.SECONDS).stream()
+                .map(TransactionListing::transactionalId).sorted().toList();
     }
 
     /** Produces {@code records} (key, value) in order with the producer's defaults (acks=all, idempotent). */

@@ -299,10 +299,7 @@ public final class Broker implements AutoCloseable {
         failures.closeOnFailure("inter-broker client", interBroker);
         BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
                 settings.transactions(), controller, cache, nodeId, partitions, producerIds, coordinatorTimer,
-                interBroker,
-                // Markers into __consumer_offsets: nothing to do until the group coordinator serves
-                // TxnOffsetCommit; then its completeTransaction (groups::completeTransaction).
-                OffsetsTransactionCompleter.NOTHING_TO_COMPLETE, failures, resources) : null;
+                interBroker, groups::completeTransaction, failures, resources) : null;
         fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,

@@ -83,9 +83,9 @@ public final class BrokerConfig {
             .doc("Serve Kafka transactions (transactional producers, and the markers read_committed consumers "
                     + "depend on): the transaction coordinator on __transaction_state, its APIs, and "
                     + "WriteTxnMarkers, by which coordinators on other brokers end transactions in the partitions "
-                    + "this broker leads. Transaction version 2 (KIP-890) unless aloft.transaction.version=1, and "
-                    + "offsets cannot be committed in a transaction yet (no TxnOffsetCommit). Off: transactional "
-                    + "producers are refused at once, with a reason. Set it alike on every broker of a cluster.")
+                    + "this broker leads. Transaction version 1 unless aloft.transaction.version=2 (KIP-890). Off: "
+                    + "transactional producers are refused at once, with a reason. Set it alike on every broker "
+                    + "of a cluster.")
             .build();
 
     public static final String MAX_REQUEST_BYTES_CONFIG = "socket.request.max.bytes";

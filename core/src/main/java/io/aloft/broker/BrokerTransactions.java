@@ -100,10 +100,12 @@ final class BrokerTransactions {
                 }));
     }
 
-    /** AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, DescribeTransactions, ListTransactions, WriteTxnMarkers. */
+    /**
+     * AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn, DescribeTransactions,
+     * ListTransactions, WriteTxnMarkers.
+     */
     List<ApiHandler<?>> handlers(MetadataCache cache, GroupCoordinator groups) {
-        List<ApiHandler<?>> handlers = new ArrayList<>(TransactionHandlers.create(coordinator, cache,
-                groups::partitionFor));
+        List<ApiHandler<?>> handlers = new ArrayList<>(TransactionHandlers.create(coordinator, cache, groups));
         handlers.add(new WriteTxnMarkersHandler(appender));
         return handlers;
     }

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 16, the partition side, seen by Kafka's own clients: transactions are written straight into
- * the partition log (the coordinator that will send them does not exist yet), and a stock
+ * the partition log (as a marker from a coordinator is: see WriteTxnMarkersTest), and a stock
  * read_committed consumer reads only committed records (Fetch's last stable offset and aborted
  * transactions), stops at an open transaction, finds the last stable offset as the end offset
  * (ListOffsets with isolation_level 1), while a read_uncommitted one reads everything; the Admin
@@ -316,6 +316,146 @@ class ReadCommittedTest {
             log.append(batch(-1, (short) 0, "tail")).get(10, TimeUnit.SECONDS);          // 6
             assertEquals(kafkaViews, readCommittedViews(broker.bootstrap(), TOPIC, 7));
             assertEquals(kafkaOffsets, offsetsView(admin, TP));
+        }
+    }
+
+    /** The log start offset (ListOffsets EARLIEST) and the read_committed offsets view. */
+    private static String startAndOffsetsView(Admin admin, TopicPartition tp) throws Exception {
+        long earliest = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest()))
+                .partitionResult(tp).get(30, TimeUnit.SECONDS).offset();
+        return "earliest=" + earliest + " " + offsetsView(admin, tp);
+    }
+
+    private static void deleteRecordsBefore(Admin admin, TopicPartition tp, long offset) throws Exception {
+        admin.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(offset)))
+                .all().get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * DeleteRecords past an open transaction's first offset and past an aborted transaction,
+     * against Apache Kafka 4.3.1: an aborted transaction at 0 (marker 1), a plain record at 2, an
+     * open transaction from 3, a plain record at 4; records before 4 deleted. Every read_committed
+     * Fetch, ListOffsets (earliest, latest read_committed) and DescribeProducers answer alike,
+     * before the open transaction commits (marker 5) and after.
+     */
+    @Test
+    void deleteRecordsPastAnOpenTransaction_answersAsApacheKafka() throws Exception {
+        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
+        String topic = "rc-delete-" + System.nanoTime();
+        TopicPartition tp = new TopicPartition(topic, 0);
+        List<String> kafkaViews = new ArrayList<>();
+        Properties common = new Properties();
+        common.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
+        common.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        common.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        Properties transactional = new Properties();
+        transactional.putAll(common);
+        transactional.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
+                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
+                        new org.apache.kafka.clients.producer.KafkaProducer<>(transactional);
+                org.apache.kafka.clients.producer.KafkaProducer<String, String> plain =
+                        new org.apache.kafka.clients.producer.KafkaProducer<>(common)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            tx.initTransactions();
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "aborted")).get();
+            tx.abortTransaction();
+            awaitHighWatermark(admin, tp, 2);
+            plain.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "plain")).get();
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "open")).get();
+            plain.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "tail")).get();
+            deleteRecordsBefore(admin, tp, 4);
+            kafkaViews.addAll(readCommittedViews(kafka, topic, 5));
+            kafkaViews.add(startAndOffsetsView(admin, tp));
+            tx.commitTransaction();
+            awaitHighWatermark(admin, tp, 6);
+            kafkaViews.addAll(readCommittedViews(kafka, topic, 6));
+            kafkaViews.add(startAndOffsetsView(admin, tp));
+        }
+        System.out.println("Kafka's answers:\n" + String.join("\n", kafkaViews));
+
+        List<String> aloftViews = new ArrayList<>();
+        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            PartitionLog log = leaderLog(broker, admin);
+            short tv2 = 2;
+            log.append(batch(7, (short) 0, "aborted")).get(10, TimeUnit.SECONDS);        // 0
+            log.appendMarker(7, (short) 1, 0, false, tv2).get(10, TimeUnit.SECONDS);     // 1
+            log.append(batch(-1, (short) 0, "plain")).get(10, TimeUnit.SECONDS);         // 2
+            log.append(batch(7, (short) 1, "open")).get(10, TimeUnit.SECONDS);           // 3
+            log.append(batch(-1, (short) 0, "tail")).get(10, TimeUnit.SECONDS);          // 4
+            deleteRecordsBefore(admin, TP, 4);
+            aloftViews.addAll(readCommittedViews(broker.bootstrap(), TOPIC, 5));
+            aloftViews.add(startAndOffsetsView(admin, TP));
+            log.appendMarker(7, (short) 2, 0, true, tv2).get(10, TimeUnit.SECONDS);      // 5
+            aloftViews.addAll(readCommittedViews(broker.bootstrap(), TOPIC, 6));
+            aloftViews.add(startAndOffsetsView(admin, TP));
+        }
+        assertEquals(kafkaViews, aloftViews);
+    }
+
+    /**
+     * The batches of partition 0 of {@code topic} from 0: per batch, control or data, timestamp
+     * type, and whether its max timestamp falls within {@code [from, to]} (the broker's clock while
+     * it was written: a log append time).
+     */
+    private static List<String> timestampView(String bootstrap, String topic, long from, long to) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (RawKafkaClient raw = new RawKafkaClient(bootstrap)) {
+            FetchResponseData.PartitionData p = only(raw.send(readCommittedFetch(topic, 0, 0)));
+            for (org.apache.kafka.common.record.internal.RecordBatch b : ((MemoryRecords) p.records()).batches()) {
+                out.add((b.isControlBatch() ? "marker " : "data ") + b.timestampType() + " appended-now="
+                        + (b.maxTimestamp() >= from && b.maxTimestamp() <= to));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * On a topic with {@code message.timestamp.type=LogAppendTime}, a transaction's marker is stamped
+     * with the broker's time as its data is, as Apache Kafka 4.3.1 stamps it.
+     */
+    @Test
+    void markerOnLogAppendTimeTopic_stampedAsApacheKafka() throws Exception {
+        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
+        String topic = "rc-lat-" + System.nanoTime();
+        Map<String, String> lat = Map.of("message.timestamp.type", "LogAppendTime");
+        Properties props = new Properties();
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        props.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
+        List<String> kafkaView;
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
+                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
+                        new org.apache.kafka.clients.producer.KafkaProducer<>(props)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(lat))).all()
+                    .get(30, TimeUnit.SECONDS);
+            tx.initTransactions();
+            long from = System.currentTimeMillis();
+            tx.beginTransaction();
+            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "x")).get();
+            tx.commitTransaction();
+            awaitHighWatermark(admin, new TopicPartition(topic, 0), 2);
+            kafkaView = timestampView(kafka, topic, from, System.currentTimeMillis());
+        }
+        assertEquals(List.of("data LogAppendTime appended-now=true", "marker LogAppendTime appended-now=true"),
+                kafkaView, "Kafka's answer");
+
+        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1).configs(lat))).all()
+                    .get(30, TimeUnit.SECONDS);
+            PartitionLog log = leaderLog(broker, admin);
+            long from = System.currentTimeMillis();
+            log.append(batch(7, (short) 0, "x")).get(10, TimeUnit.SECONDS);                // 0
+            log.appendMarker(7, (short) 1, 0, true, (short) 2).get(10, TimeUnit.SECONDS);  // 1
+            assertEquals(kafkaView, timestampView(broker.bootstrap(), TOPIC, from, System.currentTimeMillis()));
         }
     }
 

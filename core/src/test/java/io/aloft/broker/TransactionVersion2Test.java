@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Transaction version 2 (KIP-890 part 2) with the stock Java producer of kafka-clients 4.3: at the
- * default finalized {@code transaction.version} 2 it ends transactions with EndTxn v5 and never
+ * Transaction version 2 (KIP-890 part 2) with the stock Java producer of kafka-clients 4.3: at
+ * finalized {@code transaction.version} 2 ({@code aloft.transaction.version=2}) it ends transactions with EndTxn v5 and never
  * sends AddPartitionsToTxn (its partitions' leaders add them, Produce v12+), and every transaction
  * bumps its epoch; at level 1 ({@code aloft.transaction.version=1}) the same client falls back to
  * AddPartitionsToTxn and EndTxn v4 with one epoch per session. Which versions it speaks is read
@@ -40,7 +40,7 @@ class TransactionVersion2Test {
     private static final List<TopicPartition> PARTITIONS = List.of(new TopicPartition(TOPIC, 0),
             new TopicPartition(TOPIC, 1));
     private static final Map<String, String> ENABLED = Map.of("aloft.transactions.enable", "true",
-            "transaction.state.log.num.partitions", "2");
+            "transaction.state.log.num.partitions", "2", "aloft.transaction.version", "2");
 
     @TempDir
     Path dir;

@@ -20,6 +20,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -42,9 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
  * partitions, which are spread over the other two, so every marker crosses brokers
  * (WriteTxnMarkers). A stock transactional producer and read_committed consumer: commits and
  * aborts show exactly the committed records, in order, and the last stable offset reaches the high
- * watermark; a partition leader SIGKILLed in the middle of a transaction, and the coordinator
+ * watermark; offsets sent in transactions reach a group coordinator on another broker than the
+ * transaction coordinator and count only when committed; a partition leader SIGKILLed in the middle of a transaction, and the coordinator
  * SIGKILLed while a commit is under way, leave every transaction all or nothing, and nothing
- * committed is lost. The tests share one cluster and run in order (each kill is repaired, by a
+ * committed is lost; the next coordinator's markers carry a higher coordinator epoch. The tests share one cluster and run in order (each kill is repaired, by a
  * restart, before the next test).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -215,6 +218,30 @@ class TransactionsClusterTest {
         }
     }
 
+    /**
+     * The coordinator epoch partition 0 last saw in a marker of {@code transactionalId}'s producer
+     * (DescribeProducers), once no transaction of it is open there.
+     */
+    private static int coordinatorEpochSeen(String transactionalId) throws Exception {
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (Admin admin = admin()) {
+            long pid = admin.describeTransactions(List.of(transactionalId)).description(transactionalId)
+                    .get(60, TimeUnit.SECONDS).producerId();
+            while (true) {
+                Optional<org.apache.kafka.clients.admin.ProducerState> s = admin.describeProducers(List.of(tp))
+                        .partitionResult(tp).get(60, TimeUnit.SECONDS).activeProducers().stream()
+                        .filter(p -> p.producerId() == pid).findFirst();
+                if (s.isPresent() && s.get().currentTransactionStartOffset().isEmpty()) {
+                    return s.get().coordinatorEpoch().orElseThrow();
+                }
+                assertTrue(System.nanoTime() < deadline, tp + ": the transaction of " + transactionalId
+                        + " stays open: " + s);
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+        }
+    }
+
     @Test
     @Order(1)
     void commitsAndAborts_acrossLeaders_readCommittedSeesExactlyTheCommitted() throws Exception {
@@ -238,8 +265,61 @@ class TransactionsClusterTest {
         assertAllOrNothing("after commits and aborts");
     }
 
+    /**
+     * Offsets in transactions (TxnOffsetCommit), their group's {@code __consumer_offsets} partition
+     * led by another broker than the transaction coordinator: its markers travel in WriteTxnMarkers
+     * to that broker's group coordinator, which makes the committed transaction's offset the group's
+     * and drops the aborted one's.
+     */
     @Test
     @Order(2)
+    void offsetsInTransactions_onAnotherBrokersGroupCoordinator_committedOrDroppedWithTheirTransaction()
+            throws Exception {
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        String group;
+        try (Admin admin = admin()) {
+            try {
+                admin.describeConsumerGroups(List.of("lookup")).all().get(60, TimeUnit.SECONDS); // makes the topic
+            } catch (java.util.concurrent.ExecutionException e) {
+                // GROUP_ID_NOT_FOUND once the lookup has made __consumer_offsets: all that was needed
+            }
+            int partitions = cluster.partitions("__consumer_offsets").size();
+            int i = 0;
+            while (cluster.leader("__consumer_offsets", io.aloft.broker.coordinator.CoordinatorTopic.partitionFor(
+                    "g-" + i, partitions)) == coordinator) {
+                i++;
+            }
+            group = "g-" + i;
+        }
+        try (KafkaProducer<String, String> producer = producer("tx-o")) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            sendToEach(producer, "o0");
+            producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(5)), new ConsumerGroupMetadata(group));
+            producer.commitTransaction();
+            expected.put("o0", true);
+            producer.beginTransaction();
+            sendToEach(producer, "o1");
+            producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(9)), new ConsumerGroupMetadata(group));
+            producer.abortTransaction();
+            expected.put("o1", false);
+        }
+        try (Admin admin = admin()) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (admin.describeTransactions(List.of("tx-o")).description("tx-o").get(60, TimeUnit.SECONDS).state()
+                    != org.apache.kafka.clients.admin.TransactionState.COMPLETE_ABORT) {
+                assertTrue(System.nanoTime() < deadline, "the abort's markers were never all written");
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+            OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(60, TimeUnit.SECONDS).get(tp);
+            assertEquals(5, committed == null ? -1 : committed.offset(), "group " + group + "'s offset");
+        }
+        assertAllOrNothing("after offsets in transactions");
+    }
+
+    @Test
+    @Order(3)
     void partitionLeaderKilledMidTransaction_theTransactionIsAllOrNothing() throws Exception {
         int victim = cluster.leader(TOPIC, 0);
         assertNotEquals(coordinator, victim);
@@ -273,9 +353,10 @@ class TransactionsClusterTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void coordinatorKilledWhileCommitting_theNextCoordinatorCompletes_nothingCommittedLost() throws Exception {
         int current = cluster.leader(STATE_TOPIC, 0);
+        int epochBefore;
         KafkaProducer<String, String> producer = producer("tx-c");
         try {
             producer.initTransactions();
@@ -283,6 +364,7 @@ class TransactionsClusterTest {
             sendToEach(producer, "c0");
             producer.commitTransaction(); // between transactions: this one must survive the kill
             expected.put("c0", true);
+            epochBefore = coordinatorEpochSeen("tx-c");
             producer.beginTransaction();
             sendToEach(producer, "c1");
             CompletableFuture<Void> commit = CompletableFuture.runAsync(producer::commitTransaction);
@@ -307,6 +389,9 @@ class TransactionsClusterTest {
             expected.put("c2", true);
         }
         assertNotEquals(current, cluster.leader(STATE_TOPIC, 0));
+        // The new coordinator's markers carry the epoch it loaded the partition at, above the old one's.
+        assertTrue(coordinatorEpochSeen("tx-c") > epochBefore, "coordinator epoch after the move: "
+                + coordinatorEpochSeen("tx-c") + ", before: " + epochBefore);
         assertAllOrNothing("after the coordinator (broker " + current + ") was killed");
         cluster.restart(current);
     }

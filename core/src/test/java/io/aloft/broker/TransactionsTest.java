@@ -89,11 +89,13 @@ class TransactionsTest {
                 first.commitTransaction();
                 second.initTransactions(); // bumps the epoch: the first producer's is stale now
                 first.beginTransaction();
-                // Transaction version 2: the partition's leader adds the partition for the producer, the
-                // coordinator answers PRODUCER_FENCED and the produce INVALID_PRODUCER_EPOCH (as Kafka's
-                // leaders do; TransactionVersion2Test compares with Kafka); the EndTxn is fenced.
+                // KIP-890: the partition's leader checks the zombie's first batch with the coordinator,
+                // which answers PRODUCER_FENCED, and the produce INVALID_PRODUCER_EPOCH (as Kafka's leaders
+                // do; TransactionVerificationOracleTest compares with Kafka); the EndTxn is fenced.
                 Exception e = assertThrows(Exception.class, () -> sendToEach(first, "zombie"));
-                assertTrue(causedBy(e, InvalidProducerEpochException.class), e.toString());
+                // (At version 1 the client's AddPartitionsToTxn is fenced first: ProducerFencedException.)
+                assertTrue(causedBy(e, InvalidProducerEpochException.class) || causedBy(e, ProducerFencedException.class),
+                        e.toString());
                 Exception end = assertThrows(Exception.class, first::abortTransaction);
                 assertTrue(causedBy(end, ProducerFencedException.class), end.toString());
                 second.beginTransaction();
@@ -131,8 +133,8 @@ class TransactionsTest {
             }
             TransactionDescription after = describe(broker, "tx-r");
             assertEquals(before.producerId(), after.producerId());
-            // Transaction version 2: InitProducerId bumps the epoch, and so does every EndTxn.
-            assertEquals(before.producerEpoch() + 2, after.producerEpoch());
+            // Transaction version 1 (the default): InitProducerId bumps the epoch, EndTxn keeps it.
+            assertEquals(before.producerEpoch() + 1, after.producerEpoch());
             try (Admin admin = Admin.create(broker.clientProps())) {
                 assertTrue(admin.listTransactions().all().get(30, TimeUnit.SECONDS).stream()
                         .map(TransactionListing::transactionalId).anyMatch("tx-r"::equals));
@@ -155,35 +157,9 @@ class TransactionsTest {
             assertEquals(4, keys.find(ApiKeys.ADD_OFFSETS_TO_TXN.id).maxVersion());
             assertEquals(0, keys.find(ApiKeys.DESCRIBE_TRANSACTIONS.id).maxVersion());
             assertEquals(2, keys.find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion());
-            assertNull(keys.find(ApiKeys.TXN_OFFSET_COMMIT.id), "TxnOffsetCommit is not served yet");
+            assertEquals(4, keys.find(ApiKeys.TXN_OFFSET_COMMIT.id).maxVersion()); // v5: transaction version 2
             assertEquals(1, keys.find(ApiKeys.WRITE_TXN_MARKERS.id).minVersion()); // as Kafka 4.3: v1-2
             assertEquals(2, keys.find(ApiKeys.WRITE_TXN_MARKERS.id).maxVersion());
-        }
-    }
-
-    /**
-     * Offsets in a transaction need TxnOffsetCommit, not served yet: the Java client takes its
-     * absence as a fatal error, so the producer is done for; its open transaction is aborted by the
-     * coordinator's timeout (markers written), after which read_committed consumers move past it.
-     */
-    @Test
-    void sendOffsetsToTransaction_failsTheProducer_theCoordinatorAbortsOnTimeout() throws Exception {
-        Map<String, String> settings = new java.util.HashMap<>(ENABLED);
-        settings.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "200");
-        try (TestBroker broker = new TestBroker(dir, settings)) {
-            createTopic(broker);
-            Properties p = producerProps(broker, "tx-o");
-            p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "1000");
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
-                producer.initTransactions();
-                producer.beginTransaction();
-                sendToEach(producer, "offsets");
-                Exception e = assertThrows(Exception.class, () -> producer.sendOffsetsToTransaction(
-                        Map.of(PARTITIONS.get(0), new OffsetAndMetadata(1)), new ConsumerGroupMetadata("g")));
-                assertTrue(causedBy(e, UnsupportedVersionException.class), e.toString());
-            }
-            // Each partition: the record and the ABORT marker the timeout wrote.
-            assertEquals(List.of(), readAll(broker, "read_committed", 2));
         }
     }
 

@@ -11,13 +11,15 @@ import java.util.function.Consumer;
  * A {@link CoordinatorLog} in memory, for tests. It stores the encoded key and value bytes, not the
  * record objects, so a replay goes through the serde exactly as one from a real log would.
  * Appends complete at once, on the calling thread. Thread-safe: each partition's list is guarded
- * by its own monitor.
+ * by its own monitor. Transactional records and markers are kept as such (what the batch would
+ * say), without the partition log's producer checks.
  *
  * @param <R> the record type
  */
 public class MemoryCoordinatorLog<R> implements CoordinatorLog<R> {
 
-    private record Entry(byte[] key, byte[] value) {
+    /** One stored record: a key and value (of {@code producer}'s transaction, if set), or a marker. */
+    private record Entry(byte[] key, byte[] value, TransactionalProducer producer, TransactionMarker marker) {
     }
 
     private final CoordinatorRecordSerde<R> serde;
@@ -31,7 +33,9 @@ public class MemoryCoordinatorLog<R> implements CoordinatorLog<R> {
     public CompletableFuture<Void> append(int partition, List<R> records) {
         List<Entry> encoded = new ArrayList<>(records.size());
         for (R r : records) {
-            encoded.add(new Entry(serde.key(r), serde.value(r)));
+            TransactionMarker marker = serde.markerOf(r);
+            encoded.add(marker != null ? new Entry(null, null, null, marker)
+                    : new Entry(serde.key(r), serde.value(r), serde.producerOf(r), null));
         }
         List<Entry> log = partitions.computeIfAbsent(partition, p -> new ArrayList<>());
         synchronized (log) {
@@ -51,7 +55,12 @@ public class MemoryCoordinatorLog<R> implements CoordinatorLog<R> {
             copy = new ArrayList<>(log);
         }
         for (Entry e : copy) {
-            sink.accept(serde.decode(e.key(), e.value()));
+            R r = e.marker() != null ? serde.decodeMarker(e.marker())
+                    : e.producer() != null ? serde.decodeTransactional(e.producer(), e.key(), e.value())
+                    : serde.decode(e.key(), e.value());
+            if (r != null) {
+                sink.accept(r);
+            }
         }
     }
 

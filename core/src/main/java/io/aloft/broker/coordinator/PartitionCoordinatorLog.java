@@ -16,6 +16,8 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -25,6 +27,11 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * A {@link CoordinatorLog} on the partitions of a coordinator's internal topic, stored like any
  * other partition: each {@link #append} becomes one uncompressed record batch (so the records of
  * one call are durable together or not at all) whose records carry the serde's key and value.
+ * Records of a producer's transaction ({@link CoordinatorRecordSerde#producerOf}) go in a
+ * transactional batch of that producer, appended as the coordinator's own (no sequence checks); a
+ * {@link TransactionMarker} is appended alone, as the partition's control batch, with the
+ * partition's marker checks (a stale producer epoch, a fenced coordinator epoch). Replay hands
+ * each back through the serde with what its batch says.
  *
  * <p>Ordering comes from {@link PartitionManager#append}, which submits appends to one partition in
  * call order; the partition log acknowledges them in offset order. The acknowledgements arrive on
@@ -42,6 +49,11 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
 
     /** Bytes asked for per read during replay; a larger batch is still returned whole. */
     static final int REPLAY_READ_BYTES = 1 << 20;
+    /**
+     * The transaction version of the markers a coordinator writes into its partition: every
+     * transaction here is version 1 (no handler speaks version 2 yet), as in LocalTransactionMarkers.
+     */
+    static final short TRANSACTION_VERSION = 1;
     /** How long one replay read may take before loading the partition is given up. */
     static final long REPLAY_READ_TIMEOUT_MS = 60_000;
 
@@ -69,14 +81,39 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
+        TopicPartition tp = new TopicPartition(topic, partition);
+        TransactionMarker marker = serde.markerOf(records.get(0));
+        if (marker != null) {
+            if (records.size() != 1) {
+                throw new IllegalArgumentException("a transaction marker is appended alone, not with "
+                        + (records.size() - 1) + " other records");
+            }
+            return failuresAsKafkaExceptions(partitions.appendMarker(tp, marker.producerId(), marker.producerEpoch(),
+                    marker.coordinatorEpoch(), marker.commit(), TRANSACTION_VERSION));
+        }
         long now = clock.getAsLong();
+        TransactionalProducer producer = serde.producerOf(records.get(0));
         SimpleRecord[] encoded = new SimpleRecord[records.size()];
         for (int i = 0; i < encoded.length; i++) {
             R r = records.get(i);
+            if (!java.util.Objects.equals(serde.producerOf(r), producer) || serde.markerOf(r) != null) {
+                throw new IllegalArgumentException("the records of one append must all be plain, or all of one "
+                        + "producer's transaction");
+            }
             encoded[i] = new SimpleRecord(now, serde.key(r), serde.value(r));
         }
+        if (producer != null) {
+            // A coordinator's own batch of the producer's transaction: no sequence of the producer's own.
+            MemoryRecords batch = MemoryRecords.withTransactionalRecords(Compression.NONE, producer.producerId(),
+                    producer.producerEpoch(), 0, encoded);
+            return failuresAsKafkaExceptions(partitions.appendAsCoordinator(tp, batch));
+        }
         MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, encoded);
-        return partitions.append(new TopicPartition(topic, partition), batch).handle((result, error) -> {
+        return failuresAsKafkaExceptions(partitions.append(tp, batch));
+    }
+
+    private static CompletableFuture<Void> failuresAsKafkaExceptions(CompletableFuture<?> append) {
+        return append.handle((result, error) -> {
             if (error != null) {
                 throw new CompletionException(asKafkaException(error));
             }
@@ -102,10 +139,19 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
             LogReadResult read = await(log.read(offset, REPLAY_READ_BYTES, true), tp);
             long next = offset;
             for (RecordBatch batch : read.records().batches()) {
+                TransactionalProducer producer = batch.isTransactional()
+                        ? new TransactionalProducer(batch.producerId(), batch.producerEpoch()) : null;
                 for (Record r : batch) {
                     // The first batch may start below the offset asked for (after DeleteRecords).
-                    if (r.offset() >= offset) {
-                        sink.accept(serde.decode(bytes(r.key()), r.hasValue() ? bytes(r.value()) : null));
+                    if (r.offset() < offset) {
+                        continue;
+                    }
+                    R decoded = batch.isControlBatch() ? marker(batch, r)
+                            : producer != null ? serde.decodeTransactional(producer, bytes(r.key()),
+                                    r.hasValue() ? bytes(r.value()) : null)
+                            : serde.decode(bytes(r.key()), r.hasValue() ? bytes(r.value()) : null);
+                    if (decoded != null) {
+                        sink.accept(decoded);
                     }
                 }
                 next = batch.nextOffset();
@@ -116,6 +162,17 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
             }
             offset = next;
         }
+    }
+
+    /** The coordinator's record of a control batch's record: a transaction marker, or null (skipped). */
+    private R marker(RecordBatch batch, Record r) {
+        ControlRecordType type = ControlRecordType.parse(r.key());
+        if (type != ControlRecordType.COMMIT && type != ControlRecordType.ABORT) {
+            return null; // not a transaction marker (Kafka's other control records are the raft layer's)
+        }
+        EndTransactionMarker m = EndTransactionMarker.deserialize(r);
+        return serde.decodeMarker(new TransactionMarker(batch.producerId(), batch.producerEpoch(),
+                m.coordinatorEpoch(), type == ControlRecordType.COMMIT));
     }
 
     private static byte[] bytes(ByteBuffer buffer) {

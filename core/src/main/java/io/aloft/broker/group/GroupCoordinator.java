@@ -6,6 +6,7 @@ import io.aloft.broker.coordinator.CoordinatorRuntime;
 import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTimer;
 import io.aloft.broker.coordinator.CoordinatorTopic;
+import io.aloft.broker.coordinator.TransactionMarker;
 import io.aloft.broker.group.consumer.ClusterTopics;
 import io.aloft.broker.group.consumer.ConsumerGroupDescriber;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
@@ -43,6 +45,8 @@ import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.OffsetFetchResponseData.OffsetFetchResponseGroup;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -243,7 +247,10 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
                 error -> OffsetManager.commitError(req, version, error));
     }
 
-    /** OffsetFetch, single-group (v1-7) or multi-group (v8+) form. requireStable is not needed: no transactions. */
+    /**
+     * OffsetFetch, single-group (v1-7) or multi-group (v8+) form. With requireStable (v7+, KIP-447)
+     * partitions with offsets pending in an open transaction get UNSTABLE_OFFSET_COMMIT.
+     */
     public CompletableFuture<OffsetFetchResponseData> fetchOffsets(OffsetFetchRequestData req, short version) {
         if (version < 8) {
             String groupId = req.groupId();
@@ -252,7 +259,8 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
                         fetchShapes.singleGroupError(req, version, Errors.INVALID_GROUP_ID));
             }
             List<OffsetManager.TopicQuery> queries = fetchShapes.queries(req);
-            return runtime.read("offset-fetch", partitionFor(groupId), s -> s.fetchOffsets(groupId, queries, false))
+            return runtime.read("offset-fetch", partitionFor(groupId), 
+                            s -> s.fetchOffsets(groupId, queries, false, version >= 7 && req.requireStable()))
                     .thenApply(fetchShapes::singleGroup)
                     .exceptionally(e -> fetchShapes.singleGroupError(req, version, errorFor(e)));
         }
@@ -267,12 +275,51 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
             List<OffsetManager.TopicQuery> queries = fetchShapes.queries(rg, byId);
             // v9+ names the member asking, which a consumer group (KIP-848) checks.
             groups.add(runtime.read("offset-fetch", partitionFor(groupId),
-                            s -> s.fetchOffsets(groupId, rg.memberId(), rg.memberEpoch(), queries, byId))
+                            s -> s.fetchOffsets(groupId, rg.memberId(), rg.memberEpoch(), queries, byId,
+                                    req.requireStable()))
                     .thenApply(result -> result.error() != Errors.NONE ? fetchShapes.groupError(groupId, result.error())
                             : fetchShapes.group(groupId, result.topics(), byId))
                     .exceptionally(e -> fetchShapes.groupError(groupId, errorFor(e))));
         }
         return allInOrder(groups).thenApply(list -> new OffsetFetchResponseData().setGroups(list));
+    }
+
+    /**
+     * TxnOffsetCommit (KIP-98, KIP-447): the offsets are written in the producer's transaction and
+     * stay pending, invisible to OffsetFetch, until {@link #completeTransaction} commits them.
+     * Completes once they are durable.
+     */
+    public CompletableFuture<TxnOffsetCommitResponseData> txnCommitOffsets(TxnOffsetCommitRequestData req) {
+        if (invalidGroupId(req.groupId())) {
+            return CompletableFuture.completedFuture(TxnOffsetManager.errorResponse(req, Errors.INVALID_GROUP_ID));
+        }
+        return write("txn-offset-commit", req.groupId(), (s, response) -> s.txnCommitOffsets(req, response),
+                error -> TxnOffsetManager.errorResponse(req, error));
+    }
+
+    /**
+     * Ends a transaction in one {@code __consumer_offsets} partition (what WriteTxnMarkers asks of
+     * the group coordinator): writes the COMMIT ({@code commit}) or ABORT marker of the producer
+     * into the partition through the partition's shard, so it lands in the log in order with the
+     * shard's other records, and once it is durable commits or drops the producer's pending offsets
+     * in every group of the partition. Writing the same marker again is harmless (nothing is left
+     * pending). The partition checks the marker as a data partition does.
+     *
+     * @return completes once the marker is durable; fails with NotCoordinatorException (the
+     *     partition is not served here), CoordinatorLoadInProgressException, or the partition's
+     *     refusal: InvalidProducerEpochException (stale producer epoch),
+     *     TransactionCoordinatorFencedException (an older coordinator epoch than the last marker's),
+     *     or another Kafka exception of the log
+     */
+    public CompletableFuture<Void> completeTransaction(TopicPartition offsetsPartition, long producerId,
+            short producerEpoch, int coordinatorEpoch, boolean commit) {
+        if (!PartitionGroupLog.TOPIC.equals(offsetsPartition.topic())) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(offsetsPartition
+                    + " is not a partition of " + PartitionGroupLog.TOPIC));
+        }
+        TransactionMarker marker = new TransactionMarker(producerId, producerEpoch, coordinatorEpoch, commit);
+        return runtime.write("complete-transaction", offsetsPartition.partition(),
+                s -> s.completeTransaction(marker));
     }
 
     /** OffsetDelete; completes once the tombstones are durable. */

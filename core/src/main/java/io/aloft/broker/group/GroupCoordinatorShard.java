@@ -4,6 +4,7 @@ import io.aloft.broker.coordinator.CoordinatorResult;
 import io.aloft.broker.coordinator.CoordinatorShard;
 import io.aloft.broker.coordinator.CoordinatorTimer;
 import io.aloft.broker.coordinator.ShardContext;
+import io.aloft.broker.coordinator.TransactionMarker;
 import io.aloft.broker.group.consumer.ClusterTopics;
 import io.aloft.broker.group.consumer.ConsumerGroup;
 import io.aloft.broker.group.consumer.ConsumerGroupConfig;
@@ -34,6 +35,8 @@ import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,6 +67,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     private final MembershipManager membership;
     private final SyncAndLeave syncAndLeave;
     private final OffsetManager offsets;
+    private final TxnOffsetManager txnOffsets;
     private final Map<String, ClassicGroup> groups = new HashMap<>();
     private final Map<String, GroupOffsets> groupOffsets = new HashMap<>();
     private final ConsumerGroups consumerGroups;
@@ -77,9 +81,10 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         this.membership = new MembershipManager(config, ctx);
         this.syncAndLeave = new SyncAndLeave(membership, ctx);
         this.offsets = new OffsetManager(config, ctx, membership, topicIds);
+        this.txnOffsets = new TxnOffsetManager(config, ctx, groupOffsets);
         this.consumerGroups = new ConsumerGroups(config.consumerGroupConfig(), consumerContext(ctx), cluster);
         this.consumerOps = new ConsumerGroupOperations(consumerGroups, groups, groupOffsets, offsets, membership);
-        this.replay = new GroupReplay(groups, groupOffsets, consumerGroups, ctx.partition());
+        this.replay = new GroupReplay(groups, groupOffsets, consumerGroups, txnOffsets, ctx.partition());
     }
 
     /** The shard's context as consumer groups use it: their timers' records become group records. */
@@ -240,9 +245,13 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         return out.build(null);
     }
 
-    /** Committed offsets of {@code groupId} (an unknown group has none). */
-    List<OffsetManager.TopicResult> fetchOffsets(String groupId, List<OffsetManager.TopicQuery> topics, boolean byId) {
-        return offsets.fetch(groupOffsets.get(groupId), topics, byId);
+    /**
+     * Committed offsets of {@code groupId} (an unknown group has none); with {@code requireStable},
+     * UNSTABLE_OFFSET_COMMIT for partitions with offsets pending in a transaction.
+     */
+    List<OffsetManager.TopicResult> fetchOffsets(String groupId, List<OffsetManager.TopicQuery> topics, boolean byId,
+                                                 boolean requireStable) {
+        return offsets.fetch(groupOffsets.get(groupId), topics, byId, requireStable);
     }
 
     /**
@@ -250,11 +259,61 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
      * current epoch (KIP-848); classic groups answer as before.
      */
     OffsetManager.FetchResult fetchOffsets(String groupId, String memberId, int memberEpoch,
-                                           List<OffsetManager.TopicQuery> topics, boolean byId) {
+                                           List<OffsetManager.TopicQuery> topics, boolean byId,
+                                           boolean requireStable) {
         ConsumerGroup cg = consumerGroups.group(groupId);
         Errors error = cg == null ? Errors.NONE : consumerOps.validateFetch(cg, memberId, memberEpoch);
         return new OffsetManager.FetchResult(error,
-                error == Errors.NONE ? fetchOffsets(groupId, topics, byId) : List.of());
+                error == Errors.NONE ? fetchOffsets(groupId, topics, byId, requireStable) : List.of());
+    }
+
+    /**
+     * TxnOffsetCommit: the member checks of the group's protocol (KIP-447), then the offsets are
+     * written in the producer's transaction; {@code response} once durable.
+     */
+    CoordinatorResult<Void, GroupRecord> txnCommitOffsets(TxnOffsetCommitRequestData req,
+            CompletableFuture<TxnOffsetCommitResponseData> response) {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        ConsumerGroup cg = consumerGroups.group(req.groupId());
+        Errors error;
+        GroupOffsets o;
+        if (cg != null) {
+            error = TxnOffsetManager.validateConsumer(consumerGroups, cg, req);
+            o = replay.offsetsOf(req.groupId());
+        } else {
+            ClassicGroup g = groups.get(req.groupId());
+            if (g == null && req.generationId() >= 0) {
+                error = Errors.ILLEGAL_GENERATION; // a member of a group that does not exist
+            } else {
+                g = g != null ? g : getOrCreate(req.groupId()); // a simple group, as for OffsetCommit
+                error = TxnOffsetManager.validateClassic(g, req);
+            }
+            o = g == null ? null : g.offsets;
+        }
+        if (error != Errors.NONE) {
+            response.complete(TxnOffsetManager.errorResponse(req, error));
+        } else {
+            txnOffsets.write(req.groupId(), o, req, response, out);
+        }
+        return out.build(null);
+    }
+
+    /**
+     * Writes a transaction marker into this partition; once durable, the producer's pending
+     * offsets in every group here are committed or dropped. Fails as the partition refuses the
+     * marker (a stale producer epoch, a fenced coordinator epoch).
+     */
+    CoordinatorResult<Void, GroupRecord> completeTransaction(TransactionMarker marker) {
+        CoordinatorResult.Builder<GroupRecord> out = writes();
+        out.append(List.of(new GroupRecord.TxnMarker(marker)), (failure, next) -> {
+            if (failure == null) {
+                txnOffsets.complete(marker);
+            } else {
+                LOG.debug("__consumer_offsets-{}: marker of producer {} not written", ctx.partition(),
+                        marker.producerId(), failure);
+            }
+        });
+        return out.build(null);
     }
 
     CoordinatorResult<Void, GroupRecord> deleteOffsets(OffsetDeleteRequestData req,

@@ -17,6 +17,11 @@ final class GroupOffsets {
     final Map<TopicPartition, GroupRecord.OffsetCommit> committed = new HashMap<>();
     /** For each partition, the sequence of the latest offset write issued (commit or tombstone). */
     final Map<TopicPartition, Long> pending = new HashMap<>();
+    /**
+     * Offsets pending in open transactions (TxnOffsetCommit): by partition, by producer id. They
+     * become committed, or go, when the producer's marker reaches the partition ({@link TxnOffsetManager}).
+     */
+    final Map<TopicPartition, Map<Long, TxnOffsetManager.Pending>> transactional = new HashMap<>();
     /** Set when the group's offsets were deleted: writes still in flight must not bring them back. */
     boolean removed;
     private long nextSequence;
@@ -25,8 +30,8 @@ final class GroupOffsets {
         return ++nextSequence;
     }
 
-    /** No offsets and no writes in flight. */
+    /** No offsets, none pending in a transaction, and no writes in flight. */
     boolean isEmpty() {
-        return committed.isEmpty() && pending.isEmpty();
+        return committed.isEmpty() && pending.isEmpty() && transactional.isEmpty();
     }
 }

@@ -1,5 +1,6 @@
 package io.aloft.broker.group;
 
+import io.aloft.broker.coordinator.TransactionMarker;
 import io.aloft.broker.group.consumer.ConsumerGroupRecord;
 import java.util.List;
 
@@ -51,6 +52,30 @@ public sealed interface GroupRecord {
         @Override
         public String groupId() {
             return change.groupId();
+        }
+    }
+
+    /**
+     * An offset committed within a producer's transaction (TxnOffsetCommit): stored like
+     * {@link OffsetCommit} (same key and value) but in a transactional batch of the producer, and
+     * pending until a {@link TxnMarker} of that producer commits (applies) or aborts (drops) it.
+     */
+    record TxnOffsetCommit(long producerId, short producerEpoch, OffsetCommit offset) implements GroupRecord {
+        @Override
+        public String groupId() {
+            return offset.groupId();
+        }
+    }
+
+    /**
+     * A transaction marker in the partition: ends the transaction of its producer for every group of
+     * the partition. Stored as the log's control batch, not by key and value; it names no group
+     * ({@link #groupId} is empty).
+     */
+    record TxnMarker(TransactionMarker marker) implements GroupRecord {
+        @Override
+        public String groupId() {
+            return "";
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.aloft.broker.group;
 
 import io.aloft.broker.coordinator.CoordinatorRecordSerde;
+import io.aloft.broker.coordinator.TransactionMarker;
+import io.aloft.broker.coordinator.TransactionalProducer;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -37,7 +39,10 @@ import java.util.List;
  *           int32 rebalanceTimeoutMs, int32 sessionTimeoutMs, bytes subscription, bytes assignment
  * </pre>
  *
- * A reader refuses value versions newer than it knows, rather than misreading them. Stateless.
+ * A reader refuses value versions newer than it knows, rather than misreading them. An offset of a
+ * producer's transaction (TxnOffsetCommit) has the key and value of any offset; its batch, a
+ * transactional one of that producer, is what makes it pending ({@link #SERDE}), and the marker
+ * that ends it is the log's control batch. Stateless.
  */
 public final class GroupRecordCodec {
 
@@ -62,6 +67,33 @@ public final class GroupRecordCodec {
         public GroupRecord decode(byte[] key, byte[] value) {
             return GroupRecordCodec.decode(key, value);
         }
+
+        @Override
+        public TransactionalProducer producerOf(GroupRecord record) {
+            return record instanceof GroupRecord.TxnOffsetCommit t
+                    ? new TransactionalProducer(t.producerId(), t.producerEpoch()) : null;
+        }
+
+        @Override
+        public TransactionMarker markerOf(GroupRecord record) {
+            return record instanceof GroupRecord.TxnMarker m ? m.marker() : null;
+        }
+
+        /** An offset of a transactional batch is pending in its producer's transaction. */
+        @Override
+        public GroupRecord decodeTransactional(TransactionalProducer producer, byte[] key, byte[] value) {
+            GroupRecord r = GroupRecordCodec.decode(key, value);
+            if (r instanceof GroupRecord.OffsetCommit c) {
+                return new GroupRecord.TxnOffsetCommit(producer.producerId(), producer.producerEpoch(), c);
+            }
+            throw new CorruptGroupRecordException("a transactional batch of producer " + producer.producerId()
+                    + " holds a group record other than an offset commit: " + r.getClass().getSimpleName());
+        }
+
+        @Override
+        public GroupRecord decodeMarker(TransactionMarker marker) {
+            return new GroupRecord.TxnMarker(marker);
+        }
     };
 
     private GroupRecordCodec() {
@@ -69,6 +101,12 @@ public final class GroupRecordCodec {
 
     /** The compaction key of {@code record}: offsets by (group, topic, partition), metadata by group. */
     public static byte[] key(GroupRecord record) {
+        if (record instanceof GroupRecord.TxnOffsetCommit t) {
+            return key(t.offset());
+        }
+        if (record instanceof GroupRecord.TxnMarker) {
+            throw new IllegalArgumentException("a transaction marker is a control batch, not a keyed record");
+        }
         return write(out -> {
             if (record instanceof GroupRecord.OffsetCommit r) {
                 offsetKey(out, r.groupId(), r.topic(), r.partition());
@@ -84,6 +122,12 @@ public final class GroupRecordCodec {
 
     /** The value of {@code record}, or null for a tombstone. */
     public static byte[] value(GroupRecord record) {
+        if (record instanceof GroupRecord.TxnOffsetCommit t) {
+            return value(t.offset());
+        }
+        if (record instanceof GroupRecord.TxnMarker) {
+            throw new IllegalArgumentException("a transaction marker is a control batch, not a keyed record");
+        }
         if (record instanceof GroupRecord.OffsetCommit r) {
             return write(out -> {
                 out.writeShort(OFFSET_VALUE_VERSION);

@@ -9,7 +9,8 @@ import java.util.Map;
  * earlier record with the same key said, so a compacted log replays to the same state. Offsets go
  * to the {@link GroupOffsets} of their group id, classic records to the classic groups, consumer
  * group records to {@link ConsumerGroups}. An offset of an id that has no group makes a simple
- * (classic, unmanaged) group, as a commit without a group does. Confined to the shard's thread
+ * (classic, unmanaged) group, as a commit without a group does. Offsets of a producer's transaction
+ * stay pending until its marker, which commits or drops them ({@link TxnOffsetManager}). Confined to the shard's thread
  * (the loading thread while loading).
  */
 final class GroupReplay {
@@ -17,22 +18,27 @@ final class GroupReplay {
     private final Map<String, ClassicGroup> groups;
     private final Map<String, GroupOffsets> offsets;
     private final ConsumerGroups consumerGroups;
+    private final TxnOffsetManager txnOffsets;
     private final int partition;
 
     GroupReplay(Map<String, ClassicGroup> groups, Map<String, GroupOffsets> offsets, ConsumerGroups consumerGroups,
-                int partition) {
+                TxnOffsetManager txnOffsets, int partition) {
         this.groups = groups;
         this.offsets = offsets;
         this.consumerGroups = consumerGroups;
+        this.txnOffsets = txnOffsets;
         this.partition = partition;
     }
 
     void apply(GroupRecord record, long nowMs) {
         if (record instanceof GroupRecord.OffsetCommit c) {
             OffsetManager.replay(offsetsOf(c.groupId()), c);
-            if (!groups.containsKey(c.groupId()) && consumerGroups.group(c.groupId()) == null) {
-                groups.put(c.groupId(), new ClassicGroup(c.groupId(), partition, nowMs, offsetsOf(c.groupId())));
-            }
+            simpleGroupIfNone(c.groupId(), nowMs);
+        } else if (record instanceof GroupRecord.TxnOffsetCommit t) {
+            txnOffsets.addPending(t.groupId(), offsetsOf(t.groupId()), t);
+            simpleGroupIfNone(t.groupId(), nowMs);
+        } else if (record instanceof GroupRecord.TxnMarker m) {
+            txnOffsets.complete(m.marker());
         } else if (record instanceof GroupRecord.OffsetTombstone t) {
             GroupOffsets o = offsets.get(t.groupId());
             if (o != null) {
@@ -48,6 +54,12 @@ final class GroupReplay {
             groups.remove(t.groupId());
         } else if (record instanceof GroupRecord.ConsumerGroupChange c) {
             consumerGroups.replay(c.change());
+        }
+    }
+
+    private void simpleGroupIfNone(String groupId, long nowMs) {
+        if (!groups.containsKey(groupId) && consumerGroups.group(groupId) == null) {
+            groups.put(groupId, new ClassicGroup(groupId, partition, nowMs, offsetsOf(groupId)));
         }
     }
 

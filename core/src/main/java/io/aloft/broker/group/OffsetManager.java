@@ -191,8 +191,10 @@ final class OffsetManager {
         o.pending.remove(tp);
         if (value == null) {
             o.committed.remove(tp);
+            TxnOffsetManager.onDeleted(o, tp);
         } else {
             o.committed.put(tp, value);
+            TxnOffsetManager.onCommitted(o, tp);
         }
     }
 
@@ -217,6 +219,15 @@ final class OffsetManager {
      * topic with a commit when {@code topics} is null.
      */
     List<TopicResult> fetch(GroupOffsets o, List<TopicQuery> topics, boolean byId) {
+        return fetch(o, topics, byId, false);
+    }
+
+    /**
+     * As above; with {@code requireStable} (OffsetFetch v7+, KIP-447) a partition with offsets
+     * pending in an open transaction is answered UNSTABLE_OFFSET_COMMIT (and no offset), so that a
+     * consumer taking over from a transactional one retries until the transaction is decided.
+     */
+    List<TopicResult> fetch(GroupOffsets o, List<TopicQuery> topics, boolean byId, boolean requireStable) {
         List<TopicResult> out = new ArrayList<>();
         if (topics == null) {
             if (o == null) {
@@ -232,7 +243,9 @@ final class OffsetManager {
                     return; // the topic is gone; a client asking by id cannot name it
                 }
                 commits.sort(Comparator.comparingInt(GroupRecord.OffsetCommit::partition));
-                out.add(new TopicResult(topic, id, commits.stream().map(OffsetManager::found).toList()));
+                out.add(new TopicResult(topic, id, commits.stream().map(c -> requireStable
+                        && TxnOffsetManager.hasPending(o, new TopicPartition(c.topic(), c.partition()))
+                        ? unstable(c.partition()) : found(c)).toList()));
             });
             return out;
         }
@@ -244,12 +257,21 @@ final class OffsetManager {
                     parts.add(new PartitionResult(p, NO_OFFSET, -1, "", Errors.UNKNOWN_TOPIC_ID));
                     continue;
                 }
-                GroupRecord.OffsetCommit c = o == null ? null : o.committed.get(new TopicPartition(name, p));
+                TopicPartition tp = new TopicPartition(name, p);
+                if (requireStable && TxnOffsetManager.hasPending(o, tp)) {
+                    parts.add(unstable(p));
+                    continue;
+                }
+                GroupRecord.OffsetCommit c = o == null ? null : o.committed.get(tp);
                 parts.add(c == null ? new PartitionResult(p, NO_OFFSET, -1, "", Errors.NONE) : found(c));
             }
             out.add(new TopicResult(name, q.id(), parts));
         }
         return out;
+    }
+
+    private static PartitionResult unstable(int partition) {
+        return new PartitionResult(partition, NO_OFFSET, -1, "", Errors.UNSTABLE_OFFSET_COMMIT);
     }
 
     private static PartitionResult found(GroupRecord.OffsetCommit c) {
@@ -299,7 +321,8 @@ final class OffsetManager {
                 parts.add(new OffsetDeleteResponsePartition().setPartitionIndex(p.partitionIndex())
                         .setErrorCode(e.code()));
                 TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
-                if (!isSubscribed && (o.committed.containsKey(tp) || o.pending.containsKey(tp))) {
+                if (!isSubscribed && (o.committed.containsKey(tp) || o.pending.containsKey(tp)
+                        || o.transactional.containsKey(tp))) {
                     tombstones.add(new GroupRecord.OffsetTombstone(groupId, tp.topic(), tp.partition()));
                     long seq = o.nextSequence();
                     o.pending.put(tp, seq);
@@ -326,10 +349,14 @@ final class OffsetManager {
         });
     }
 
-    /** Tombstones for every offset of {@code groupId}, including commits still being written. */
+    /**
+     * Tombstones for every offset of {@code groupId}, including commits still being written and
+     * offsets pending in transactions (Kafka deletes those with the group too).
+     */
     static List<GroupRecord> allOffsetTombstones(String groupId, GroupOffsets o) {
         Set<TopicPartition> all = new HashSet<>(o.committed.keySet());
         all.addAll(o.pending.keySet());
+        all.addAll(o.transactional.keySet());
         List<GroupRecord> out = new ArrayList<>();
         for (TopicPartition tp : all) {
             out.add(new GroupRecord.OffsetTombstone(groupId, tp.topic(), tp.partition()));
@@ -392,7 +419,8 @@ final class OffsetManager {
         Map<TopicPartition, Long> sequences = new HashMap<>();
         for (GroupRecord.OffsetCommit c : o.committed.values()) {
             TopicPartition tp = new TopicPartition(c.topic(), c.partition());
-            if (expired.test(c) && !o.pending.containsKey(tp)) {
+            // An offset with a transaction pending on it stays until the transaction is decided, as in Kafka.
+            if (expired.test(c) && !o.pending.containsKey(tp) && !o.transactional.containsKey(tp)) {
                 tombstones.add(new GroupRecord.OffsetTombstone(groupId, c.topic(), c.partition()));
                 long seq = o.nextSequence();
                 o.pending.put(tp, seq);
@@ -423,10 +451,14 @@ final class OffsetManager {
     // ---- replay --------------------------------------------------------------------------
 
     static void replay(GroupOffsets o, GroupRecord.OffsetCommit c) {
-        o.committed.put(new TopicPartition(c.topic(), c.partition()), c);
+        TopicPartition tp = new TopicPartition(c.topic(), c.partition());
+        o.committed.put(tp, c);
+        TxnOffsetManager.onCommitted(o, tp);
     }
 
     static void replay(GroupOffsets o, GroupRecord.OffsetTombstone t) {
-        o.committed.remove(new TopicPartition(t.topic(), t.partition()));
+        TopicPartition tp = new TopicPartition(t.topic(), t.partition());
+        o.committed.remove(tp);
+        TxnOffsetManager.onDeleted(o, tp);
     }
 }

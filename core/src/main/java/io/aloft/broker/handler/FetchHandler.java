@@ -207,9 +207,13 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
         }).exceptionally(e -> pd.setErrorCode(PartitionErrors.toKafka(e).code()));
     }
 
+    /**
+     * An answer with nothing yet: aborted transactions null, as Kafka answers errors and
+     * read_uncommitted fetches (a read_committed read sets its list, empty or not).
+     */
     private static PartitionData emptyData(FetchPartition p) {
         return new PartitionData().setPartitionIndex(p.partition()).setHighWatermark(-1).setLastStableOffset(-1)
-                .setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY);
+                .setLogStartOffset(-1).setRecords(MemoryRecords.EMPTY).setAbortedTransactions(null);
     }
 
     private static PartitionData answer(PartitionData pd, LogReadResult r) {

@@ -31,15 +31,20 @@ import org.apache.kafka.common.TopicPartition;
  *     its last batch: that batch is kept, emptied if need be, as Kafka keeps it
  * @param abortedTransactions the aborted transactions with records below {@code cleanableEnd}:
  *     their records must not enter the key map, or an aborted record would supersede a committed
- *     one of its key
+ *     one of its key, and the rewrite removes them
+ * @param producerMarkerEpochs for each producer the log remembers without a batch of data in its
+ *     current epoch (a marker bumped it), that epoch: its marker of that epoch is kept, emptied if
+ *     need be, as Kafka keeps it (the epoch fences the producer's zombies)
  */
 public record CleaningPlan(TopicPartition tp, LogConfig config, long startOffset, long logStartOffset,
         long cleanedUpTo, long cleanableEnd, long cleanBytes, long dirtyBytes, long firstDirtyTimestamp,
-        Map<Long, Long> producerLastOffsets, List<AbortedTxn> abortedTransactions) {
+        Map<Long, Long> producerLastOffsets, List<AbortedTxn> abortedTransactions,
+        Map<Long, Short> producerMarkerEpochs) {
 
     public CleaningPlan {
         producerLastOffsets = Map.copyOf(producerLastOffsets);
         abortedTransactions = List.copyOf(abortedTransactions);
+        producerMarkerEpochs = Map.copyOf(producerMarkerEpochs);
     }
 
     /** A plan without aborted transactions. */
@@ -47,13 +52,13 @@ public record CleaningPlan(TopicPartition tp, LogConfig config, long startOffset
             long cleanableEnd, long cleanBytes, long dirtyBytes, long firstDirtyTimestamp,
             Map<Long, Long> producerLastOffsets) {
         this(tp, config, startOffset, logStartOffset, cleanedUpTo, cleanableEnd, cleanBytes, dirtyBytes,
-                firstDirtyTimestamp, producerLastOffsets, List.of());
+                firstDirtyTimestamp, producerLastOffsets, List.of(), Map.of());
     }
 
-    /** This plan with {@code aborted} as its aborted transactions. */
-    CleaningPlan withAbortedTransactions(List<AbortedTxn> aborted) {
+    /** This plan with {@code aborted} as its aborted transactions and the producers' marker epochs. */
+    CleaningPlan withTransactions(List<AbortedTxn> aborted, Map<Long, Short> markerEpochs) {
         return new CleaningPlan(tp, config, startOffset, logStartOffset, cleanedUpTo, cleanableEnd, cleanBytes,
-                dirtyBytes, firstDirtyTimestamp, producerLastOffsets, aborted);
+                dirtyBytes, firstDirtyTimestamp, producerLastOffsets, aborted, markerEpochs);
     }
 
     /** Dirty bytes over cleanable bytes (clean plus dirty); 0 when there are none. */

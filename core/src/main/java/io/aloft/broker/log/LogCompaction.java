@@ -2,6 +2,7 @@ package io.aloft.broker.log;
 
 import io.aloft.stream.FetchResult;
 import io.aloft.stream.store.RangeRewrite;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -49,7 +50,7 @@ public final class LogCompaction {
             CleaningPlan plan = CleaningPlanner.plan(log.topicPartition(), log.config(), log.index(),
                     log.records().startOffset(), log.logStartOffset(), bound,
                     log.cleanerState(), log.producerLastOffsets(), nowMs);
-            plan = plan.withAbortedTransactions(log.txns().abortedBelow(plan.cleanableEnd()));
+            plan = plan.withTransactions(log.txns().abortedBelow(plan.cleanableEnd()), log.producerMarkerEpochs());
             if (plan.cleanableEnd() == log.index().endOffset()) {
                 // Appends from now on start a new entry, so the cleanable end stays an entry boundary.
                 log.index().sealTail();
@@ -99,11 +100,14 @@ public final class LogCompaction {
      * the new data is in force and checkpointed.
      *
      * @param index the compacted range's time index, built from the batches written
+     * @param emptiedAborts aborted transactions none of whose records is left in the log: once the
+     *     new data is in force, read_committed fetches no longer list them (the next full
+     *     checkpoint records it; a crash before it only leaves them listed, which is harmless)
      * @throws PartitionLogException if the log closed or failed meanwhile (the old data stays in force)
      * @throws RuntimeException the metadata rejection (a newer owner: {@code FENCED}) or storage
      *     failure that stopped the commit; the old data stays in force
      */
-    public void commit(RangeRewrite rewrite, CompactedIndex index, long cleanedUpTo) {
+    public void commit(RangeRewrite rewrite, CompactedIndex index, long cleanedUpTo, List<AbortedTxn> emptiedAborts) {
         long end = rewrite.endOffset();
         if (index.endOffset() != end) {
             throw new IllegalArgumentException("the compacted index ends at " + index.endOffset() + ", the rewrite at "
@@ -133,6 +137,7 @@ public final class LogCompaction {
                 if (committed) {
                     log.index().replaceHead(index.index(), end);
                     log.index().truncateHead(log.logStartOffset());
+                    log.txns().forget(emptiedAborts);
                     cleaner.cleanedUpTo = Math.max(cleaner.cleanedUpTo, cleanedUpTo);
                     if (log.unusable() == null) {
                         checkpointed = log.checkpointLocked(true);

@@ -84,15 +84,18 @@ final class LogWriter {
      * producer's last batches answers its first offsets, appending nothing), verification of a
      * transaction's first batch (unless {@code guard} is null: the caller does not verify), room,
      * then offsets.
+     *
+     * @param fromClient false for a coordinator's own batches ({@link PartitionLog#appendAsCoordinator}):
+     *     no sequence or duplicate checks
      */
     CompletableFuture<AppendResult> appendLocked(List<BatchValidator.Checked> batches, LogConfig cfg, long now,
-            long logAppendTime, VerificationGuard guard) {
+            long logAppendTime, boolean fromClient, VerificationGuard guard) {
         ProducerStateManager.Update update = producers.update();
         long next = nextOffset;
         for (BatchValidator.Checked c : batches) {
             RecordBatch b = c.batch();
             if (b.hasProducerId()) {
-                ProducerStateManager.BatchMetadata dup = update.duplicateOf(b);
+                ProducerStateManager.BatchMetadata dup = fromClient ? update.duplicateOf(b) : null;
                 if (dup != null) {
                     // Kafka answers the first duplicate found and appends nothing of the request.
                     AppendResult r = new AppendResult(dup.firstOffset(), dup.lastOffset(),
@@ -110,7 +113,7 @@ final class LogWriter {
                 }
                 long maxTs = logAppendTime != RecordBatch.NO_TIMESTAMP ? now : c.maxTimestamp();
                 try {
-                    update.append(b, next, next + c.count() - 1, maxTs, logAppendTime);
+                    update.append(b, next, next + c.count() - 1, maxTs, logAppendTime, fromClient);
                 } catch (PartitionLogException e) {
                     return CompletableFuture.failedFuture(new PartitionLogException(e.error(),
                             tp + ": " + e.getMessage()));
@@ -250,8 +253,8 @@ final class LogWriter {
     CompletableFuture<Void> checkpointLocked(boolean forceFull, LogConfig cfg) {
         producers.expire(time.getAsLong(), cfg.producerIdExpirationMs());
         verifications.expire(time.getAsLong(), cfg.producerIdExpirationMs());
-        long fullSize = index.checkpointSize(true) + producers.snapshotSize(true) + txns.checkpointSize();
-        boolean full = forceFull || partialBytesSinceFull >= fullSize;
+        long fullSize = index.checkpointSize(true) + producers.snapshotSize(true) + txns.checkpointSize(true);
+        boolean full = forceFull || partialBytesSinceFull >= fullSize || txns.needsFullCheckpoint();
         ByteBuffer payload = Checkpoint.encode(full, logStartOffset, index, producers, epochs, cleaner, txns);
         index.markClean();
         partialBytesSinceFull = full ? 0 : partialBytesSinceFull + payload.remaining();

@@ -235,7 +235,7 @@ public final class PartitionLog {
      *     {@link PartitionLogException}.
      */
     public CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend) {
-        return append(batchesToAppend, null);
+        return append(batchesToAppend, true, null);
     }
 
     /**
@@ -248,6 +248,22 @@ public final class PartitionLog {
      *     verify transactions (the broker's own writers, transactions off)
      */
     public CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend, VerificationGuard guard) {
+        return append(batchesToAppend, true, guard);
+    }
+
+    /**
+     * {@link #append}, for a coordinator writing its own partition (Kafka's "coordinator" append
+     * origin): a transactional batch of a producer is taken without sequence or duplicate checks,
+     * since it is the coordinator's record of that producer's request, not the producer's batch
+     * (Kafka's group coordinator writes a producer's transactional offsets so). The epoch is still
+     * checked: an older one is refused with INVALID_PRODUCER_EPOCH.
+     */
+    public CompletableFuture<AppendResult> appendAsCoordinator(MemoryRecords batchesToAppend) {
+        return append(batchesToAppend, false, null);
+    }
+
+    private CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend, boolean fromClient,
+            VerificationGuard guard) {
         long now = time.getAsLong();
         LogConfig cfg = config;
         List<BatchValidator.Checked> batches;
@@ -265,7 +281,7 @@ public final class PartitionLog {
             if (unusable != null) {
                 return CompletableFuture.failedFuture(unusable);
             }
-            return writer.appendLocked(batches, cfg, now, logAppendTime, guard);
+            return writer.appendLocked(batches, cfg, now, logAppendTime, fromClient, guard);
         }
     }
 
@@ -504,6 +520,11 @@ public final class PartitionLog {
 
     Map<Long, Long> producerLastOffsets() {
         return producers.lastOffsets();
+    }
+
+    /** See {@link CleaningPlan#producerMarkerEpochs}; call under the lock. */
+    Map<Long, Short> producerMarkerEpochs() {
+        return producers.markerEpochs();
     }
 
     TransactionIndex txns() {

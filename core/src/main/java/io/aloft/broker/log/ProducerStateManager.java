@@ -157,6 +157,20 @@ final class ProducerStateManager {
         return out;
     }
 
+    /**
+     * Per producer without a batch of data in its current epoch (a marker bumped it, or it has
+     * written markers only), that epoch: the cleaner keeps its marker of that epoch.
+     */
+    Map<Long, Short> markerEpochs() {
+        Map<Long, Short> out = new HashMap<>();
+        for (Entry e : producers.values()) {
+            if (e.batches.isEmpty()) {
+                out.put(e.producerId, e.epoch);
+            }
+        }
+        return out;
+    }
+
     /** Changes for one request, applied to the manager only by {@link #commit}. */
     final class Update {
         private final Map<Long, Entry> changed = new HashMap<>();
@@ -184,10 +198,12 @@ final class ProducerStateManager {
         /**
          * Checks the batch's epoch and sequence and records it at the given offsets.
          *
+         * @param checkSequence false for a coordinator's own batch of the producer: only its epoch is checked
          * @throws PartitionLogException INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, or
          *     INVALID_TXN_STATE (a non-transactional batch within a transaction)
          */
-        void append(RecordBatch batch, long firstOffset, long lastOffset, long maxTimestamp, long logAppendTimeMs) {
+        void append(RecordBatch batch, long firstOffset, long lastOffset, long maxTimestamp, long logAppendTimeMs,
+                boolean checkSequence) {
             long pid = batch.producerId();
             short epoch = batch.producerEpoch();
             int firstSeq = batch.baseSequence();
@@ -199,13 +215,14 @@ final class ProducerStateManager {
                 throw new PartitionLogException(Errors.INVALID_PRODUCER_EPOCH, "producer " + pid + " epoch " + epoch
                         + " is older than its current epoch " + e.epoch);
             } else if (epoch > e.epoch) {
-                if (firstSeq != 0) {
+                if (checkSequence && firstSeq != 0) {
                     throw new PartitionLogException(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, "producer " + pid
                             + " starts epoch " + epoch + " at sequence " + firstSeq + ", not 0");
                 }
                 e.epoch = epoch;
                 e.batches.clear();
-            } else if (!inSequence(e.batches.isEmpty() ? -1 : e.batches.peekLast().lastSeq(), firstSeq)) {
+            } else if (checkSequence
+                    && !inSequence(e.batches.isEmpty() ? -1 : e.batches.peekLast().lastSeq(), firstSeq)) {
                 // No batch yet at this epoch (a marker moved the producer to it: transaction version 2
                 // bumps the epoch with every marker): the epoch's first batch must be sequence 0, as in
                 // Kafka, or a later batch taken first would leave the first one out for good.

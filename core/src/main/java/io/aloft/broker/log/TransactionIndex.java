@@ -3,9 +3,11 @@ package io.aloft.broker.log;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -19,7 +21,8 @@ import java.util.TreeMap;
  *   <li><b>Aborted transactions</b> (producer id, first offset, marker offset), in marker order:
  *       what a read_committed fetch returns with the batches it overlaps, so the consumer can drop
  *       the aborted records (Kafka's transaction index). Checkpointed (see {@link Checkpoint}),
- *       and forgotten once the log start passes their marker.</li>
+ *       and forgotten once the log start passes their marker, or once compaction has removed
+ *       every record of theirs ({@link #forget}).</li>
  * </ul>
  * As in Kafka, the LSO is never below the log start offset: records deleted from the head
  * (retention, DeleteRecords) take an open transaction's start with them, and the transaction
@@ -40,6 +43,10 @@ final class TransactionIndex {
     private final TreeMap<Long, Long> unstable = new TreeMap<>();
     /** In marker order (so by last offset); guarded by lock. */
     private final List<AbortedTxn> aborted = new ArrayList<>();
+    /** How many of the last aborted transactions no checkpoint holds yet; guarded by lock. */
+    private int uncheckpointed;
+    /** Whether one was removed other than from the head since the last checkpoint; guarded by lock. */
+    private boolean removedInside;
     /** Whether {@link #unstable} is non-empty: reads of a log without transactions take no lock. Written under lock. */
     private volatile boolean anyUnstable;
 
@@ -60,6 +67,7 @@ final class TransactionIndex {
             unstable.replace(firstOffset, markerOffset + 1);
             if (abort) {
                 aborted.add(new AbortedTxn(producerId, firstOffset, markerOffset));
+                uncheckpointed++;
             }
         }
     }
@@ -129,6 +137,24 @@ final class TransactionIndex {
     void truncateHead(long logStart) {
         synchronized (lock) {
             aborted.subList(0, firstEndingAtOrAfter(logStart)).clear();
+            uncheckpointed = Math.min(uncheckpointed, aborted.size());
+        }
+    }
+
+    /**
+     * Forgets these aborted transactions (compaction removed every record of theirs, so no read
+     * needs them listed).
+     */
+    void forget(List<AbortedTxn> gone) {
+        if (gone.isEmpty()) {
+            return;
+        }
+        Set<AbortedTxn> set = new HashSet<>(gone);
+        synchronized (lock) {
+            if (aborted.removeIf(set::contains)) {
+                removedInside = true;
+                uncheckpointed = Math.min(uncheckpointed, aborted.size());
+            }
         }
     }
 
@@ -148,23 +174,41 @@ final class TransactionIndex {
 
     /*
      * Checkpoint section (big-endian): count (int), then per aborted transaction: producer id
-     * (long), first offset (long), marker offset (long). Unstable transactions are not written:
-     * a checkpoint covers durable data only, where every ended transaction is decided, and open
-     * ones are rebuilt from the producers' state.
+     * (long), first offset (long), marker offset (long). In a full checkpoint (and in every
+     * version-4 one) these are all the aborted transactions; in a partial version-5 one, those
+     * added since the previous checkpoint (a log with many aborted transactions would otherwise
+     * rewrite them all with every partial checkpoint). Removals need no record: those from the head
+     * follow the checkpoint's log start, and any other ({@link #forget}) makes the next checkpoint
+     * a full one. Unstable transactions are not written: a checkpoint covers durable data only,
+     * where every ended transaction is decided, and open ones are rebuilt from the producers' state.
      */
 
-    int checkpointSize() {
+    /** Whether the next checkpoint must hold the whole list (one was removed other than from the head). */
+    boolean needsFullCheckpoint() {
         synchronized (lock) {
-            return 4 + aborted.size() * ABORTED_BYTES;
+            return removedInside;
         }
     }
 
-    void writeCheckpoint(ByteBuffer out) {
+    int checkpointSize(boolean full) {
         synchronized (lock) {
-            out.putInt(aborted.size());
-            for (AbortedTxn a : aborted) {
+            return 4 + (full ? aborted.size() : uncheckpointed) * ABORTED_BYTES;
+        }
+    }
+
+    /**
+     * Writes the section, all aborted transactions ({@code full}) or those no checkpoint holds
+     * yet, and counts them as checkpointed.
+     */
+    void writeCheckpoint(ByteBuffer out, boolean full) {
+        synchronized (lock) {
+            int from = full ? 0 : aborted.size() - uncheckpointed;
+            out.putInt(aborted.size() - from);
+            for (AbortedTxn a : aborted.subList(from, aborted.size())) {
                 out.putLong(a.producerId()).putLong(a.firstOffset()).putLong(a.lastOffset());
             }
+            uncheckpointed = 0;
+            removedInside = false;
         }
     }
 
@@ -172,17 +216,30 @@ final class TransactionIndex {
     void clearAborted() {
         synchronized (lock) {
             aborted.clear();
+            uncheckpointed = 0;
+            removedInside = false;
         }
     }
 
-    /** Replaces the aborted transactions with a checkpoint's. */
-    void readCheckpoint(ByteBuffer in) {
+    /**
+     * Applies a checkpoint's section: the whole list ({@code complete}) replaces the aborted
+     * transactions; otherwise the ones it holds follow those known (any already known, by marker
+     * offset, is skipped).
+     */
+    void readCheckpoint(ByteBuffer in, boolean complete) {
         synchronized (lock) {
-            aborted.clear();
+            if (complete) {
+                aborted.clear();
+            }
             int n = in.getInt();
             for (int i = 0; i < n; i++) {
-                aborted.add(new AbortedTxn(in.getLong(), in.getLong(), in.getLong()));
+                AbortedTxn a = new AbortedTxn(in.getLong(), in.getLong(), in.getLong());
+                if (aborted.isEmpty() || aborted.get(aborted.size() - 1).lastOffset() < a.lastOffset()) {
+                    aborted.add(a);
+                }
             }
+            uncheckpointed = 0;
+            removedInside = false;
         }
     }
 }

@@ -262,6 +262,26 @@ public final class PartitionManager implements AutoCloseable {
     }
 
     /**
+     * A coordinator's own batch ({@link PartitionLog#appendAsCoordinator}: a group coordinator's
+     * transactional offsets), in order with the partition's other appends; acknowledged as
+     * {@link #append(TopicPartition, MemoryRecords)} is.
+     */
+    public CompletableFuture<AppendResult> appendAsCoordinator(TopicPartition tp, MemoryRecords records) {
+        return acknowledged(tp, writers.write(tp, log -> log.appendAsCoordinator(records)));
+    }
+
+    /**
+     * A transaction marker ({@link PartitionLog#appendMarker}) in order with the partition's other
+     * appends: what a coordinator writing markers into its own partition needs, so that its records
+     * and markers reach the log in the order it issued them.
+     */
+    public CompletableFuture<AppendResult> appendMarker(TopicPartition tp, long producerId, short producerEpoch,
+            int coordinatorEpoch, boolean commit, short transactionVersion) {
+        return acknowledged(tp, writers.write(tp, log -> log.appendMarker(producerId, producerEpoch, coordinatorEpoch,
+                commit, transactionVersion)));
+    }
+
+    /**
      * A produce this broker refused with UNKNOWN_TOPIC_ID (a topic id its metadata does not know yet:
      * Kafka 4's clients name topics by id): its idempotent batches count as refused unappended for
      * the partition, once the id is known (see {@link PartitionWriters#refusedUnknownTopicId}).

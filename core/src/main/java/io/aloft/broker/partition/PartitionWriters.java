@@ -107,6 +107,8 @@ final class PartitionWriters {
      */
     private static final class Pending {
         final MemoryRecords records;
+        /** Set for a write of another kind (a coordinator's batch or marker), with records empty. */
+        final Function<PartitionLog, CompletableFuture<AppendResult>> write;
         final long deadlineNanos;
         final CompletableFuture<AppendResult> result;
         final String transactionalId;
@@ -117,8 +119,10 @@ final class PartitionWriters {
         boolean checked;
         PartitionLogException refusal;
 
-        Pending(MemoryRecords records, long deadlineNanos, String transactionalId, TransactionCheck check) {
+        Pending(MemoryRecords records, Function<PartitionLog, CompletableFuture<AppendResult>> write,
+                long deadlineNanos, String transactionalId, TransactionCheck check) {
             this.records = records;
+            this.write = write;
             this.deadlineNanos = deadlineNanos;
             this.result = new CompletableFuture<>();
             this.transactionalId = transactionalId;
@@ -127,6 +131,10 @@ final class PartitionWriters {
 
         MemoryRecords records() {
             return records;
+        }
+
+        Function<PartitionLog, CompletableFuture<AppendResult>> write() {
+            return write;
         }
 
         long deadlineNanos() {
@@ -191,7 +199,20 @@ final class PartitionWriters {
      */
     CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos,
             String transactionalId, TransactionCheck check) {
-        Pending pending = new Pending(records, deadlineNanos, transactionalId, check);
+        return enqueue(tp, new Pending(records, null, deadlineNanos, transactionalId, check));
+    }
+
+    /**
+     * Queues {@code write} (a call on the partition's log other than {@link PartitionLog#append}: a
+     * coordinator's transactional batch or transaction marker) in order with the partition's other
+     * appends, without a deadline.
+     */
+    CompletableFuture<AppendResult> write(TopicPartition tp,
+            Function<PartitionLog, CompletableFuture<AppendResult>> write) {
+        return enqueue(tp, new Pending(MemoryRecords.EMPTY, write, Long.MAX_VALUE, null, null));
+    }
+
+    private CompletableFuture<AppendResult> enqueue(TopicPartition tp, Pending pending) {
         while (true) {
             Writer w = writers.computeIfAbsent(tp, Writer::new);
             synchronized (w) {
@@ -274,8 +295,8 @@ final class PartitionWriters {
                 appended = CompletableFuture.failedFuture(head.refusal);
             } else {
                 try {
-                    // submitted while this thread still drains: in order
-                    appended = pl.append(head.records(), head.guard);
+                    // Submitted while this thread still drains: in order.
+                    appended = head.write() != null ? head.write().apply(pl) : pl.append(head.records(), head.guard);
                 } catch (RuntimeException e) {
                     appended = CompletableFuture.failedFuture(e); // a bug must not leave the partition's queue stuck
                 }

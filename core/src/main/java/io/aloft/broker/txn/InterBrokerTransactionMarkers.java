@@ -92,7 +92,6 @@ public final class InterBrokerTransactionMarkers implements TransactionMarkers {
         final long deadlineMs;
         final CompletableFuture<Void> done = new CompletableFuture<>();
         int attempts;
-        String lastFailure = "";
 
         Marker(String transactionalId, long producerId, short producerEpoch, int coordinatorEpoch, boolean commit,
                 TopicPartition tp, long deadlineMs, short transactionVersion) {
@@ -242,7 +241,6 @@ public final class InterBrokerTransactionMarkers implements TransactionMarkers {
     }
 
     private void retry(Marker m, String why) {
-        m.lastFailure = why;
         long now = clock.getAsLong();
         if (now >= m.deadlineMs) {
             LOG.warn("{}: marker of transactional id {} not written within {} ms (last: {}); the coordinator will "

@@ -49,8 +49,7 @@ class AdvertisedVersionsTest {
                     + "makes it"),
             Map.entry(ApiKeys.FIND_COORDINATOR, "share keys get INVALID_REQUEST with a reason (no share groups yet), "
                     + "which clients do not retry"),
-            Map.entry(ApiKeys.ADD_OFFSETS_TO_TXN, "TxnOffsetCommit is not served yet, so a transaction's offsets "
-                    + "cannot be committed"),
+            Map.entry(ApiKeys.TXN_OFFSET_COMMIT, "up to v4: transaction version 1 only (v5 is KIP-890 part 2)"),
             Map.entry(ApiKeys.WRITE_TXN_MARKERS, "a partition another broker leads answers NOT_LEADER_OR_FOLLOWER "
                     + "(Kafka: UNKNOWN_TOPIC_OR_PARTITION on a broker without a replica of it)"),
             Map.entry(ApiKeys.UNREGISTER_BROKER, "answered once the broker is fenced (its session lapsed) and its WAL "
@@ -127,9 +126,10 @@ class AdvertisedVersionsTest {
     /**
      * APIs compared with Kafka by a test of their own rather than ApiConformanceTest's catalog: the
      * transaction APIs (transaction version 2 and KIP-890's verification also in
-     * TransactionVerificationOracleTest).
+     * TransactionVerificationOracleTest), and TxnOffsetCommit, in a real transaction on each broker.
      */
     static final Map<ApiKeys, String> COMPARED_ELSEWHERE = Map.of(
+            ApiKeys.TXN_OFFSET_COMMIT, "TxnOffsetCommitOracleTest",
             ApiKeys.ADD_PARTITIONS_TO_TXN, "TransactionConformanceTest",
             ApiKeys.ADD_OFFSETS_TO_TXN, "TransactionConformanceTest",
             ApiKeys.END_TXN, "TransactionConformanceTest",

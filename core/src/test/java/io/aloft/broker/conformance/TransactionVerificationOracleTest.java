@@ -68,8 +68,9 @@ class TransactionVerificationOracleTest {
 
     @BeforeAll
     static void start() throws Exception {
+        // At Kafka 4.3.1's default transaction.version, 2, so ApiVersions' features compare.
         aloft = new TestBroker(dir, Map.of("aloft.transactions.enable", "true",
-                "transaction.state.log.num.partitions", "2"));
+                "transaction.state.log.num.partitions", "2", "aloft.transaction.version", "2"));
         kafka = KafkaOracle.bootstrap();
         for (String b : List.of(aloft.bootstrap(), kafka)) {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {

@@ -203,8 +203,9 @@ public final class LogFixture implements AutoCloseable {
                     aborting.add(pending.poll().producerId());
                 }
                 if (b.isControlBatch()) {
-                    org.apache.kafka.common.record.internal.Record r = b.iterator().next();
-                    if (org.apache.kafka.common.record.internal.ControlRecordType.parse(r.key())
+                    // An emptied marker (compaction kept it for its producer) has no record.
+                    java.util.Iterator<org.apache.kafka.common.record.internal.Record> it = b.iterator();
+                    if (it.hasNext() && org.apache.kafka.common.record.internal.ControlRecordType.parse(it.next().key())
                             == org.apache.kafka.common.record.internal.ControlRecordType.ABORT) {
                         aborting.remove(b.producerId());
                     }

@@ -20,9 +20,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -272,6 +274,67 @@ class PartitionLogTransactionsTest {
         assertEquals(List.of(), reopened.txns().aborted());
     }
 
+    /**
+     * Partial checkpoints hold only the aborted transactions added since the previous one (version
+     * 5); a log reopened from a full checkpoint, partial ones after it and records after those has
+     * them all, less those the log start passed.
+     */
+    @Test
+    void reopen_fromPartialCheckpoints_hasEveryAbortedTransaction_lessThoseBelowTheLogStart() throws Exception {
+        PartitionLog log = fx.open();
+        List<AbortedTxn> expected = new ArrayList<>();
+        for (int pid = 1; pid <= 6; pid++) {
+            long first = log.highWatermark();
+            get(log.append(transactional(pid, (short) 0, 0, 1)));
+            abort(log, pid, (short) 0);
+            expected.add(new AbortedTxn(pid, first, first + 1));
+            if (pid == 3) {
+                assertEquals(4L, get(log.deleteRecordsBefore(4)));     // passes the first two
+                expected.subList(0, 2).clear();
+            }
+            if (pid < 6) {
+                get(log.checkpoint());
+            }
+        }
+        assertEquals(expected, log.txns().aborted());
+
+        PartitionLog reopened = reopen(log, false);
+
+        assertEquals(expected, reopened.txns().aborted());
+        assertEquals(expected, readCommitted(reopened, 4).abortedTransactions());
+    }
+
+    /**
+     * Retention, like DeleteRecords (and as in Kafka, where it is bounded by the high watermark
+     * only), may delete an open transaction's first records: the LSO follows the log start and the
+     * transaction stays open until its marker; the aborted transaction passed is forgotten.
+     */
+    @Test
+    void retention_pastAnOpenTransaction_lsoFollowsTheLogStart() throws Exception {
+        PartitionLog log = fx.open(Map.of(LogConfig.RETENTION_MS_CONFIG, "1000",
+                LogConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(4 << 20)));
+        get(log.append(transactional(1, (short) 0, 0, 1)));          // 0
+        abort(log, 1, (short) 0);                                    // 1
+        get(log.append(transactional(2, (short) 0, 0, 1)));          // 2, open
+        // 3, old (T0), and large enough to close the time-index entry, retention's unit.
+        get(log.append(MemoryRecords.withRecords(Compression.NONE, new org.apache.kafka.common.record.internal
+                .SimpleRecord(LogFixture.T0, new byte[LogConfig.MIN_INDEX_ENTRY_BYTES]))));
+        fx.clock.set(LogFixture.T0 + 10_000);
+        get(log.append(MemoryRecords.withRecords(Compression.NONE,
+                LogFixture.rec(LogFixture.T0 + 10_000, "young"))));  // 4, kept
+        assertEquals(2, log.lastStableOffset());
+
+        long start = get(log.applyRetention(fx.clock.get()));
+
+        assertEquals(4, start);
+        assertEquals(4, log.lastStableOffset(), "never below the log start");
+        assertEquals(List.of(), log.txns().aborted());
+        assertEquals(0, readCommitted(log, 4).records().sizeInBytes(), "the transaction is still open");
+        commit(log, 2, (short) 0);                                   // 5
+        assertEquals(6, log.lastStableOffset());
+        assertEquals(List.of("young"), committedValues(readCommitted(log, 4), 4));
+    }
+
     /** After a clean close (state from the checkpoint) or not (replayed from the records past a checkpoint). */
     private PartitionLog reopen(PartitionLog old, boolean close) throws Exception {
         if (close) {
@@ -366,5 +429,26 @@ class PartitionLogTransactionsTest {
         assertFails(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, log.append(transactional(7, (short) 1, 1, 1)));
         get(log.append(transactional(7, (short) 1, 0, 1)));
         get(log.append(transactional(7, (short) 1, 1, 1)));
+    }
+
+    /**
+     * A coordinator's own transactional batches of a producer (the group coordinator's
+     * TxnOffsetCommit records) carry no sequence of the producer's: the same sequence twice is two
+     * appends, not a duplicate, and a sequence out of order is no error; they open the producer's
+     * transaction as its own batches do, and an older epoch is still refused.
+     */
+    @Test
+    void appendAsCoordinator_noSequenceOrDuplicateChecks_opensTheTransaction_olderEpochRefused() throws Exception {
+        PartitionLog log = fx.open();
+        AppendResult first = get(log.appendAsCoordinator(transactional(9, (short) 3, 0, 1)));
+        AppendResult second = get(log.appendAsCoordinator(transactional(9, (short) 3, 0, 1)));
+        AppendResult third = get(log.appendAsCoordinator(transactional(9, (short) 3, 7, 1)));
+        assertEquals(List.of(0L, 1L, 2L), List.of(first.baseOffset(), second.baseOffset(), third.baseOffset()));
+        assertEquals(0, log.lastStableOffset()); // the transaction open since offset 0 holds it
+        assertFails(Errors.INVALID_PRODUCER_EPOCH, log.appendAsCoordinator(transactional(9, (short) 2, 0, 1)));
+        // The producer's own batch at a remembered sequence is a duplicate: the client path still checks.
+        assertEquals(third.baseOffset(), get(log.append(transactional(9, (short) 3, 7, 1))).baseOffset());
+        commit(log, 9, (short) 3);
+        assertEquals(4, log.lastStableOffset());
     }
 }

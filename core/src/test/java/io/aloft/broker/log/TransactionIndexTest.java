@@ -1,6 +1,8 @@
 package io.aloft.broker.log;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -61,12 +63,58 @@ class TransactionIndexTest {
         txns.begin(0);
         txns.end(1, 0, 4, true);
         txns.begin(5);
-        ByteBuffer out = ByteBuffer.allocate(txns.checkpointSize());
-        txns.writeCheckpoint(out);
+        ByteBuffer out = ByteBuffer.allocate(txns.checkpointSize(true));
+        txns.writeCheckpoint(out, true);
         assertEquals(0, out.remaining());
         TransactionIndex read = new TransactionIndex();
-        read.readCheckpoint(out.flip());
+        read.readCheckpoint(out.flip(), true);
         assertEquals(List.of(new AbortedTxn(1, 0, 4)), read.aborted());
         assertEquals(9, read.lastStableOffset(9, 0), "open transactions come from the producers, not from here");
+    }
+
+    /** Partial checkpoints hold only what was added since the previous one; applied in order they rebuild the list. */
+    @Test
+    void partialCheckpoints_holdOnlyNewAbortedTransactions_andRebuildTheList() {
+        TransactionIndex txns = new TransactionIndex();
+        for (int i = 0; i < 1000; i++) {
+            txns.end(i, 2L * i, 2L * i + 1, true);
+        }
+        ByteBuffer full = write(txns, true);
+        txns.end(5000, 3000, 3001, true);
+        txns.end(5001, 3002, 3003, true);
+        ByteBuffer partial = write(txns, false);
+        ByteBuffer empty = write(txns, false);
+
+        assertEquals(4 + 1000 * TransactionIndex.ABORTED_BYTES, full.remaining());
+        assertEquals(4 + 2 * TransactionIndex.ABORTED_BYTES, partial.remaining());
+        assertEquals(4, empty.remaining());
+        TransactionIndex read = new TransactionIndex();
+        read.readCheckpoint(full, true);
+        read.readCheckpoint(partial, false);
+        read.readCheckpoint(empty, false);
+        assertEquals(txns.aborted(), read.aborted());
+    }
+
+    @Test
+    void forget_makesTheNextCheckpointFull_headTrimDoesNot() {
+        TransactionIndex txns = new TransactionIndex();
+        txns.end(1, 0, 1, true);
+        txns.end(2, 2, 3, true);
+        txns.end(3, 4, 5, true);
+        write(txns, true);
+
+        txns.truncateHead(2);
+        assertFalse(txns.needsFullCheckpoint(), "the log start says it");
+        txns.forget(List.of(new AbortedTxn(3, 4, 5)));
+        assertTrue(txns.needsFullCheckpoint());
+        write(txns, true);
+        assertFalse(txns.needsFullCheckpoint());
+        assertEquals(List.of(new AbortedTxn(2, 2, 3)), txns.aborted());
+    }
+
+    private static ByteBuffer write(TransactionIndex txns, boolean full) {
+        ByteBuffer out = ByteBuffer.allocate(txns.checkpointSize(full));
+        txns.writeCheckpoint(out, full);
+        return out.flip();
     }
 }

@@ -10,6 +10,7 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.utils.BufferSupplier;
 import org.apache.kafka.common.utils.ByteBufferOutputStream;
 import org.apache.kafka.common.utils.CloseableIterator;
@@ -43,13 +44,16 @@ import org.apache.kafka.common.utils.CloseableIterator;
  *       {@link #filler}), so the compacted range still holds every offset in order, and fillers of
  *       successive cleanings merge; clients read the gap as Kafka's compacted gaps.</li>
  * </ul>
- * Control batches (transaction markers) are always kept as they are: a marker must outlive its
- * transaction's records, and which of those remain is not tracked. Records of aborted transactions
- * never enter the key map (see {@link RangeCleaner}), so they are judged like others against it and
- * kept until a later record of their key supersedes them; read_committed consumers keep dropping
- * them by the aborted-transaction index. The cleaner never passes the last stable offset (see
- * {@link io.aloft.broker.log.LogCompaction#plan}). Kafka also removes aborted records and, later,
- * markers whose transaction is gone; Aloft does not yet.
+ * <h2>Transactions</h2>
+ * As Kafka's cleaner does (KIP-98, KIP-534), with the range's {@link TransactionFilter}: every
+ * record of an aborted transaction goes (its batch is dropped, or emptied when it is its
+ * producer's last); a marker stays while a batch of its transaction is left before it in the
+ * range; once none is, the first cleaning sets its delete horizon (now plus
+ * {@code delete.retention.ms}, flagged in the batch, as for tombstones) and the first cleaning at
+ * or after the horizon drops it, unless it is its producer's last word (a producer with no data in
+ * its current epoch: that epoch fences zombies), which is kept emptied. An emptied marker goes as
+ * soon as it is no longer its producer's last. The cleaner never passes the last stable offset
+ * (see {@link io.aloft.broker.log.LogCompaction#plan}), so every transaction it reads is decided.
  *
  * <p>Not thread-safe: confined to its cleaner thread (it reuses decompression buffers).
  */
@@ -73,6 +77,8 @@ final class BatchRewriter {
     private final long nowMs;
     private final long deleteRetentionMs;
     private final Map<Long, Long> producerLastOffsets;
+    private final Map<Long, Short> producerMarkerEpochs;
+    private final TransactionFilter txns;
     private final BufferSupplier buffers = BufferSupplier.create();
 
     /**
@@ -80,12 +86,23 @@ final class BatchRewriter {
      * @param nowMs the cleaning's clock, for delete horizons
      * @param deleteRetentionMs the topic's {@code delete.retention.ms}
      * @param producerLastOffsets per producer id, the last offset of its last batch
+     * @param producerMarkerEpochs per producer id with no batch of data in its current epoch, that
+     *     epoch: its marker of that epoch is its last word, kept (emptied once it may go)
+     * @param txns the pass's transaction bookkeeping, fed every batch in offset order
      */
-    BatchRewriter(OffsetMap map, long nowMs, long deleteRetentionMs, Map<Long, Long> producerLastOffsets) {
+    BatchRewriter(OffsetMap map, long nowMs, long deleteRetentionMs, Map<Long, Long> producerLastOffsets,
+            Map<Long, Short> producerMarkerEpochs, TransactionFilter txns) {
         this.map = map;
         this.nowMs = nowMs;
         this.deleteRetentionMs = deleteRetentionMs;
         this.producerLastOffsets = producerLastOffsets;
+        this.producerMarkerEpochs = producerMarkerEpochs;
+        this.txns = txns;
+    }
+
+    /** A rewriter for a range without transactions (tests). */
+    BatchRewriter(OffsetMap map, long nowMs, long deleteRetentionMs, Map<Long, Long> producerLastOffsets) {
+        this(map, nowMs, deleteRetentionMs, producerLastOffsets, Map.of(), new TransactionFilter(List.of()));
     }
 
     /**
@@ -95,8 +112,9 @@ final class BatchRewriter {
      */
     Outcome rewrite(RecordBatch batch, ByteBuffer stored) {
         if (batch.isControlBatch()) {
-            return new Outcome(Kind.KEEP, stored, batch.maxTimestamp(), countOf(batch), countOf(batch));
+            return marker(batch, stored);
         }
+        boolean aborted = txns.onDataBatch(batch);
         long horizon = batch.deleteHorizonMs().orElse(RecordBatch.NO_TIMESTAMP);
         boolean horizonPassed = horizon != RecordBatch.NO_TIMESTAMP && nowMs >= horizon;
         List<Record> kept = new ArrayList<>();
@@ -106,7 +124,7 @@ final class BatchRewriter {
             while (it.hasNext()) {
                 Record r = it.next();
                 in++;
-                if (!r.hasKey() || map.get(r.key()) > r.offset()) {
+                if (aborted || !r.hasKey() || map.get(r.key()) > r.offset()) {
                     continue;
                 }
                 if (!r.hasValue()) {
@@ -137,6 +155,50 @@ final class BatchRewriter {
         return rewritten(batch, kept, newHorizon, in);
     }
 
+    /**
+     * A transaction marker: kept while a batch of its transaction is left before it; once none is,
+     * kept with a delete horizon until {@code delete.retention.ms} has passed, then dropped (or
+     * emptied, when it is its producer's last word: its epoch is on record for fencing).
+     */
+    private Outcome marker(RecordBatch batch, ByteBuffer stored) {
+        boolean mayGo = txns.onMarker(batch);
+        int in = countOf(batch);
+        long horizon = batch.deleteHorizonMs().orElse(RecordBatch.NO_TIMESTAMP);
+        boolean discard = mayGo && horizon != RecordBatch.NO_TIMESTAMP && nowMs >= horizon;
+        Short lastEpoch = producerMarkerEpochs.get(batch.producerId());
+        boolean producersLast = lastEpoch != null && lastEpoch == batch.producerEpoch();
+        if (discard || in == 0) {
+            if (producersLast) {
+                return in == 0 ? new Outcome(Kind.KEEP, stored, -1, 0, 0)
+                        : new Outcome(Kind.EMPTY, empty(batch), -1, in, 0);
+            }
+            return new Outcome(Kind.DROP, null, -1, in, 0);
+        }
+        if (!mayGo || horizon != RecordBatch.NO_TIMESTAMP) {
+            return new Outcome(Kind.KEEP, stored, batch.maxTimestamp(), in, in);
+        }
+        return rewrittenMarker(batch, saturatedAdd(nowMs, deleteRetentionMs));
+    }
+
+    /** The marker with its delete horizon set: same offsets, producer fields, timestamps and control record. */
+    private Outcome rewrittenMarker(RecordBatch batch, long horizon) {
+        boolean logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
+        ByteBufferOutputStream out = new ByteBufferOutputStream(Math.max(128, batch.sizeInBytes()));
+        MemoryRecordsBuilder builder = new MemoryRecordsBuilder(out, RecordBatch.MAGIC_VALUE_V2,
+                Compression.of(batch.compressionType()).build(), batch.timestampType(), batch.baseOffset(),
+                logAppendTime ? batch.maxTimestamp() : RecordBatch.NO_TIMESTAMP, batch.producerId(),
+                batch.producerEpoch(), batch.baseSequence(), batch.isTransactional(), true,
+                batch.partitionLeaderEpoch(), Integer.MAX_VALUE, horizon);
+        int in = 0;
+        for (Record r : batch) {
+            builder.appendControlRecordWithOffset(r.offset(), new SimpleRecord(r.timestamp(), r.key(), r.value(),
+                    r.headers()));
+            in++;
+        }
+        builder.overrideLastOffset(batch.lastOffset());
+        return new Outcome(Kind.REWRITE, builder.build().buffer(), batch.maxTimestamp(), in, in);
+    }
+
     private Outcome rewritten(RecordBatch batch, List<Record> kept, long horizon, int in) {
         boolean logAppendTime = batch.timestampType() == TimestampType.LOG_APPEND_TIME;
         ByteBufferOutputStream out = new ByteBufferOutputStream(Math.max(256, batch.sizeInBytes()));
@@ -161,7 +223,7 @@ final class BatchRewriter {
         ByteBuffer out = ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
         DefaultRecordBatch.writeEmptyHeader(out, RecordBatch.MAGIC_VALUE_V2, batch.producerId(), batch.producerEpoch(),
                 batch.baseSequence(), batch.baseOffset(), batch.lastOffset(), batch.partitionLeaderEpoch(),
-                batch.timestampType(), batch.maxTimestamp(), batch.isTransactional(), false);
+                batch.timestampType(), batch.maxTimestamp(), batch.isTransactional(), batch.isControlBatch());
         return out.flip();
     }
 

@@ -29,9 +29,8 @@ import org.apache.kafka.common.utils.CloseableIterator;
  * <ol>
  *   <li><b>Key map.</b> Reads the dirty part {@code [cleanedUpTo, cleanableEnd)} and records each
  *       key's latest offset in the {@link OffsetMap}, leaving out records of aborted transactions
- *       (so an aborted record never supersedes a committed one; the rewrite keeps it only while
- *       no later record of its key exists, and consumers keep dropping it by its marker, which is
- *       never removed). When the map cannot take the next batch's
+ *       (an aborted record never supersedes a committed one; the rewrite removes them all, see
+ *       {@link BatchRewriter}). When the map cannot take the next batch's
  *       records, the cleaning ends there instead ({@code mapEnd}, moved down to a time-index
  *       boundary when that still leaves something), and the next cleaning continues from it: a log
  *       with more keys than the map holds is cleaned in several passes, never held in memory.</li>
@@ -41,7 +40,8 @@ import org.apache.kafka.common.utils.CloseableIterator;
  *       with the records that stay, and for each run of dropped batches one empty filler batch
  *       spanning their offsets, so the new objects hold every offset of the range.</li>
  *   <li><b>Commit</b> through {@link LogCompaction#commit}: the range is replaced in one metadata
- *       command and the time index follows.</li>
+ *       command and the time index follows; aborted transactions none of whose records are left
+ *       (see {@link TransactionFilter}) leave the partition's aborted-transaction index.</li>
  * </ol>
  * Reads go through the partition's stream (log cache, block cache, readahead), and every byte read
  * or written is counted against the {@link Throttler}. Memory: the map, one read of
@@ -156,6 +156,7 @@ final class RangeCleaner {
         final long end;
         final Counters c;
         final BatchRewriter rewriter;
+        final TransactionFilter txns;
         long start;
         RangeRewrite rewrite;
         CompactedIndex index;
@@ -170,8 +171,9 @@ final class RangeCleaner {
             this.end = end;
             this.c = c;
             this.start = plan.startOffset();
+            this.txns = new TransactionFilter(plan.abortedTransactions());
             this.rewriter = new BatchRewriter(map, clock.getAsLong(), plan.config().deleteRetentionMs(),
-                    plan.producerLastOffsets());
+                    plan.producerLastOffsets(), plan.producerMarkerEpochs(), txns);
         }
 
         void run() throws InterruptedException {
@@ -201,7 +203,7 @@ final class RangeCleaner {
                 }
                 flushFiller();
                 if (rewrite != null) {
-                    log.commit(rewrite, index, end);
+                    log.commit(rewrite, index, end, txns.emptiedAborts());
                     committed = true;
                 }
             } finally {

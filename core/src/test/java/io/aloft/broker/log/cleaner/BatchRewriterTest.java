@@ -195,14 +195,6 @@ class BatchRewriterTest {
     }
 
     @Test
-    void controlBatch_keptAsStored() {
-        MemoryRecords marker = MemoryRecords.withEndTransactionMarker(20, NOW, 0, 5L, (short) 1,
-                new EndTransactionMarker(ControlRecordType.COMMIT, 0));
-        BatchRewriter.Outcome o = rewrite(marker);
-        assertEquals(BatchRewriter.Kind.KEEP, o.kind());
-    }
-
-    @Test
     void logAppendTimeBatch_keepsItsTimestampType() {
         MemoryRecords m = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V2, 0, Compression.NONE,
                 TimestampType.LOG_APPEND_TIME, rec("a", "1"), rec("b", "2"));

@@ -345,7 +345,7 @@ class LogCleanerTest {
     }
 
     /** Metadata whose range replacements apply but answer with a failure while {@code lose} is set. */
-    private static StreamMetadata losingReplacementReplies(StreamMetadata real, AtomicBoolean lose) {
+    static StreamMetadata losingReplacementReplies(StreamMetadata real, AtomicBoolean lose) {
         return (StreamMetadata) Proxy.newProxyInstance(StreamMetadata.class.getClassLoader(),
                 new Class<?>[] {StreamMetadata.class}, (proxy, method, args) -> {
                     Object result;

@@ -1,0 +1,10 @@
+/**
+ * Requests from this broker to other brokers, as Kafka's brokers send them to each other:
+ * {@link io.aloft.broker.interbroker.InterBrokerClient} (send a request builder to a broker id, get
+ * its response), implemented on kafka-clients' NetworkClient by
+ * {@link io.aloft.broker.interbroker.NetworkInterBrokerClient}, with the brokers' addresses from the
+ * metadata cache ({@link io.aloft.broker.interbroker.BrokerAddresses}). Used for transaction markers
+ * (WriteTxnMarkers from a transaction coordinator to partition leaders); the client knows nothing of
+ * what it carries, and retrying is its callers' business.
+ */
+package io.aloft.broker.interbroker;
