@@ -46,9 +46,12 @@ final class BrokerTransactions {
     final TransactionCoordinator coordinator;
     final CoordinatorTopic stateTopic;
     private final TransactionMarkerAppender appender;
+    /** Partition leaders' KIP-890 check of a transaction's first batch (and TxnOffsetCommit v5's add). */
+    private final CoordinatorTransactionVerifier verifier;
 
     private BrokerTransactions(TransactionCoordinator coordinator, CoordinatorTopic stateTopic,
-            TransactionMarkerAppender appender) {
+            TransactionMarkerAppender appender, CoordinatorTransactionVerifier verifier) {
+        this.verifier = verifier;
         this.coordinator = coordinator;
         this.stateTopic = stateTopic;
         this.appender = appender;
@@ -83,11 +86,12 @@ final class BrokerTransactions {
                 TransactionStateTopic.coordinatorEpochs(partitions));
         resources.add(coordinator);
         // KIP-890: partition leaders check a transaction's first batch with its coordinator.
-        partitions.verifyTransactionsWith(new CoordinatorTransactionVerifier(coordinator, cache, nodeId,
-                CoordinatorTransactionVerifier.over(interBroker), config.partitionVerification()));
+        CoordinatorTransactionVerifier verifier = new CoordinatorTransactionVerifier(coordinator, cache, nodeId,
+                CoordinatorTransactionVerifier.over(interBroker), config.partitionVerification());
+        partitions.verifyTransactionsWith(verifier);
         CoordinatorTopic stateTopic = TransactionStateTopic.follower(controller, cache, nodeId, coordinator,
                 config.stateLogPartitions(), new NamedThreadFactory("aloft-transaction-loader", true, failures));
-        return new BrokerTransactions(coordinator, stateTopic, appender);
+        return new BrokerTransactions(coordinator, stateTopic, appender, verifier);
     }
 
     /** FindCoordinator's key type 1: {@code __transaction_state}, created on the first lookup. */
@@ -105,7 +109,8 @@ final class BrokerTransactions {
      * ListTransactions, WriteTxnMarkers.
      */
     List<ApiHandler<?>> handlers(MetadataCache cache, GroupCoordinator groups) {
-        List<ApiHandler<?>> handlers = new ArrayList<>(TransactionHandlers.create(coordinator, cache, groups));
+        List<ApiHandler<?>> handlers = new ArrayList<>(TransactionHandlers.create(coordinator, cache, groups,
+                verifier));
         handlers.add(new WriteTxnMarkersHandler(appender));
         return handlers;
     }

@@ -173,6 +173,47 @@ class TransactionVersion2Test {
         }
     }
 
+    /**
+     * Offsets in a version-2 transaction: the client sends TxnOffsetCommit v5 and no AddOffsetsToTxn,
+     * the broker adds the group's offsets partition to the transaction; committed offsets become the
+     * group's, aborted ones do not.
+     */
+    @Test
+    void level2_sendOffsetsToTransaction_txnOffsetCommitV5_committedOffsetsOnly() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, ENABLED); Admin admin = Admin.create(broker.clientProps())) {
+            createTopic(broker);
+            try (KafkaProducer<String, String> producer = producer(broker, "tv2-offsets")) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                sendToEach(producer, "with-offsets");
+                producer.sendOffsetsToTransaction(Map.of(PARTITIONS.get(0),
+                        new org.apache.kafka.clients.consumer.OffsetAndMetadata(5)),
+                        new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("g-committed"));
+                producer.commitTransaction();
+                producer.beginTransaction();
+                sendToEach(producer, "aborted-offsets");
+                producer.sendOffsetsToTransaction(Map.of(PARTITIONS.get(0),
+                        new org.apache.kafka.clients.consumer.OffsetAndMetadata(9)),
+                        new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("g-aborted"));
+                producer.abortTransaction();
+            }
+            assertEquals(2, broker.broker().requestsDispatched(ApiKeys.TXN_OFFSET_COMMIT, (short) 5));
+            for (short v = 0; v <= 4; v++) {
+                assertEquals(0, broker.broker().requestsDispatched(ApiKeys.ADD_OFFSETS_TO_TXN, v));
+            }
+            assertEquals(5, admin.listConsumerGroupOffsets("g-committed").partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).get(PARTITIONS.get(0)).offset());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> aborted;
+            // The abort's marker is written after EndTxn is answered: the pending offset goes once it is.
+            while (!(aborted = admin.listConsumerGroupOffsets("g-aborted").partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)).isEmpty() && aborted.get(PARTITIONS.get(0)) != null) {
+                assertTrue(System.nanoTime() < deadline, "aborted offsets still " + aborted);
+                Thread.onSpinWait();
+            }
+        }
+    }
+
     private static short finalizedTransactionVersion(TestBroker broker) throws Exception {
         try (Admin admin = Admin.create(broker.clientProps())) {
             FeatureMetadata f = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS);

@@ -3,6 +3,7 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.partition.TransactionVerifier;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.List;
 
@@ -17,13 +18,16 @@ public final class TransactionHandlers {
     private TransactionHandlers() {
     }
 
-    /** @param groups the group coordinator: its partitionFor(groupId) for AddOffsetsToTxn, and TxnOffsetCommit */
+    /**
+     * @param groups the group coordinator: its partitionFor(groupId) for AddOffsetsToTxn, and TxnOffsetCommit
+     * @param verifier adds a group's offsets partition to a transaction for TxnOffsetCommit v5 (KIP-890)
+     */
     public static List<ApiHandler<?>> create(TransactionCoordinator coordinator, MetadataCache cache,
-            GroupCoordinator groups) {
+            GroupCoordinator groups, TransactionVerifier verifier) {
         return List.of(
                 new AddPartitionsToTxnHandler(coordinator, cache),
                 new AddOffsetsToTxnHandler(coordinator, groups::partitionFor),
-                new TxnOffsetCommitHandler(groups, cache),
+                new TxnOffsetCommitHandler(groups, cache, verifier),
                 new EndTxnHandler(coordinator),
                 new DescribeTransactionsHandler(coordinator),
                 new ListTransactionsHandler(coordinator));
