@@ -83,7 +83,7 @@ public final class BrokerConfig {
             .doc("Serve Kafka transactions (transactional producers, and the markers read_committed consumers "
                     + "depend on): the transaction coordinator on __transaction_state, its APIs, and "
                     + "WriteTxnMarkers, by which coordinators on other brokers end transactions in the partitions "
-                    + "this broker leads. Transaction version 1 unless aloft.transaction.version=2 (KIP-890). Off: "
+                    + "this broker leads. Transaction version 2 (KIP-890) unless aloft.transaction.version=1. Off: "
                     + "transactional producers are refused at once, with a reason. Set it alike on every broker "
                     + "of a cluster.")
             .build();

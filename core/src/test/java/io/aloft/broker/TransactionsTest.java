@@ -133,8 +133,8 @@ class TransactionsTest {
             }
             TransactionDescription after = describe(broker, "tx-r");
             assertEquals(before.producerId(), after.producerId());
-            // Transaction version 1 (the default): InitProducerId bumps the epoch, EndTxn keeps it.
-            assertEquals(before.producerEpoch() + 1, after.producerEpoch());
+            // Transaction version 2 (the default): InitProducerId bumps the epoch, and so does every EndTxn.
+            assertEquals(before.producerEpoch() + 2, after.producerEpoch());
             try (Admin admin = Admin.create(broker.clientProps())) {
                 assertTrue(admin.listTransactions().all().get(30, TimeUnit.SECONDS).stream()
                         .map(TransactionListing::transactionalId).anyMatch("tx-r"::equals));
@@ -157,7 +157,7 @@ class TransactionsTest {
             assertEquals(4, keys.find(ApiKeys.ADD_OFFSETS_TO_TXN.id).maxVersion());
             assertEquals(0, keys.find(ApiKeys.DESCRIBE_TRANSACTIONS.id).maxVersion());
             assertEquals(2, keys.find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion());
-            assertEquals(4, keys.find(ApiKeys.TXN_OFFSET_COMMIT.id).maxVersion()); // v5: transaction version 2
+            assertEquals(5, keys.find(ApiKeys.TXN_OFFSET_COMMIT.id).maxVersion()); // v5: transaction version 2
             assertEquals(1, keys.find(ApiKeys.WRITE_TXN_MARKERS.id).minVersion()); // as Kafka 4.3: v1-2
             assertEquals(2, keys.find(ApiKeys.WRITE_TXN_MARKERS.id).maxVersion());
         }

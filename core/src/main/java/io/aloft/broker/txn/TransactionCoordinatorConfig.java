@@ -68,13 +68,12 @@ public final class TransactionCoordinatorConfig {
      */
     public static final String TRANSACTION_VERSION_CONFIG = "aloft.transaction.version";
     public static final ConfigKey<Integer> TRANSACTION_VERSION = ConfigKey.intKey(TRANSACTION_VERSION_CONFIG)
-            .defaultValue(1).validator(Validator.between(1, 2))
+            .defaultValue(2).validator(Validator.between(1, 2))
             .doc("The finalized level of Kafka's transaction.version feature that ApiVersions reports (Kafka's "
                     + "kafka-features.sh upgrade/downgrade --feature transaction.version=N): 2 has clients bump the "
                     + "producer epoch with every transaction and leave adding partitions to the partitions' leaders "
-                    + "(KIP-890 part 2; Kafka 4's default); 1 (the default until TxnOffsetCommit v5 is served, "
-                    + "which version-2 clients need for sendOffsetsToTransaction) keeps them on "
-                    + "AddPartitionsToTxn and one epoch per producer session. Must be the same on every broker; a "
+                    + "(KIP-890 part 2; the default, as in Kafka 4); 1 keeps them on AddPartitionsToTxn, "
+                    + "AddOffsetsToTxn and one epoch per producer session. Must be the same on every broker; a "
                     + "change takes a rolling restart. Only with aloft.transactions.enable.")
             .build();
 

@@ -49,7 +49,6 @@ class AdvertisedVersionsTest {
                     + "makes it"),
             Map.entry(ApiKeys.FIND_COORDINATOR, "share keys get INVALID_REQUEST with a reason (no share groups yet), "
                     + "which clients do not retry"),
-            Map.entry(ApiKeys.TXN_OFFSET_COMMIT, "up to v4: transaction version 1 only (v5 is KIP-890 part 2)"),
             Map.entry(ApiKeys.WRITE_TXN_MARKERS, "a partition another broker leads answers NOT_LEADER_OR_FOLLOWER "
                     + "(Kafka: UNKNOWN_TOPIC_OR_PARTITION on a broker without a replica of it)"),
             Map.entry(ApiKeys.UNREGISTER_BROKER, "answered once the broker is fenced (its session lapsed) and its WAL "
