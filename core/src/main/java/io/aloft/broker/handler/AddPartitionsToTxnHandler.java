@@ -78,7 +78,8 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
         // A client of these versions speaks transaction version 1 (KIP-890: version 2 is EndTxn v5+).
         return coordinator.addPartitionsToTxn(data.v3AndBelowTransactionalId(), data.v3AndBelowProducerId(),
                         data.v3AndBelowProducerEpoch(), partitions, (short) 1)
-                .thenApply(error -> response(partitions, Map.of(), error));
+                .thenApply(error -> response(partitions, Map.of(), ProducerFencedErrors.forVersion(error,
+                        request.version(), ProducerFencedErrors.ADD_PARTITIONS_TO_TXN)));
     }
 
     /** Each partition's code: its own in {@code errors}, else {@code others}. */
