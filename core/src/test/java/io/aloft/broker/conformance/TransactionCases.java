@@ -87,6 +87,7 @@ final class TransactionCases {
         shapes.add(Shape.script(ApiKeys.INIT_PRODUCER_ID, "producer id without epoch", 3, 5, (s, v) -> s.ask("",
                 ApiKeys.INIT_PRODUCER_ID, v, new InitProducerIdRequestData().setTransactionalId("conf-tx-half-v" + v)
                         .setTransactionTimeoutMs(TIMEOUT_MS).setProducerId(4242).setProducerEpoch((short) -1))));
+        shapes.add(Shape.of(ApiKeys.INIT_PRODUCER_ID, "empty transactional id", (t, v) -> initRequest("")));
         shapes.add(Shape.script(ApiKeys.INIT_PRODUCER_ID, "on an open transaction", 0, 5, (s, v) -> {
             Producer p = init(s, "init", "conf-tx-init-open-v" + v, INIT);
             add(s, "add", p, ADD, Target.DATA, 0);
@@ -151,6 +152,10 @@ final class TransactionCases {
                     v, Target.DATA, 0);
             describe(s, "described", bumped);
         }));
+        shapes.add(Shape.script(ApiKeys.ADD_PARTITIONS_TO_TXN, "empty transactional id", 0, 3, (s, v) -> {
+            Producer p = init(s, "init", "conf-tx-add-emptyid-v" + v, INIT);
+            add(s, "", new Producer("", p.id(), p.epoch()), v, Target.DATA, 0);
+        }));
         shapes.add(Shape.script(ApiKeys.ADD_OFFSETS_TO_TXN, "group, wrong producer or epoch, unknown id", 0, 4,
                 (s, v) -> {
                     Producer p = init(s, "init", "conf-tx-offsets-v" + v, INIT);
@@ -171,6 +176,8 @@ final class TransactionCases {
             end(s, "commit", p, v, true);
             end(s, "abort", p, v, false);
             end(s, "unknown transactional id", new Producer("conf-tx-end-none-v" + v, p.id(), p.epoch()), v, true);
+            end(s, "empty transactional id", new Producer("", p.id(), p.epoch()), v, true);
+            addOffsets(s, "offsets, empty transactional id", new Producer("", p.id(), p.epoch()), ADD);
         }));
         shapes.add(Shape.script(ApiKeys.END_TXN, "wrong producer or epoch", 0, 4, (s, v) -> {
             Producer p = init(s, "init", "conf-tx-end-epoch-v" + v, INIT);
