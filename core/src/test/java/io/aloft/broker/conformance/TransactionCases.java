@@ -39,6 +39,11 @@ final class TransactionCases {
     /** Kafka's transaction.max.timeout.ms default (both brokers run with it). */
     static final int MAX_TIMEOUT_MS = 900_000;
     private static final int TIMEOUT_MS = 60_000;
+    /**
+     * A transaction timeout the coordinators' abort check (every
+     * {@link TransactionConformanceTest#ABORT_CHECK_INTERVAL_MS}) acts on within a few seconds.
+     */
+    private static final int SHORT_TIMEOUT_MS = 1_000;
     /** How long a completing transaction may take to reach Complete* (its markers are written). */
     private static final long COMPLETE_TIMEOUT_NS = 15_000_000_000L;
 
@@ -152,6 +157,19 @@ final class TransactionCases {
                     v, Target.DATA, 0);
             describe(s, "described", bumped);
         }));
+        shapes.add(Shape.script(ApiKeys.ADD_PARTITIONS_TO_TXN, "no partitions, an internal topic", 0, 3,
+                (s, v) -> {
+                    Producer p = init(s, "init", "conf-tx-add-odd-v" + v, INIT);
+                    s.ask("no topics", ApiKeys.ADD_PARTITIONS_TO_TXN, v, addRequest(p, Target.DATA)
+                            .setV3AndBelowTopics(new AddPartitionsToTxnTopicCollection()));
+                    add(s, "no partitions", p, v, Target.DATA);
+                    describe(s, "after nothing", p);
+                    add(s, "__consumer_offsets", p, v, "__consumer_offsets", 0);
+                    s.ask("internal, unknown and good", ApiKeys.ADD_PARTITIONS_TO_TXN, v, addRequest(p, Target.DATA)
+                            .setV3AndBelowTopics(topics(new String[] {"__transaction_state", "conf-missing",
+                                Target.DATA}, new int[][] {{0}, {0}, {1}})));
+                    describe(s, "described", p);
+                }));
         shapes.add(Shape.script(ApiKeys.ADD_PARTITIONS_TO_TXN, "empty transactional id", 0, 3, (s, v) -> {
             Producer p = init(s, "init", "conf-tx-add-emptyid-v" + v, INIT);
             add(s, "", new Producer("", p.id(), p.epoch()), v, Target.DATA, 0);
@@ -198,6 +216,20 @@ final class TransactionCases {
             end(s, "commit again", p, v, true);
             end(s, "abort after the commit", p, v, false);
             describe(s, "described", p);
+        }));
+        shapes.add(Shape.script(ApiKeys.END_TXN, "after the coordinator aborted it on timeout", 0, 4, (s, v) -> {
+            String id = "conf-tx-end-timeout-v" + v;
+            InitProducerIdResponseData r = (InitProducerIdResponseData) s.ask("init", ApiKeys.INIT_PRODUCER_ID, INIT,
+                    new InitProducerIdRequestData().setTransactionalId(id).setTransactionTimeoutMs(SHORT_TIMEOUT_MS));
+            Producer p = new Producer(id, r.producerId(), r.producerEpoch());
+            add(s, "add", p, ADD, Target.DATA, 0);
+            awaitComplete(s, id);
+            describe(s, "timed out", p);
+            end(s, "commit", p, v, true);
+            end(s, "abort", p, v, false);
+            add(s, "add again", p, ADD, Target.DATA, 0);
+            Producer after = init(s, "init again", id, INIT);
+            s.note("init again", "epoch delta", after.epoch() - p.epoch());
         }));
         shapes.add(Shape.script(ApiKeys.END_TXN, "abort, then commit", 0, 4, (s, v) -> {
             Producer p = init(s, "init", "conf-tx-end-abort-v" + v, INIT);

@@ -45,6 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
 class TransactionConformanceTest {
     private static final String TRANSACTION_VERSION = "transaction.version";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    /** transaction.abort.timed.out.transaction.cleanup.interval.ms on both, so a case sees a timeout's abort soon. */
+    static final int ABORT_CHECK_INTERVAL_MS = 500;
 
     @TempDir
     static Path dir;
@@ -56,12 +58,15 @@ class TransactionConformanceTest {
 
     @BeforeAll
     static void start() throws Exception {
+        String abortCheck = Integer.toString(ABORT_CHECK_INTERVAL_MS);
         aloftBroker = new TestBroker(dir.resolve("aloft"), Map.of("aloft.transactions.enable", "true",
-                "transaction.state.log.num.partitions", "4", "group.initial.rebalance.delay.ms", "0"));
+                "transaction.state.log.num.partitions", "4", "group.initial.rebalance.delay.ms", "0",
+                "transaction.abort.timed.out.transaction.cleanup.interval.ms", abortCheck));
         kafkaServer = new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "512m", false,
                 Files.createDirectories(dir.resolve("kafka")), Map.of("transaction.state.log.num.partitions", "4",
                         // As TestBroker: AddOffsetsToTxn adds the group's partition, which must be the same on both.
-                        "offsets.topic.num.partitions", "4"),
+                        "offsets.topic.num.partitions", "4",
+                        "transaction.abort.timed.out.transaction.cleanup.interval.ms", abortCheck),
                 START_TIMEOUT);
         kafkaServer.start();
         transactionVersion1(kafkaServer.bootstrap());
