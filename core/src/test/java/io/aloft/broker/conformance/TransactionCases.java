@@ -43,7 +43,7 @@ final class TransactionCases {
      * A transaction timeout the coordinators' abort check (every
      * {@link TransactionConformanceTest#ABORT_CHECK_INTERVAL_MS}) acts on within a few seconds.
      */
-    private static final int SHORT_TIMEOUT_MS = 1_000;
+    private static final int SHORT_TIMEOUT_MS = 300;
     /** How long a completing transaction may take to reach Complete* (its markers are written). */
     private static final long COMPLETE_TIMEOUT_NS = 15_000_000_000L;
 
@@ -88,6 +88,17 @@ final class TransactionCases {
                                     .setTransactionTimeoutMs(TIMEOUT_MS).setProducerId(4242).setProducerEpoch((short) 3));
                     s.note("", "producer id kept", r.producerId() == 4242);
                     s.note("", "epoch", r.producerEpoch());
+                }));
+        shapes.add(Shape.script(ApiKeys.INIT_PRODUCER_ID, "resume form after a timeout's abort, then on an open one", 3, 5,
+                (s, v) -> {
+                    // The abort fenced the producer's epoch: resuming with it is refused (transaction version 1).
+                    Producer p = timedOut(s, "conf-tx-resume-timeout-v" + v);
+                    resumeAs(s, "resumed", p, p.id(), p.epoch(), v);
+                    Producer current = init(s, "init again", p.transactionalId(), v);
+                    add(s, "add", current, ADD, Target.DATA, 1);
+                    resumeAs(s, "while open", current, current.id(), current.epoch(), v);
+                    awaitComplete(s, p.transactionalId());
+                    describe(s, "after", current);
                 }));
         shapes.add(Shape.script(ApiKeys.INIT_PRODUCER_ID, "producer id without epoch", 3, 5, (s, v) -> s.ask("",
                 ApiKeys.INIT_PRODUCER_ID, v, new InitProducerIdRequestData().setTransactionalId("conf-tx-half-v" + v)
@@ -219,12 +230,7 @@ final class TransactionCases {
         }));
         shapes.add(Shape.script(ApiKeys.END_TXN, "after the coordinator aborted it on timeout", 0, 4, (s, v) -> {
             String id = "conf-tx-end-timeout-v" + v;
-            InitProducerIdResponseData r = (InitProducerIdResponseData) s.ask("init", ApiKeys.INIT_PRODUCER_ID, INIT,
-                    new InitProducerIdRequestData().setTransactionalId(id).setTransactionTimeoutMs(SHORT_TIMEOUT_MS));
-            Producer p = new Producer(id, r.producerId(), r.producerEpoch());
-            add(s, "add", p, ADD, Target.DATA, 0);
-            awaitComplete(s, id);
-            describe(s, "timed out", p);
+            Producer p = timedOut(s, id);
             end(s, "commit", p, v, true);
             end(s, "abort", p, v, false);
             add(s, "add again", p, ADD, Target.DATA, 0);
@@ -312,6 +318,18 @@ final class TransactionCases {
     }
 
     // ---- steps ---------------------------------------------------------------------------
+
+    /** A producer whose transaction (on a short timeout) its coordinator aborted; notes the state after. */
+    private static Producer timedOut(Session s, String transactionalId) throws Exception {
+        InitProducerIdResponseData r = (InitProducerIdResponseData) s.ask("init", ApiKeys.INIT_PRODUCER_ID, INIT,
+                new InitProducerIdRequestData().setTransactionalId(transactionalId)
+                        .setTransactionTimeoutMs(SHORT_TIMEOUT_MS));
+        Producer p = new Producer(transactionalId, r.producerId(), r.producerEpoch());
+        add(s, "add before the timeout", p, ADD, Target.DATA, 0);
+        awaitComplete(s, transactionalId);
+        describe(s, "timed out", p);
+        return p;
+    }
 
     static InitProducerIdRequestData initRequest(String transactionalId) {
         return new InitProducerIdRequestData().setTransactionalId(transactionalId).setTransactionTimeoutMs(TIMEOUT_MS);

@@ -46,7 +46,7 @@ class TransactionConformanceTest {
     private static final String TRANSACTION_VERSION = "transaction.version";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     /** transaction.abort.timed.out.transaction.cleanup.interval.ms on both, so a case sees a timeout's abort soon. */
-    static final int ABORT_CHECK_INTERVAL_MS = 500;
+    static final int ABORT_CHECK_INTERVAL_MS = 100;
 
     @TempDir
     static Path dir;
