@@ -24,6 +24,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -43,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Apache Kafka 4.3.1's {@code kafka-transactions.sh} (org.apache.kafka.tools.TransactionsCommand),
  * run as a child process against one broker with {@code aloft.transactions.enable=true} (issue 16):
  * {@code list} (with its duration and id pattern filters), {@code describe}, {@code describe-producers}
- * and {@code find-hanging}, on transactions made by kafka-clients and, for a hanging one, by raw
+ * {@code find-hanging} and {@code abort}, on transactions made by kafka-clients and, for a hanging one, by raw
  * requests: a transactional batch written to a partition its coordinator never heard of, as a
  * producer that wrote it and vanished before KIP-890's verification leaves one. Exit status, the
  * tables the tool prints and, where the tool changes something, the effect on read_committed
@@ -203,6 +205,61 @@ class TransactionsCliTest {
         }
     }
 
+    /**
+     * abort ends a hanging transaction from its first offset: the tool finds its producer with
+     * DescribeProducers and sends the partition's leader an abort marker (WriteTxnMarkers). After it
+     * the last stable offset passes the transaction, find-hanging reports nothing, and read_committed
+     * consumers read the record written after it, but not the aborted one.
+     */
+    @Test
+    void abort_endsAHangingTransaction_readCommittedPassesIt() throws Exception {
+        String topic = "cli-abort";
+        createTopic(topic, 1);
+        TopicPartition tp = new TopicPartition(topic, 0);
+        long halfAnHourAgo = System.currentTimeMillis() - Duration.ofMinutes(30).toMillis();
+        InitProducerIdResponseData lost = writeWithoutTheCoordinator(topic, 0, "cli-abort-lost", halfAnHourAgo);
+        try (KafkaProducer<String, String> plain = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrap()), new StringSerializer(), new StringSerializer())) {
+            plain.send(new ProducerRecord<>(topic, 0, "k", "after")).get(30, TimeUnit.SECONDS);
+        }
+        assertEquals(2, table(findHanging(topic)).size());
+        assertEquals(0, lastStableOffset(tp));
+
+        KafkaCli.Result aborted = transactions("abort", "--topic", topic, "--partition", "0", "--start-offset", "0");
+        assertEquals(0, aborted.exitCode(), aborted.toString());
+        // The lost record (0), the plain one (1), the abort marker (2).
+        assertEquals(3, lastStableOffset(tp));
+        assertEquals(List.of(HANGING_HEADER), table(findHanging(topic)));
+        List<String> lostRow = producerRows(topic, 0).stream()
+                .filter(r -> r.get(0).equals(Long.toString(lost.producerId()))).findFirst().orElseThrow();
+        assertEquals("None", lostRow.get(5), lostRow.toString());
+        assertEquals(List.of("after"), read(tp, "read_committed", 3));
+        assertEquals(List.of("lost", "after"), read(tp, "read_uncommitted", 3));
+        KafkaCli.Result again = transactions("abort", "--topic", topic, "--partition", "0", "--start-offset", "0");
+        assertEquals(1, again.exitCode(), again.toString());
+    }
+
+    /** The values of a partition up to {@code end}, read from the start at that isolation level. */
+    private static List<String> read(TopicPartition tp, String isolation, long end) {
+        Properties p = broker.clientProps();
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(r.value());
+                }
+            }
+            assertTrue(consumer.position(tp) >= end, isolation + " stuck at " + consumer.position(tp));
+        }
+        return values;
+    }
+
     private static final List<String> HANGING_HEADER = List.of("Topic", "Partition", "ProducerId", "ProducerEpoch",
             "CoordinatorEpoch", "StartOffset", "LastTimestamp", "Duration(min)");
 
@@ -221,9 +278,18 @@ class TransactionsCliTest {
     static InitProducerIdResponseData writeWithoutTheCoordinator(String topic, int partition, String transactionalId,
             long timestamp) throws Exception {
         try (RawConnection c = RawConnection.open(broker.bootstrap())) {
-            InitProducerIdResponseData id = (InitProducerIdResponseData) c.send(ApiKeys.INIT_PRODUCER_ID, (short) 4,
-                    new InitProducerIdRequestData().setTransactionalId(transactionalId)
-                            .setTransactionTimeoutMs(60_000)).body();
+            // As a client does: FindCoordinator first (it creates __transaction_state on first use), then
+            // InitProducerId until the coordinator is loaded.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            InitProducerIdResponseData id;
+            do {
+                c.send(ApiKeys.FIND_COORDINATOR, (short) 3, new FindCoordinatorRequestData().setKeyType((byte) 1)
+                        .setKey(transactionalId));
+                id = (InitProducerIdResponseData) c.send(ApiKeys.INIT_PRODUCER_ID, (short) 4,
+                        new InitProducerIdRequestData().setTransactionalId(transactionalId)
+                                .setTransactionTimeoutMs(60_000)).body();
+            } while (Errors.forCode(id.errorCode()).exception() instanceof RetriableException
+                    && System.nanoTime() < deadline && pause());
             assertEquals(Errors.NONE.code(), id.errorCode(), id.toString());
             MemoryRecords batch = MemoryRecords.withTransactionalRecords(Compression.NONE, id.producerId(),
                     id.producerEpoch(), 0, new SimpleRecord(timestamp, "k".getBytes(StandardCharsets.UTF_8),
@@ -241,6 +307,12 @@ class TransactionsCliTest {
         }
     }
 
+    /** Between two polls of the broker's state (each poll has a deadline); true, to go on. */
+    private static boolean pause() {
+        java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        return true;
+    }
+
     /** The offset a read_committed consumer cannot read past (ListOffsets latest, read_committed). */
     static long lastStableOffset(TopicPartition tp) throws Exception {
         return admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()),
@@ -251,14 +323,20 @@ class TransactionsCliTest {
 
     /** describe-producers' one row for the partition. */
     private static List<String> producers(String topic, int partition) throws Exception {
+        List<List<String>> rows = producerRows(topic, partition);
+        assertEquals(1, rows.size(), rows.toString());
+        return rows.get(0);
+    }
+
+    /** describe-producers' rows for the partition, without the header. */
+    private static List<List<String>> producerRows(String topic, int partition) throws Exception {
         KafkaCli.Result r = transactions("describe-producers", "--topic", topic, "--partition",
                 Integer.toString(partition));
         assertEquals(0, r.exitCode(), r.toString());
         List<List<String>> rows = table(r);
         assertEquals(List.of("ProducerId", "ProducerEpoch", "LatestCoordinatorEpoch", "LastSequence", "LastTimestamp",
                 "CurrentTransactionStartOffset"), rows.get(0), r.toString());
-        assertEquals(2, rows.size(), r.toString());
-        return rows.get(1);
+        return rows.subList(1, rows.size());
     }
 
     private static String producerIdOf(String transactionalId) throws Exception {
