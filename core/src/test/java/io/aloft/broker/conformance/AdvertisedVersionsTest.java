@@ -51,8 +51,7 @@ class AdvertisedVersionsTest {
                     + "which clients do not retry"),
             Map.entry(ApiKeys.ADD_PARTITIONS_TO_TXN, "up to v3: transaction version 1 only (v4+, the brokers' "
                     + "verification of KIP-890, not yet)"),
-            Map.entry(ApiKeys.ADD_OFFSETS_TO_TXN, "TxnOffsetCommit is not served yet, so a transaction's offsets "
-                    + "cannot be committed"),
+            Map.entry(ApiKeys.TXN_OFFSET_COMMIT, "up to v4: transaction version 1 only (v5 is KIP-890 part 2)"),
             Map.entry(ApiKeys.END_TXN, "up to v4: transaction version 1 only (v5 is KIP-890 part 2)"),
             Map.entry(ApiKeys.WRITE_TXN_MARKERS, "a partition another broker leads answers NOT_LEADER_OR_FOLLOWER "
                     + "(Kafka: UNKNOWN_TOPIC_OR_PARTITION on a broker without a replica of it)"),
@@ -137,6 +136,7 @@ class AdvertisedVersionsTest {
             ApiKeys.END_TXN, "TransactionConformanceTest",
             ApiKeys.DESCRIBE_TRANSACTIONS, "TransactionConformanceTest",
             ApiKeys.LIST_TRANSACTIONS, "TransactionConformanceTest",
+            ApiKeys.TXN_OFFSET_COMMIT, "TxnOffsetCommitOracleTest",
             ApiKeys.WRITE_TXN_MARKERS, "WriteTxnMarkersTest");
 
     @Test
