@@ -1,7 +1,7 @@
 """Transactions with librdkafka, through confluent-kafka (Python): Aloft's issue 16 scenario.
 
 The Java harness in compat/ (ClientCompatibilityTests) runs it as a child process against Apache
-Kafka 4.3.1 (proof the scenario is right) and against Aloft with aloft.transactions.enable=true. The
+Kafka 4.3.1 (proof the scenario is right) and against Aloft. The
 scenario: create a topic; a transactional producer (init_transactions) commits a transaction over
 every partition, aborts one, commits another; a second producer with the same transactional.id
 fences the first, whose next transaction then fails as fenced; two consumers (one per isolation

@@ -15,10 +15,8 @@ import org.junit.jupiter.api.Test;
 class AloftClientsTest extends ClientCompatibilityTests {
     @Override
     ChildBroker newBroker(Path scratch) {
-        // Transactions on for the transactions scenarios (issue 16; aloft.transactions.enable is off by default
-        // until it is finished), with few __transaction_state partitions: each is a log to open and load.
-        return CompatBrokers.aloft(scratch, Map.of("aloft.transactions.enable", "true",
-                "transaction.state.log.num.partitions", "4"));
+        // Few __transaction_state partitions for the transactions scenarios: each is a log to open and load.
+        return CompatBrokers.aloft(scratch, Map.of("transaction.state.log.num.partitions", "4"));
     }
 
     @Override
