@@ -7,7 +7,9 @@ every partition, aborts one, commits another; a second producer with the same tr
 fences the first, whose next transaction then fails as fenced; two consumers (one per isolation
 level, partitions assigned, nothing committed) read every partition to its end. read_committed must
 see exactly the committed records, each once and in order, and read_uncommitted every record
-produced, aborted ones included. Every step prints one line; the last line is "OK ..." and the exit
+produced, aborted ones included. Last, a group member reads the committed records and its positions
+are committed in a transaction (send_offsets_to_transaction); the group's committed offsets must be
+those positions. Every step prints one line; the last line is "OK ..." and the exit
 status 0, or the failure on stderr with status 1. A step still waiting when --timeout passes exits
 with status 2 and names the step.
 """
@@ -65,7 +67,8 @@ def main():
         sys.stderr.write("FAILED: at step %r: %s\n" % (_step, e))
         sys.exit(1)
     print("OK librdkafka %s: %d committed and %d aborted records over %d partitions; read_committed read exactly "
-          "the committed ones, read_uncommitted all; the fenced producer was refused"
+          "the committed ones, read_uncommitted all; the fenced producer was refused; a group's offsets were "
+          "committed in a transaction"
           % (confluent_kafka.libversion()[0], counts[0], counts[1], o.partitions), flush=True)
 
 
@@ -98,7 +101,41 @@ def run(o):
     same_records("read_committed", read_all(base, o, "read_committed"), committed, o)
     step("read_uncommitted reads every record produced")
     same_records("read_uncommitted", read_all(base, o, "read_uncommitted"), [(p, v) for p, v, _ in produced], o)
+    offsets_in_transaction(base, o, successor, len(committed))
     return len(committed), len(produced) - len(committed)
+
+
+def offsets_in_transaction(base, o, producer, count):
+    """A group member reads every committed record; its positions are committed in a transaction
+    (send_offsets_to_transaction: AddOffsetsToTxn, then TxnOffsetCommit at the group coordinator), and
+    the group's committed offsets must be those positions once the transaction commits."""
+    step("a group member reads the committed records; send_offsets_to_transaction commits its positions")
+    consumer = Consumer(dict(base, **{"group.id": o.topic + "-eos", "isolation.level": "read_committed",
+                                      "enable.auto.commit": False, "auto.offset.reset": "earliest"}))
+    try:
+        consumer.subscribe([o.topic])
+        read = 0
+        while read < count:
+            msg = consumer.poll(1.0)
+            if msg is None:
+                continue
+            if msg.error() is not None:
+                fail("group member poll: %s" % msg.error())
+            read += 1
+        assignment = consumer.assignment()
+        if len(assignment) != o.partitions:
+            fail("the group member is assigned %s" % assignment)
+        positions = consumer.position(assignment)
+        producer.begin_transaction()
+        producer.send_offsets_to_transaction(positions, consumer.consumer_group_metadata(), CALL_TIMEOUT)
+        producer.commit_transaction(CALL_TIMEOUT)
+        committed = consumer.committed(assignment, timeout=CALL_TIMEOUT)
+        want = {tp.partition: tp.offset for tp in positions}
+        got = {tp.partition: tp.offset for tp in committed}
+        if got != want:
+            fail("committed offsets %s, expected the positions %s" % (got, want))
+    finally:
+        consumer.close()
 
 
 def transaction(producer, o, name, out, commit):
