@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
@@ -28,8 +29,10 @@ import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
  * verifyOnly from partition leaders), which a transaction-version-1 client never sends; a
  * version-2 client adds partitions implicitly and never sends AddPartitionsToTxn at all.
  *
- * <p>As in Kafka, partitions of topics that do not exist fail with UNKNOWN_TOPIC_OR_PARTITION and
- * the others of the request with OPERATION_NOT_ATTEMPTED, without asking the coordinator; otherwise
+ * <p>As in Kafka, partitions of internal topics fail with TOPIC_AUTHORIZATION_FAILED (a producer may
+ * not write them; its offsets reach {@code __consumer_offsets} through AddOffsetsToTxn), partitions
+ * that do not exist with UNKNOWN_TOPIC_OR_PARTITION, and then the others of the request with
+ * OPERATION_NOT_ATTEMPTED, without asking the coordinator; otherwise
  * every partition gets the coordinator's one answer (its codes are mapped in
  * {@link TransactionCoordinator}).
  *
@@ -61,24 +64,27 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
     public CompletableFuture<AbstractResponse> handle(RequestContext context, AddPartitionsToTxnRequest request) {
         AddPartitionsToTxnRequestData data = request.data();
         Map<String, List<Integer>> partitions = new LinkedHashMap<>();
-        Map<TopicPartition, Errors> unknown = new HashMap<>();
+        Map<TopicPartition, Errors> refused = new HashMap<>();
         MetadataCache.View view = cache.view();
         for (AddPartitionsToTxnTopic t : data.v3AndBelowTopics()) {
             TopicInfo topic = view.topic(t.name());
             for (int p : t.partitions()) {
                 partitions.computeIfAbsent(t.name(), n -> new ArrayList<>()).add(p);
-                if (topic == null || p < 0 || p >= topic.partitions().size()) {
-                    unknown.put(new TopicPartition(t.name(), p), Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                if (Topic.isInternal(t.name())) {
+                    refused.put(new TopicPartition(t.name(), p), Errors.TOPIC_AUTHORIZATION_FAILED);
+                } else if (topic == null || p < 0 || p >= topic.partitions().size()) {
+                    refused.put(new TopicPartition(t.name(), p), Errors.UNKNOWN_TOPIC_OR_PARTITION);
                 }
             }
         }
-        if (!unknown.isEmpty()) {
-            return CompletableFuture.completedFuture(response(partitions, unknown, Errors.OPERATION_NOT_ATTEMPTED));
+        if (!refused.isEmpty()) {
+            return CompletableFuture.completedFuture(response(partitions, refused, Errors.OPERATION_NOT_ATTEMPTED));
         }
         // A client of these versions speaks transaction version 1 (KIP-890: version 2 is EndTxn v5+).
         return coordinator.addPartitionsToTxn(data.v3AndBelowTransactionalId(), data.v3AndBelowProducerId(),
                         data.v3AndBelowProducerEpoch(), partitions, (short) 1)
-                .thenApply(error -> response(partitions, Map.of(), error));
+                .thenApply(error -> response(partitions, Map.of(), ProducerFencedErrors.forVersion(error,
+                        request.version(), ProducerFencedErrors.ADD_PARTITIONS_TO_TXN)));
     }
 
     /** Each partition's code: its own in {@code errors}, else {@code others}. */

@@ -44,6 +44,7 @@ public final class EndTxnHandler implements ApiHandler<EndTxnRequest> {
         return coordinator.endTxn(data.transactionalId(), data.producerId(), data.producerEpoch(), data.committed(),
                         (short) 1)
                 .thenApply(r -> new EndTxnResponse(new EndTxnResponseData().setThrottleTimeMs(0)
-                        .setErrorCode(r.error().code())));
+                        .setErrorCode(ProducerFencedErrors.forVersion(r.error(), request.version(),
+                                ProducerFencedErrors.END_TXN).code())));
     }
 }
