@@ -9,6 +9,19 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// franzCreateTopic creates the scenario's topic through kadm.
+func franzCreateTopic(ctx context.Context, adm *kadm.Client, o options) error {
+	step("create topic %s with %d partitions", o.topic, o.partitions)
+	created, err := adm.CreateTopics(ctx, int32(o.partitions), 1, nil, o.topic)
+	if err != nil {
+		return err
+	}
+	if r := created[o.topic]; r.Err != nil {
+		return fmt.Errorf("create topic: %w (%s)", r.Err, r.ErrMessage)
+	}
+	return nil
+}
+
 // runFranz runs the scenario with franz-go at its defaults (idempotent producer, acks=all, the
 // newest protocol versions both sides support), administering through kadm.
 func runFranz(o options) error {
@@ -22,13 +35,8 @@ func runFranz(o options) error {
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
 
-	step("create topic %s with %d partitions", o.topic, o.partitions)
-	created, err := adm.CreateTopics(ctx, int32(o.partitions), 1, nil, o.topic)
-	if err != nil {
+	if err := franzCreateTopic(ctx, adm, o); err != nil {
 		return err
-	}
-	if r := created[o.topic]; r.Err != nil {
-		return fmt.Errorf("create topic: %w (%s)", r.Err, r.ErrMessage)
 	}
 
 	step("list and describe topics")

@@ -7,6 +7,9 @@
 // group and the topic. Every step prints one line; the last line is "OK ..." and the exit status 0,
 // or the failure on stderr with status 1. A step still waiting when -timeout passes exits with
 // status 2 and names the step, so a hang is reported as what it was waiting for.
+//
+// -client franz-txn runs the transactions scenario instead (franztxn.go): commits, an abort and
+// fencing by a transactional franz-go producer, read back at both isolation levels.
 package main
 
 import (
@@ -49,7 +52,7 @@ func fail(format string, args ...any) {
 
 func main() {
 	var o options
-	client := flag.String("client", "", "franz | sarama")
+	client := flag.String("client", "", "franz | sarama | franz-txn (the transactions scenario)")
 	saramaVersion := flag.String("sarama-version", "default",
 		"Sarama's config.Version: default, max, or a Kafka version such as 0.11.0.0")
 	flag.StringVar(&o.bootstrap, "bootstrap", "", "host:port of the broker")
@@ -78,14 +81,21 @@ func main() {
 		err = runFranz(o)
 	case "sarama":
 		err = runSarama(o, *saramaVersion)
+	case "franz-txn":
+		err = runFranzTransactions(o)
 	default:
-		fail("unknown -client %q (expected franz or sarama)", *client)
+		fail("unknown -client %q (expected franz, sarama or franz-txn)", *client)
 	}
 	if err != nil {
 		progress.Lock()
 		s := progress.step
 		progress.Unlock()
 		fail("at step %q: %v", s, err)
+	}
+	if *client == "franz-txn" {
+		fmt.Printf("OK franz-txn: transactions committed, aborted and fenced over %d partitions; read_committed "+
+			"read exactly the committed records, read_uncommitted all\n", o.partitions)
+		return
 	}
 	fmt.Printf("OK %s: %d records in %d partitions produced, consumed in order by group %s, offsets committed\n",
 		strings.TrimSpace(*client), o.records, o.partitions, o.group)

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class AloftClientsTest extends ClientCompatibilityTests {
     @Override
     ChildBroker newBroker(Path scratch) {
-        return CompatBrokers.aloft(scratch, Map.of());
+        // Few __transaction_state partitions for the transactions scenarios: each is a log to open and load.
+        return CompatBrokers.aloft(scratch, Map.of("transaction.state.log.num.partitions", "4"));
     }
 
     @Override

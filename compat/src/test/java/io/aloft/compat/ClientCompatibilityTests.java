@@ -26,6 +26,8 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ClientCompatibilityTests {
+    /** Records per partition per transaction of the transactions scenario. */
+    static final int TRANSACTION_RECORDS = 5;
     /** Small enough to keep the harness within a few minutes, big enough for several batches per partition. */
     static final int PARTITIONS = 3;
     static final int RECORDS = 300;
@@ -145,6 +147,45 @@ abstract class ClientCompatibilityTests {
         sarama("max");
     }
 
+    // ---- transactions (issue 16): the transactions scenario of compat/python and compat/go ---------
+
+    /** Commits, an abort and fencing by a transactional librdkafka producer, read back at both isolation levels. */
+    @Test
+    void librdkafka_2_16_confluentKafkaPython_transactions() throws Exception {
+        Scenario s = transactionsScenario("txn-librdkafka-2.16.1");
+        transactions(s, new PythonClients(layout).transactions("2.16.1", s));
+    }
+
+    /** librdkafka 2.0.x: a transactional producer of the generation Debian 12 ships. */
+    @Test
+    void librdkafka_2_0_confluentKafkaPython_transactions() throws Exception {
+        Scenario s = transactionsScenario("txn-librdkafka-2.0.2");
+        transactions(s, new PythonClients(layout).transactions("2.0.2", s));
+    }
+
+    /** The same with franz-go's transactional client. */
+    @Test
+    void franzGo_transactions() throws Exception {
+        Scenario s = transactionsScenario("txn-franz-go");
+        transactions(s, new GoClients(layout).franzTransactions(s));
+    }
+
+    /** {@link #TRANSACTION_RECORDS} records per partition per transaction. */
+    private Scenario transactionsScenario(String client) {
+        return new Scenario(broker.bootstrap(), "compat-" + client, "compat-" + client + "-group", PARTITIONS,
+                TRANSACTION_RECORDS, NATIVE_LIMIT.minus(OWN_LIMIT_MARGIN));
+    }
+
+    /**
+     * Runs a transactions client; the harness then checks with kafka-clients' read_committed consumer
+     * that the scenario's committed transactions (first, third, and the successor's after the fencing;
+     * not the aborted second) are what each partition holds.
+     */
+    private void transactions(Scenario s, ClientCommand client) throws Exception {
+        check(s, client, NATIVE_LIMIT, () -> BrokerCheck.readCommitted(s, List.of("first", "third", "successor"),
+                TRANSACTION_RECORDS));
+    }
+
     // ---- running one client ---------------------------------------------------------------------
 
     private void java(String version) throws Exception {
@@ -169,12 +210,17 @@ abstract class ClientCompatibilityTests {
 
     /** Runs one client program, which checks every step itself, then the harness's own check. */
     private void check(Scenario s, ClientCommand client, Duration limit) throws Exception {
+        check(s, client, limit, () -> BrokerCheck.committedEverything(s));
+    }
+
+    /** As above, with the harness's own check of the broker afterwards. */
+    private void check(Scenario s, ClientCommand client, Duration limit, HarnessCheck harness) throws Exception {
         check(s, () -> {
             ClientRun run = ClientRun.run(s.topic().substring("compat-".length()), client.command(),
                     client.environment(), layout.workDir().resolve(brokerName()), limit);
             return new Outcome(run.succeeded() && run.output().lines().anyMatch(l -> l.startsWith("OK ")),
                     run.describe());
-        });
+        }, harness);
     }
 
     /**
@@ -192,11 +238,21 @@ abstract class ClientCompatibilityTests {
     }
 
     private void check(Scenario s, ClientSteps client) throws Exception {
+        check(s, client, () -> BrokerCheck.committedEverything(s));
+    }
+
+    /** What the harness finds on the broker after a passing run: null if all holds, else what does not. */
+    @FunctionalInterface
+    interface HarnessCheck {
+        String run() throws Exception;
+    }
+
+    private void check(Scenario s, ClientSteps client, HarnessCheck harness) throws Exception {
         BrokerLog brokerLog = BrokerLog.mark(broker, brokerName());
         Outcome outcome = client.run();
         String failure = outcome.passed() ? null : outcome.report();
         if (failure == null) {
-            String brokerSide = BrokerCheck.committedEverything(s);
+            String brokerSide = harness.run();
             if (brokerSide != null) {
                 failure = "the client passed its own checks, but the harness finds: " + brokerSide + "\n"
                         + outcome.report();

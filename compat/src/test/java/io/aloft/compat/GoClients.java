@@ -42,6 +42,14 @@ final class GoClients {
         return command(s, List.of("-client", "sarama", "-sarama-version", version));
     }
 
+    /**
+     * franz-go's transactional producer in the transactions scenario ({@code compat/go/franztxn.go});
+     * {@code s.records()} is the records per partition per transaction.
+     */
+    ClientCommand franzTransactions(Scenario s) {
+        return command(s, List.of("-client", "franz-txn"));
+    }
+
     private ClientCommand command(Scenario s, List<String> clientArgs) {
         Path binary = binary();
         if (!Files.isExecutable(binary)) {

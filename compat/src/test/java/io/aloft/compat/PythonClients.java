@@ -9,7 +9,8 @@ import java.util.Map;
  * librdkafka through confluent-kafka (Python), whose wheels bundle librdkafka: one virtual
  * environment per pinned version, built by {@code scripts/python-clients.sh} under
  * {@code <cache>/python-clients/confluent-kafka-<version>} and marked complete by a file
- * {@code .installed} written last. The scenario is {@code compat/python/scenario.py}.
+ * {@code .installed} written last. The scenarios are {@code compat/python/scenario.py} and
+ * {@code compat/python/transactions.py}.
  *
  * <p>Immutable.
  */
@@ -32,6 +33,32 @@ final class PythonClients {
      * @throws IllegalStateException naming the setup script when that version is not installed
      */
     ClientCommand command(String confluentKafkaVersion, Scenario s, String groupProtocol) {
+        return new ClientCommand(List.of(python(confluentKafkaVersion).toString(), "-u", layout.moduleDir()
+                        .resolve("python/scenario.py")
+                        .toString(), "--bootstrap", s.bootstrap(), "--topic", s.topic(), "--group", s.group(),
+                        "--partitions", Integer.toString(s.partitions()), "--records", Integer.toString(s.records()),
+                        "--timeout", Long.toString(s.clientTimeout().toSeconds()), "--group-protocol", groupProtocol),
+                Map.of("PYTHONDONTWRITEBYTECODE", "1"));
+    }
+
+    /**
+     * The transactions scenario ({@code compat/python/transactions.py}): a transactional producer's
+     * commits, an abort and its fencing, read back by read_committed and read_uncommitted consumers;
+     * {@code s.records()} is the records per partition per transaction.
+     *
+     * @throws IllegalStateException naming the setup script when that version is not installed
+     */
+    ClientCommand transactions(String confluentKafkaVersion, Scenario s) {
+        return new ClientCommand(List.of(python(confluentKafkaVersion).toString(), "-u", layout.moduleDir()
+                        .resolve("python/transactions.py").toString(), "--bootstrap", s.bootstrap(), "--topic",
+                        s.topic(), "--partitions", Integer.toString(s.partitions()), "--records",
+                        Integer.toString(s.records()), "--timeout",
+                        Long.toString(s.clientTimeout().toSeconds())),
+                Map.of("PYTHONDONTWRITEBYTECODE", "1"));
+    }
+
+    /** The venv's python of that confluent-kafka version. */
+    private Path python(String confluentKafkaVersion) {
         Path venv = layout.cacheDir().resolve("python-clients").resolve("confluent-kafka-" + confluentKafkaVersion);
         Path python = venv.resolve("bin/python");
         if (!Files.exists(venv.resolve(".installed")) || !Files.isExecutable(python)) {
@@ -39,10 +66,6 @@ final class PythonClients {
                     + "; run `bash " + SETUP_SCRIPT + "` (scripts/test.sh does; it needs python3 with venv and pip"
                     + " and access to PyPI the first time)");
         }
-        return new ClientCommand(List.of(python.toString(), "-u", layout.moduleDir().resolve("python/scenario.py")
-                        .toString(), "--bootstrap", s.bootstrap(), "--topic", s.topic(), "--group", s.group(),
-                        "--partitions", Integer.toString(s.partitions()), "--records", Integer.toString(s.records()),
-                        "--timeout", Long.toString(s.clientTimeout().toSeconds()), "--group-protocol", groupProtocol),
-                Map.of("PYTHONDONTWRITEBYTECODE", "1"));
+        return python;
     }
 }

@@ -41,6 +41,7 @@ public final class AddOffsetsToTxnHandler implements ApiHandler<AddOffsetsToTxnR
         return coordinator.addOffsetsToTxn(data.transactionalId(), data.producerId(), data.producerEpoch(), partition,
                         (short) 1)
                 .thenApply(error -> new AddOffsetsToTxnResponse(new AddOffsetsToTxnResponseData().setThrottleTimeMs(0)
-                        .setErrorCode(error.code())));
+                        .setErrorCode(ProducerFencedErrors.forVersion(error, request.version(),
+                                ProducerFencedErrors.ADD_OFFSETS_TO_TXN).code())));
     }
 }

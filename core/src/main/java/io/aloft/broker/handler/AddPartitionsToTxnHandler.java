@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction;
@@ -35,8 +36,10 @@ import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
  * (TransactionVerificationOracleTest): TRANSACTION_ABORTABLE at v4 too, although the schema says v5
  * added it (the broker sending v4 maps it for its producer), PRODUCER_FENCED as is.
  *
- * <p>As in Kafka, partitions of topics that do not exist fail with UNKNOWN_TOPIC_OR_PARTITION and
- * the others of the request with OPERATION_NOT_ATTEMPTED, without asking the coordinator; otherwise
+ * <p>As in Kafka, partitions of internal topics fail with TOPIC_AUTHORIZATION_FAILED (a producer may
+ * not write them; its offsets reach {@code __consumer_offsets} through AddOffsetsToTxn), partitions
+ * that do not exist with UNKNOWN_TOPIC_OR_PARTITION, and then the others of the request with
+ * OPERATION_NOT_ATTEMPTED, without asking the coordinator; otherwise
  * every partition gets the coordinator's one answer (its codes are mapped in
  * {@link TransactionCoordinator}).
  *
@@ -72,14 +75,22 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
         }
         AddPartitionsToTxnRequestData data = request.data();
         Map<String, List<Integer>> partitions = new LinkedHashMap<>();
-        Map<TopicPartition, Errors> unknown = unknownPartitions(data.v3AndBelowTopics(), partitions);
-        if (!unknown.isEmpty()) {
-            return CompletableFuture.completedFuture(response(partitions, unknown, Errors.OPERATION_NOT_ATTEMPTED));
+        Map<TopicPartition, Errors> refused = unknownPartitions(data.v3AndBelowTopics(), partitions);
+        // A client may not add an internal topic (Kafka: TOPIC_AUTHORIZATION_FAILED); leaders of v4+ may
+        // (TxnOffsetCommit v5 adds a group's __consumer_offsets partition).
+        partitions.forEach((topic, ps) -> ps.forEach(p -> {
+            if (Topic.isInternal(topic)) {
+                refused.put(new TopicPartition(topic, p), Errors.TOPIC_AUTHORIZATION_FAILED);
+            }
+        }));
+        if (!refused.isEmpty()) {
+            return CompletableFuture.completedFuture(response(partitions, refused, Errors.OPERATION_NOT_ATTEMPTED));
         }
         // A client of these versions speaks transaction version 1 (KIP-890: version 2 is EndTxn v5+).
         return coordinator.addPartitionsToTxn(data.v3AndBelowTransactionalId(), data.v3AndBelowProducerId(),
                         data.v3AndBelowProducerEpoch(), partitions, (short) 1)
-                .thenApply(error -> response(partitions, Map.of(), error));
+                .thenApply(error -> response(partitions, Map.of(), ProducerFencedErrors.forVersion(error,
+                        request.version(), ProducerFencedErrors.ADD_PARTITIONS_TO_TXN)));
     }
 
     /** v4+: each transaction on its own, answered together once all are. */

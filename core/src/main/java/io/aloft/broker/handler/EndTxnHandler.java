@@ -51,7 +51,8 @@ public final class EndTxnHandler implements ApiHandler<EndTxnRequest> {
                         (short) (v2 ? 2 : 1))
                 .thenApply(r -> {
                     EndTxnResponseData out = new EndTxnResponseData().setThrottleTimeMs(0)
-                            .setErrorCode(r.error().code());
+                            .setErrorCode(ProducerFencedErrors.forVersion(r.error(), request.version(),
+                                    ProducerFencedErrors.END_TXN).code());
                     if (v2) {
                         out.setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch());
                     }

@@ -55,8 +55,9 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
         if (data.transactionalId() != null && transactions != null) {
             return transactions.initProducerId(data.transactionalId(), data.transactionTimeoutMs(), data.producerId(),
                     data.producerEpoch()).thenApply(r -> new InitProducerIdResponse(new InitProducerIdResponseData()
-                            .setThrottleTimeMs(0).setErrorCode(r.error().code()).setProducerId(r.producerId())
-                            .setProducerEpoch(r.producerEpoch())));
+                            .setThrottleTimeMs(0).setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch())
+                            .setErrorCode(ProducerFencedErrors.forVersion(r.error(), request.version(),
+                                    ProducerFencedErrors.INIT_PRODUCER_ID).code())));
         }
         if (data.transactionalId() != null) {
             return done(new InitProducerIdResponseData().setErrorCode(Errors.INVALID_REQUEST.code())

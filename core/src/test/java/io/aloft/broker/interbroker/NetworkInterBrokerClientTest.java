@@ -3,6 +3,7 @@ package io.aloft.broker.interbroker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.broker.TestBroker;
 import java.net.InetAddress;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.DisconnectException;
@@ -52,9 +54,20 @@ class NetworkInterBrokerClientTest {
         return e.getCause();
     }
 
+    private static void awaitRegistered(TestBroker broker) throws Exception {
+        try (Admin admin = Admin.create(broker.clientProps())) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).isEmpty()) {
+                assertTrue(System.nanoTime() < deadline, "the broker never listed itself in DescribeCluster");
+                Thread.sleep(50);
+            }
+        }
+    }
+
     @Test
     void send_toARealBroker_answersEachRequest_atTheVersionsItServes() throws Exception {
         try (TestBroker broker = new TestBroker(dir, Map.of())) {
+            awaitRegistered(broker); // the broker lists itself once its registration reaches its metadata cache
             int port = Integer.parseInt(broker.bootstrap().substring(broker.bootstrap().lastIndexOf(':') + 1));
             try (NetworkInterBrokerClient c = client(id -> id == 7 ? new Node(7, "127.0.0.1", port) : null, 30_000)) {
                 List<CompletableFuture<AbstractResponse>> sent = new ArrayList<>();
