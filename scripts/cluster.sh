@@ -219,6 +219,7 @@ cmd_start() {
       echo "process.roles=${roles[$i]}"
       echo "controller.quorum.voters=$quorum"
       echo "aloft.data.dir=$n/data"
+      echo "metrics.listener=http://127.0.0.1:$(free_port)"
       if [ "${roles[$i]}" != controller ]; then
         echo "listeners=PLAINTEXT://127.0.0.1:$(free_port)"
         echo "s3.url=$url"

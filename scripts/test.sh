@@ -13,4 +13,6 @@ fi
 bash scripts/python-clients.sh >/dev/null
 bash scripts/go-clients.sh >/dev/null
 bash scripts/kcat.sh >/dev/null
+# Prometheus' promtool, which checks the brokers' /metrics exposition (core's metrics tests).
+bash scripts/promtool.sh >/dev/null
 exec mvn -B verify "$@"

@@ -61,7 +61,6 @@ import io.aloft.controller.client.BrokerLifecycle;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.client.ControllerStreamMetadata;
 import io.aloft.controller.client.MetadataWatcher;
-import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.PutKv;
 import io.aloft.controller.command.UnregisterBroker;
 import io.aloft.controller.model.BrokerInfo;
@@ -72,6 +71,7 @@ import io.aloft.controller.model.Endpoint;
 import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.query.Queries;
 import io.aloft.controller.server.ControllerServer;
+import io.aloft.metrics.MetricsEndpoint;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorageOptions;
 import io.aloft.stream.storage.ObjectStorages;
@@ -92,7 +92,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
-import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,8 +112,10 @@ import org.slf4j.LoggerFactory;
 public final class Broker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Broker.class);
 
-    /** How long a broker waits for the elected one to write a new cluster's id (see {@link #clusterId}). */
-    private static final long CLUSTER_ID_WAIT_MS = 30_000;
+    /** What {@code /readyz} waits for, in order (see {@link io.aloft.metrics.Health}). */
+    static final String WAL_RECOVERED = "wal recovered";
+    static final String REGISTERED = "registered with the controller";
+    static final String SERVING = "serving (not starting or draining)";
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final int nodeId;
@@ -134,6 +135,10 @@ public final class Broker implements AutoCloseable {
     private volatile boolean registered;
     /** Set once this broker left the cluster's metadata (UnregisterBroker) during a graceful close. */
     private volatile boolean unregistered;
+    /** Meters, health and the HTTP endpoint: made first, closed last. */
+    private MetricsEndpoint endpoint;
+    /** Set when a close begins: the broker is no longer ready. */
+    private volatile boolean closing;
 
     private Broker(int nodeId, ProcessExit exit, long fetchSessionEvictionMs) {
         this.nodeId = nodeId;
@@ -196,6 +201,11 @@ public final class Broker implements AutoCloseable {
         BrokerConfig config = settings.broker();
         ControllerConfig controllerConfig = settings.controller();
         Map<String, String> props = settings.properties();
+        MetricsEndpoint endpoint = MetricsEndpoint.start(settings.metrics(),
+                List.of(WAL_RECOVERED, REGISTERED, SERVING));
+        this.endpoint = endpoint;
+        resources.add(endpoint);
+        endpoint.health().livenessFrom(() -> !failures.failed());
         Files.createDirectories(config.dataDir());
         if (controllerConfig.self() != null) {
             ControllerServer voter = ControllerServer.start(controllerConfig);
@@ -210,7 +220,7 @@ public final class Broker implements AutoCloseable {
         failures.closeOnFailure("controller client", controller);
         // Closed after everything that writes through the controller (the store's last upload included).
         resources.add(() -> leaveCluster(controller, controllerConfig));
-        clusterId = clusterId(controller, nodeId);
+        clusterId = ClusterIdElection.clusterId(controller, nodeId);
 
         // A device error makes the WAL unusable (every later append fails): the broker cannot go on.
         // So does a WAL in object storage that another broker took over, or whose PUTs keep failing.
@@ -249,6 +259,7 @@ public final class Broker implements AutoCloseable {
                 .uncaughtExceptionHandler(failures).open();
         resources.add(store::close);
         failures.closeOnFailure("stream store (aborted, nothing uploaded)", store::abort);
+        endpoint.health().done(WAL_RECOVERED); // the store replays the WAL as it opens
 
         MetadataCache cache = new MetadataCache();
         MetadataWatcher watcher = MetadataWatcher.start(controller, cache, failures);
@@ -358,6 +369,7 @@ public final class Broker implements AutoCloseable {
         BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, config.rack(), failures)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);
         registered = true;
+        endpoint.health().readyWhen(REGISTERED, lifecycle::leaseValid);
         partitions.acknowledgeOnlyWhile(lifecycle::leaseValid);
         failures.stopHeartbeatsWith(lifecycle);
         resources.add(lifecycle);
@@ -398,36 +410,8 @@ public final class Broker implements AutoCloseable {
             throw new IllegalStateException("broker " + nodeId + " failed while starting; see the critical failure "
                     + "logged above");
         }
+        endpoint.health().readyWhen(SERVING, () -> !closing);
         log.info("Broker {} of cluster {} started, epoch {}", nodeId, clusterId, lifecycle.brokerEpoch());
-    }
-
-    /**
-     * The cluster id: made once, by one broker, and kept in the controller's key-value space.
-     * Brokers of a new cluster start together and PutKv is a plain write (the last one wins), so
-     * the broker that makes it is elected rather than whichever reads "absent" first: the one the
-     * controller hands the very first producer id. AllocateProducerIds is applied in log order and
-     * starts at 0, so exactly one broker gets 0 (the id is then used up, like any unused block).
-     * The others wait for its value; should the winner die before writing it, they write their own
-     * after {@link #CLUSTER_ID_WAIT_MS} and all read back the one the controller kept.
-     */
-    private static String clusterId(ControllerClient controller, int nodeId) throws Exception {
-        Queries.GetKv get = new Queries.GetKv("cluster.id");
-        byte[] existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
-        if (existing != null) {
-            return new String(existing, StandardCharsets.UTF_8);
-        }
-        long first = controller.submit(new AllocateProducerIds(nodeId, 1), Long.class).get(60, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLUSTER_ID_WAIT_MS);
-        while (first != 0 && existing == null && System.nanoTime() < deadline) {
-            TimeUnit.MILLISECONDS.sleep(100);
-            existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
-        }
-        if (existing == null) {
-            controller.submit(new PutKv("cluster.id", Uuid.randomUuid().toString().getBytes(StandardCharsets.UTF_8)))
-                    .get(60, TimeUnit.SECONDS);
-            existing = controller.query(get, byte[].class).get(60, TimeUnit.SECONDS);
-        }
-        return new String(existing, StandardCharsets.UTF_8);
     }
 
     /**
@@ -537,6 +521,11 @@ public final class Broker implements AutoCloseable {
         return fetchSessions;
     }
 
+    /** This broker's meters, health and HTTP endpoint (see {@code metrics.listener}). */
+    public MetricsEndpoint metrics() {
+        return endpoint;
+    }
+
     /** The port a listener is bound to. */
     public int port(String listenerName) {
         return server.port(listenerName);
@@ -579,6 +568,7 @@ public final class Broker implements AutoCloseable {
      */
     @Override
     public void close() {
+        closing = true;
         if (failures.failed()) {
             try {
                 if (!failures.awaitStopped(FatalFailureHandler.STOP_TIMEOUT_MS_DEFAULT + 5_000,
@@ -587,6 +577,9 @@ public final class Broker implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (endpoint != null) {
+                endpoint.close(); // a process kept running after the failure (embedded) lets go of the port
             }
             resources.clear();
             return;

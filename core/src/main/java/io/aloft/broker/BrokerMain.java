@@ -77,7 +77,8 @@ public final class BrokerMain {
         }
         if (controllerOnly(props)) {
             // process.roles=controller: a dedicated controller node, from the same kind of file.
-            ControllerMain.run(ServerConfig.fromProperties(props).controller());
+            ServerConfig settings = ServerConfig.fromProperties(props);
+            ControllerMain.run(settings.controller(), settings.metrics());
             return;
         }
         Broker broker;

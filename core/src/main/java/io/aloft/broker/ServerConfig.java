@@ -10,6 +10,7 @@ import io.aloft.config.ConfigException;
 import io.aloft.config.PathChecks;
 import io.aloft.config.UnknownKeys;
 import io.aloft.controller.ControllerConfig;
+import io.aloft.metrics.MetricsConfig;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.stream.store.StreamStoreConfig;
 import io.aloft.stream.wal.ObjectWalConfig;
@@ -37,7 +38,7 @@ public final class ServerConfig {
             FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
             TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
-            CleanerConfig.DEFINITION);
+            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
     public static final ConfigDefinition ALL = ConfigDefinition.combine("server", DEFINITIONS);
@@ -62,6 +63,7 @@ public final class ServerConfig {
     private final LogConfig logDefaults;
     private final CleanerConfig cleaner;
     private final FetchSessionConfig fetchSessions;
+    private final MetricsConfig metrics;
 
     private ServerConfig(Map<String, String> given) {
         broker = BrokerConfig.fromProperties(given);
@@ -79,6 +81,7 @@ public final class ServerConfig {
         logDefaults = LogConfig.fromBrokerProperties(props);
         cleaner = CleanerConfig.fromProperties(props);
         fetchSessions = FetchSessionConfig.fromProperties(props);
+        metrics = MetricsConfig.fromProperties(props);
         if (objectWal.url() == null && store.logCacheSizeBytes() >= wal.capacityBytes()) {
             throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, store.logCacheSizeBytes()
                     + " is not below " + WalConfig.CAPACITY_CONFIG + "=" + wal.capacityBytes()
@@ -162,6 +165,10 @@ public final class ServerConfig {
 
     public CleanerConfig cleaner() {
         return cleaner;
+    }
+
+    public MetricsConfig metrics() {
+        return metrics;
     }
 
     public FetchSessionConfig fetchSessions() {

@@ -36,7 +36,7 @@ public final class TestBroker implements AutoCloseable {
         this(defaults(dir, overrides));
     }
 
-    private static Map<String, String> defaults(Path dir, Map<String, String> overrides) {
+    static Map<String, String> defaults(Path dir, Map<String, String> overrides) {
         Map<String, String> props = new HashMap<>();
         props.put("node.id", "1");
         props.put("listeners", "PLAINTEXT://127.0.0.1:0");
