@@ -210,6 +210,7 @@ public final class Broker implements AutoCloseable {
         if (controllerConfig.self() != null) {
             ControllerServer voter = ControllerServer.start(controllerConfig);
             resources.add(voter);
+            voter.bindMeters(endpoint.registry());
             failures.closeOnFailure("controller voter", voter);
             // A voter whose build cannot follow the cluster's finalized feature level stops itself; a
             // broker left without its embedded voter must not linger half alive either.

@@ -94,6 +94,7 @@ public final class ControllerMain {
             System.exit(1);
             return;
         }
+        server.bindMeters(endpoint.registry());
         endpoint.health().livenessFrom(() -> !server.failure().isDone());
         endpoint.health().done(VOTER_RUNNING);
         log.info("Controller node {} started, a voter of {}", config.nodeId(), config.voters());

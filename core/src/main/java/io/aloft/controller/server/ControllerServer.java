@@ -291,6 +291,11 @@ public final class ControllerServer implements AutoCloseable {
         return config.nodeId();
     }
 
+    /** Registers this voter's quorum meters ({@link ControllerMeters}) on {@code registry}. */
+    public void bindMeters(io.micrometer.core.instrument.MeterRegistry registry) {
+        ControllerMeters.bind(registry, server, stateMachine, config.nodeId());
+    }
+
     /** The index of the last log entry this voter applied. */
     public long lastAppliedIndex() {
         return stateMachine.getLastAppliedTermIndex().getIndex();
