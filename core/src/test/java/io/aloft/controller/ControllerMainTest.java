@@ -65,4 +65,38 @@ class ControllerMainTest {
         assertEquals(2, o.exitCode(), o.output());
         assertTrue(o.output().contains("broker.session.timeout.ms"), o.output());
     }
+
+    @Test
+    void dedicatedVoter_servesReadinessAndQuorumMeters() throws Exception {
+        int metricsPort = TestQuorum.freePort();
+        Path file = dir.resolve("controller.properties");
+        Files.writeString(file, "node.id=1\ncontroller.quorum.voters=1@127.0.0.1:" + TestQuorum.freePort()
+                + "\nmetadata.log.dir=" + dir.resolve("m") + "\nmetrics.listener=http://127.0.0.1:" + metricsPort + "\n");
+        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), ControllerMain.class.getName(), file.toString()))
+                .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            String metrics = "";
+            while (System.nanoTime() < deadline
+                    && !metrics.contains("kafka_controller_kafkacontroller_activecontrollercount 1.0")) {
+                TimeUnit.MILLISECONDS.sleep(200);
+                try {
+                    metrics = io.aloft.metrics.Http.get(metricsPort, "/metrics").body();
+                } catch (java.io.IOException notYet) {
+                    // the endpoint is not bound yet
+                }
+            }
+            assertTrue(metrics.contains("kafka_controller_kafkacontroller_activecontrollercount 1.0"),
+                    "a lone voter becomes the active controller; output: "
+                            + Files.readString(dir.resolve("out.txt"), StandardCharsets.UTF_8));
+            assertEquals(200, io.aloft.metrics.Http.get(metricsPort, "/readyz").statusCode());
+            assertEquals(200, io.aloft.metrics.Http.get(metricsPort, "/healthz").statusCode());
+        } finally {
+            p.destroy(); // SIGTERM: the voter's shutdown hook closes it and the endpoint
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+    }
 }
