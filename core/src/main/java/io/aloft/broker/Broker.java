@@ -5,6 +5,7 @@ import io.aloft.broker.config.ConfigResources;
 import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTopic;
 import io.aloft.broker.coordinator.SystemCoordinatorTimer;
+import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
@@ -285,7 +286,8 @@ public final class Broker implements AutoCloseable {
         resources.add(partitions);
         this.partitions = partitions;
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
-        ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, partitions::configsChanged);
+        ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, new BrokerLoggers(nodeId),
+                partitions::configsChanged);
         GroupCoordinatorConfig groupConfig = settings.groups();
         SystemCoordinatorTimer coordinatorTimer = new SystemCoordinatorTimer(
                 new NamedThreadFactory("aloft-coordinator-timer", true, failures));

@@ -29,6 +29,7 @@ public final class ConfigResources {
     public static final byte SOURCE_DYNAMIC_DEFAULT_BROKER = 3;
     public static final byte SOURCE_STATIC_BROKER = 4;
     public static final byte SOURCE_DEFAULT = 5;
+    public static final byte SOURCE_DYNAMIC_BROKER_LOGGER = 6;
 
     /**
      * One config as described.
@@ -42,14 +43,21 @@ public final class ConfigResources {
     private final MetadataCache cache;
     private final TopicManager topics;
     private final DynamicBrokerConfigs brokerConfigs;
+    private final BrokerLoggers loggers;
     private final java.util.function.Consumer<TopicInfo> onTopicChanged;
 
     public ConfigResources(MetadataCache cache, TopicManager topics, DynamicBrokerConfigs brokerConfigs,
-            java.util.function.Consumer<TopicInfo> onTopicChanged) {
+            BrokerLoggers loggers, java.util.function.Consumer<TopicInfo> onTopicChanged) {
         this.onTopicChanged = onTopicChanged;
         this.cache = cache;
         this.topics = topics;
         this.brokerConfigs = brokerConfigs;
+        this.loggers = loggers;
+    }
+
+    /** The log levels of this broker (resource type BROKER_LOGGER), which IncrementalAlterConfigs changes. */
+    public BrokerLoggers loggers() {
+        return loggers;
     }
 
     /** The configs of a resource (all when {@code keys} is null or empty). */
@@ -57,12 +65,20 @@ public final class ConfigResources {
         List<Entry> all = switch (type) {
             case TOPIC -> describeTopic(requireTopic(name));
             case BROKER -> describeBroker(name);
+            case BROKER_LOGGER -> describeLoggers(name);
             default -> throw new InvalidRequestException("configs of " + type + " resources are not supported");
         };
         if (keys == null || keys.isEmpty()) {
             return all;
         }
         return all.stream().filter(e -> keys.contains(e.name())).toList();
+    }
+
+    private List<Entry> describeLoggers(String name) {
+        List<Entry> out = new ArrayList<>();
+        loggers.describe(name).forEach((logger, level) -> out.add(new Entry(logger, level,
+                SOURCE_DYNAMIC_BROKER_LOGGER, false, null)));
+        return out;
     }
 
     private List<Entry> describeTopic(TopicInfo topic) {

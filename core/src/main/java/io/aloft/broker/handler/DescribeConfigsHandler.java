@@ -20,8 +20,9 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 
 /**
- * DescribeConfigs for topics (overrides over broker defaults) and this broker (static, read-only,
- * but for the dynamic keys), with each key's type and, when asked, its documentation as declared.
+ * DescribeConfigs for topics (overrides over broker defaults), this broker (static, read-only,
+ * but for the dynamic keys), with each key's type and, when asked, its documentation as declared,
+ * and this broker's loggers with their levels ({@link io.aloft.broker.config.BrokerLoggers}).
  */
 public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsRequest> {
     private final ConfigResources configs;
@@ -48,13 +49,18 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
                     .setResourceName(r.resourceName());
             try {
                 List<DescribeConfigsResourceResult> entries = new ArrayList<>();
-                for (ConfigResources.Entry e : configs.describe(ConfigResource.Type.forId(r.resourceType()),
-                        r.resourceName(), r.configurationKeys())) {
-                    entries.add(new DescribeConfigsResourceResult().setName(e.name()).setValue(e.value())
-                            .setReadOnly(e.readOnly()).setConfigSource(e.source()).setIsSensitive(e.value() == null)
-                            .setSynonyms(List.of()).setConfigType(configType(e.key()))
-                            .setDocumentation(request.data().includeDocumentation() && e.key() != null
-                                    ? e.key().doc() : null));
+                ConfigResource.Type type = ConfigResource.Type.forId(r.resourceType());
+                for (ConfigResources.Entry e : configs.describe(type, r.resourceName(), r.configurationKeys())) {
+                    DescribeConfigsResourceResult entry = new DescribeConfigsResourceResult().setName(e.name())
+                            .setValue(e.value()).setReadOnly(e.readOnly()).setConfigSource(e.source())
+                            .setIsSensitive(e.value() == null).setSynonyms(List.of())
+                            .setConfigType(configType(e.key()));
+                    // Kafka leaves a logger's documentation at the field's default, the empty string.
+                    if (type != ConfigResource.Type.BROKER_LOGGER) {
+                        entry.setDocumentation(request.data().includeDocumentation() && e.key() != null
+                                ? e.key().doc() : null);
+                    }
+                    entries.add(entry);
                 }
                 result.setErrorCode(Errors.NONE.code()).setConfigs(entries);
             } catch (RuntimeException e) {

@@ -2,6 +2,7 @@ package io.aloft.broker.handler;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.ConfigResources;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,9 +22,9 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 
 /**
- * IncrementalAlterConfigs: SET and DELETE of topic configs and of dynamic broker configs. APPEND
- * and SUBTRACT apply to list configs only, and none of the configs that can change is a list: they
- * are refused.
+ * IncrementalAlterConfigs: SET and DELETE of topic configs, of dynamic broker configs and of this
+ * broker's log levels (BROKER_LOGGER, {@link BrokerLoggers}). APPEND and SUBTRACT apply to list
+ * configs only, and none of the configs that can change is a list: they are refused.
  */
 public final class IncrementalAlterConfigsHandler implements ApiHandler<IncrementalAlterConfigsRequest> {
     private final ConfigResources configs;
@@ -43,6 +44,11 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
         for (AlterConfigsResource r : request.data().resources()) {
             AlterConfigsResourceResponse response = new AlterConfigsResourceResponse()
                     .setResourceType(r.resourceType()).setResourceName(r.resourceName());
+            if (r.resourceType() == ConfigResource.Type.BROKER_LOGGER.id()) {
+                results.add(CompletableFuture.completedFuture(alterLoggers(r, request.data().validateOnly(),
+                        response)));
+                continue;
+            }
             Map<String, String> set = new HashMap<>();
             List<String> delete = new ArrayList<>();
             String refused = null;
@@ -69,5 +75,21 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v ->
                 new IncrementalAlterConfigsResponse(new IncrementalAlterConfigsResponseData().setThrottleTimeMs(0)
                         .setResponses(results.stream().map(CompletableFuture::join).toList())));
+    }
+
+    /** Log levels, changed in this process at once: each operation in order, SET and DELETE only. */
+    private AlterConfigsResourceResponse alterLoggers(AlterConfigsResource r, boolean validateOnly,
+            AlterConfigsResourceResponse response) {
+        List<BrokerLoggers.Change> changes = new ArrayList<>();
+        for (AlterableConfig c : r.configs()) {
+            changes.add(new BrokerLoggers.Change(c.name(), AlterConfigOp.OpType.forId(c.configOperation()),
+                    c.value()));
+        }
+        try {
+            configs.loggers().alter(r.resourceName(), changes, validateOnly);
+            return response.setErrorCode(Errors.NONE.code());
+        } catch (RuntimeException e) {
+            return response.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
+        }
     }
 }

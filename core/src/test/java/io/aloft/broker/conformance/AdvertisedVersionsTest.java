@@ -54,8 +54,6 @@ class AdvertisedVersionsTest {
             Map.entry(ApiKeys.UNREGISTER_BROKER, "answered once the broker is fenced (its session lapsed) and its WAL "
                     + "recovered by a live broker, so nothing it acknowledged is lost; a running broker so removed "
                     + "stops itself"),
-            Map.entry(ApiKeys.DESCRIBE_CONFIGS, "topics and brokers; broker loggers are not exposed "
-                    + "(INVALID_REQUEST)"),
             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "
                     + "and consumer protocols online: answered as Kafka does with group.consumer.migration.policy="
                     + "disabled"));

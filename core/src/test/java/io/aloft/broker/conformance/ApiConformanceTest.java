@@ -51,9 +51,7 @@ class ApiConformanceTest {
             "FindCoordinator share key", "no share groups: INVALID_REQUEST, as Kafka answers a share key before "
                     + "v6 (Kafka finds its share coordinator)",
             "InitProducerId transactional", "no transactions yet: INVALID_REQUEST, not retried by clients (Kafka "
-                    + "issues a transactional producer id)",
-            "DescribeConfigs broker loggers", "broker loggers are not exposed: INVALID_REQUEST, as for a resource "
-                    + "type not served (Kafka lists its Log4j loggers)");
+                    + "issues a transactional producer id)");
 
     @TempDir
     static Path dir;

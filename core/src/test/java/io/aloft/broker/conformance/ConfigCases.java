@@ -13,8 +13,8 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
- * DescribeConfigs, AlterConfigs and IncrementalAlterConfigs on topics and brokers: whole resources,
- * chosen keys, unknown resources and keys, validate-only changes and real ones.
+ * DescribeConfigs, AlterConfigs and IncrementalAlterConfigs on topics, brokers and broker loggers:
+ * whole resources, chosen keys, unknown resources and keys, validate-only changes and real ones.
  *
  * <p>Stateless.
  */
@@ -88,6 +88,27 @@ final class ConfigCases {
             IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection resources =
                     new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
             resources.add(incremental(BROKER, "", "log.retention.ms", "604800000", (byte) 0));
+            return new IncrementalAlterConfigsRequestData().setResources(resources).setValidateOnly(true);
+        }));
+        // Log levels: validate-only, on the root logger, the one name both brokers have (the whole
+        // exchange, with each broker's own loggers, is BrokerLoggersOracleTest's).
+        shapes.add(Shape.of(ApiKeys.INCREMENTAL_ALTER_CONFIGS, "broker loggers: set root, other broker", (t, v) -> {
+            IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection resources =
+                    new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
+            resources.add(incremental(BROKER_LOGGER, "1", "root", "WARN", (byte) 0));
+            resources.add(incremental(BROKER_LOGGER, "42", "root", "WARN", (byte) 0));
+            return new IncrementalAlterConfigsRequestData().setResources(resources).setValidateOnly(true);
+        }));
+        shapes.add(Shape.of(ApiKeys.INCREMENTAL_ALTER_CONFIGS, "broker loggers: bad level", (t, v) -> {
+            IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection resources =
+                    new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
+            resources.add(incremental(BROKER_LOGGER, "1", "root", "LOUD", (byte) 0));
+            return new IncrementalAlterConfigsRequestData().setResources(resources).setValidateOnly(true);
+        }));
+        shapes.add(Shape.of(ApiKeys.INCREMENTAL_ALTER_CONFIGS, "broker loggers: delete root", (t, v) -> {
+            IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection resources =
+                    new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection();
+            resources.add(incremental(BROKER_LOGGER, "1", "root", null, (byte) 1));
             return new IncrementalAlterConfigsRequestData().setResources(resources).setValidateOnly(true);
         }));
         return shapes;
