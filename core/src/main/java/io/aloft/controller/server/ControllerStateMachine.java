@@ -1,5 +1,6 @@
 package io.aloft.controller.server;
 
+import io.aloft.controller.RaftSetup;
 import io.aloft.controller.ControllerException;
 import io.aloft.controller.codec.ControllerCodec;
 import io.aloft.controller.codec.MalformedDataException;
@@ -358,7 +359,12 @@ final class ControllerStateMachine extends BaseStateMachine {
 
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+        RaftPeerId previous = leaderId;
         leaderId = newLeaderId;
+        // One line per change, on every voter: when the quorum moved and who leads it now.
+        log.info("Controller voter {}: leader {} -> {}", RaftSetup.nodeId(groupMemberId.getPeerId()),
+                previous == null ? "none" : RaftSetup.nodeId(previous),
+                newLeaderId == null ? "none" : RaftSetup.nodeId(newLeaderId));
         if (newLeaderId != null && newLeaderId.equals(groupMemberId.getPeerId())) {
             liveness.becameLeader();
         }
