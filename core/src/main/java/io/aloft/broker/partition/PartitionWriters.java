@@ -58,8 +58,6 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * asked or a future completed.
  */
 final class PartitionWriters {
-    /** How long a refused producer batch holds back that producer's later ones (the Java client's delivery timeout). */
-    static final long REFUSED_PRODUCER_MEMORY_MS = ProducerRefusals.REFUSED_PRODUCER_MEMORY_MS;
     /** Most topic-id partitions whose refusals are remembered at once (see {@link #refusedUnknownTopicId}). */
     static final int MAX_REFUSED_TOPIC_IDS = 10_000;
     /**
@@ -104,7 +102,9 @@ final class PartitionWriters {
 
     /**
      * One queued append; {@code transactionalId} null when it needs no transaction check. The
-     * check's fields are set by the draining thread only (and read by it after the answer).
+     * check's fields are set by the draining thread, except {@link #refusal}: set by the answer's
+     * callback before it releases the producer's line under the writer's monitor, which the
+     * draining thread takes before it reads it.
      */
     private static final class Pending {
         final MemoryRecords records;
