@@ -7,6 +7,7 @@ import io.aloft.broker.log.PartitionLogException;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.partition.TransactionCheck;
+import io.aloft.broker.partition.VerificationBatch;
 import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +42,8 @@ import org.apache.kafka.common.requests.ProduceResponse;
  * With transactions on, the first batch of a transaction in a partition is checked with the
  * transaction's coordinator before it is appended (KIP-890: verified for Produce up to v11, added to
  * the transaction from v12, which only transaction-version-2 clients send in a transaction; see
- * {@link TransactionCheck} and {@code PartitionWriters}).
+ * {@link TransactionCheck} and {@code PartitionWriters}); the request's partitions ask it together
+ * ({@link VerificationBatch}), one coordinator write per request and transaction.
  *
  * <p>A partition this broker does not lead is answered NOT_LEADER_OR_FOLLOWER, from v10 with its
  * current leader and that leader's endpoint (KIP-951, {@link LeaderHints}).
@@ -90,8 +92,13 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         long deadlineNanos = request.timeout() > 0
                 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.timeout()) : Long.MAX_VALUE;
         List<CompletableFuture<TopicProduceResponse>> topics = new ArrayList<>();
-        for (TopicProduceData t : request.data().topicData()) {
-            topics.add(produceTopic(t, acks, request.version(), request.data().transactionalId(), deadlineNanos));
+        // The request's partitions that need their transaction's coordinator ask it together, once all
+        // are queued: one coordinator write for the request, not one per partition.
+        try (VerificationBatch batch = new VerificationBatch()) {
+            for (TopicProduceData t : request.data().topicData()) {
+                topics.add(produceTopic(t, acks, request.version(), request.data().transactionalId(), deadlineNanos,
+                        batch));
+            }
         }
         return CompletableFuture.allOf(topics.toArray(CompletableFuture[]::new)).thenApply(v -> {
             TopicProduceResponseCollection out = new TopicProduceResponseCollection();
@@ -123,7 +130,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     }
 
     private CompletableFuture<TopicProduceResponse> produceTopic(TopicProduceData t, short acks, short version,
-            String transactionalId, long deadlineNanos) {
+            String transactionalId, long deadlineNanos, VerificationBatch batch) {
         String name = t.name();
         Uuid topicId = t.topicId();
         if ((name == null || name.isEmpty()) && topicId != null && !Uuid.ZERO_UUID.equals(topicId)) {
@@ -153,7 +160,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                         transactions);
                 parts.add(refusal != null ? done(p.index(), refusal.error(), refusal.message())
                         : append(new TopicPartition(name, p.index()), records, deadlineNanos,
-                                transactions ? transactionalId : null, TransactionCheck.forProduceVersion(version)));
+                                transactions ? transactionalId : null, TransactionCheck.forProduceVersion(version),
+                                batch));
             }
         }
         String resolved = name;
@@ -166,10 +174,10 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     }
 
     private CompletableFuture<PartitionProduceResponse> append(TopicPartition tp, MemoryRecords records,
-            long deadlineNanos, String transactionalId, TransactionCheck check) {
+            long deadlineNanos, String transactionalId, TransactionCheck check, VerificationBatch batch) {
         CompletableFuture<AppendResult> appended = transactionalId == null
                 ? partitions.append(tp, records, deadlineNanos)
-                : partitions.append(tp, records, deadlineNanos, transactionalId, check);
+                : partitions.append(tp, records, deadlineNanos, transactionalId, check, batch);
         return appended.handle((AppendResult r, Throwable e) -> {
             if (e != null) {
                 Errors code = PartitionErrors.toKafka(e);

@@ -253,7 +253,17 @@ public final class PartitionManager implements AutoCloseable {
      */
     public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos,
             String transactionalId, TransactionCheck check) {
-        return acknowledged(tp, writers.append(tp, records, deadlineNanos, transactionalId, check));
+        return append(tp, records, deadlineNanos, transactionalId, check, null);
+    }
+
+    /**
+     * As above, the coordinator check asked together with the other partitions registered in
+     * {@code batch} (one produce request's) if it starts before the caller closes the batch; null:
+     * asked on its own.
+     */
+    public CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos,
+            String transactionalId, TransactionCheck check, VerificationBatch batch) {
+        return acknowledged(tp, writers.append(tp, records, deadlineNanos, transactionalId, check, batch));
     }
 
     /** Transactions' first batches are checked with {@code verifier} from now on (transactions on). */

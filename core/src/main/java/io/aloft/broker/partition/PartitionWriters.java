@@ -34,36 +34,35 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * an append's deadline, by which time the client has given up on the request (an idempotent
  * producer resends it or, past its delivery timeout, moves on with a new epoch; appending the
  * stale batch late duplicated it or broke the sequence, seen behind a 90 s open). Clients retry
- * them in order. Refused idempotent batches are remembered (see {@link #producerGap}).
+ * them in order. Refused idempotent batches are remembered (see {@link ProducerRefusals#gap}).
  *
  * <p>Transactions (KIP-890): the first batch of a producer's transaction in a partition is checked
  * with the transaction's coordinator before it is appended ({@link TransactionVerifier}; later
- * batches find the transaction open in the log and are not). The check is a step of the queue like
- * waiting for the log to open: the writer stops at that batch, with every append queued behind it,
- * until the coordinator answers, so arrival order holds for every producer, the checked one
- * included (its next batches cannot overtake the first and break its sequence). The price is one
- * coordinator round trip per transaction and partition for the appends behind it; Kafka lets other
- * producers' batches pass instead, which a per-producer queue could do here too. The log's
- * {@link VerificationGuard} is taken before the coordinator is asked, so a transaction that ends
- * meanwhile (its marker voids the guard) is not reopened by the late batch.
+ * batches find the transaction open in the log and are not). Only that producer waits, as in Kafka:
+ * the batch is set aside in the writer's {@code held} line for its producer, every later batch of
+ * the same producer joins that line behind it (its sequence order must hold), and the queue goes on
+ * with other producers' appends. When the coordinator answers, the producer's line goes back to the
+ * front of the queue ({@code resumed}), in order. The checks of one produce request's partitions
+ * are asked together when the request passes a {@link VerificationBatch} (one coordinator write
+ * for all of them). The log's {@link VerificationGuard} is taken before the coordinator is asked,
+ * so a transaction that ends meanwhile (its marker, which does not wait for held batches, as in
+ * Kafka, voids the guard) is not reopened by the late batch.
  *
- * <p>A writer exists only while it has appends queued or refusals to remember, so a broker that
- * served many partitions over time keeps no entry for each.
+ * <p>A writer exists only while it has appends queued or held, or refusals to remember, so a
+ * broker that served many partitions over time keeps no entry for each.
  *
  * <p>Thread-safe. Each writer is guarded by its own monitor and nothing else is shared between
  * partitions on the append path (the writers' map is concurrent); {@code refusedByTopicId} is
  * guarded by itself (taken after a writer's monitor when both are), and looked at on the append
- * path only when it holds something. No monitor is held while a log is appended to or a future
- * completed.
+ * path only when it holds something. No monitor is held while a log is appended to, a coordinator
+ * asked or a future completed.
  */
 final class PartitionWriters {
-    /** How long a refused producer batch holds back that producer's later ones (the Java client's delivery timeout). */
-    static final long REFUSED_PRODUCER_MEMORY_MS = 120_000;
     /** Most topic-id partitions whose refusals are remembered at once (see {@link #refusedUnknownTopicId}). */
     static final int MAX_REFUSED_TOPIC_IDS = 10_000;
     /**
      * Longest wait for a transaction's coordinator before the batch is refused (retriable, as an
-     * unreachable coordinator is): the partition's queue waits behind it.
+     * unreachable coordinator is): the producer's later batches in the partition wait behind it.
      */
     static final long CHECK_TIMEOUT_MS = 30_000;
 
@@ -71,7 +70,7 @@ final class PartitionWriters {
     private final Function<String, UUID> topicIds;
     private final ConcurrentHashMap<TopicPartition, Writer> writers = new ConcurrentHashMap<>();
     /** Refusals of produces that named a topic id not known here yet, until it is (guarded by itself). */
-    private final Map<TopicPartition, Refusals> refusedByTopicId = new HashMap<>();
+    private final Map<TopicPartition, ProducerRefusals> refusedByTopicId = new HashMap<>();
     /** Whether refusedByTopicId may hold anything: read without its monitor on the append path. */
     private volatile boolean anyRefusedByTopicId;
     /** Checks transactions' first batches with their coordinator; null: not checked (transactions off). */
@@ -103,7 +102,9 @@ final class PartitionWriters {
 
     /**
      * One queued append; {@code transactionalId} null when it needs no transaction check. The
-     * check's fields are set by the draining thread only.
+     * check's fields are set by the draining thread, except {@link #refusal}: set by the answer's
+     * callback before it releases the producer's line under the writer's monitor, which the
+     * draining thread takes before it reads it.
      */
     private static final class Pending {
         final MemoryRecords records;
@@ -113,6 +114,10 @@ final class PartitionWriters {
         final CompletableFuture<AppendResult> result;
         final String transactionalId;
         final TransactionCheck check;
+        /** Where the check is asked with the rest of its produce request; null: on its own. */
+        final VerificationBatch batch;
+        /** The producer whose line this append keeps its place in; -1: none (never held). */
+        final long producerId;
         /** The log's guard to append with; null: the log checks no transaction. */
         VerificationGuard guard;
         /** The coordinator has answered ({@link #refusal} null: it agreed). */
@@ -120,50 +125,20 @@ final class PartitionWriters {
         PartitionLogException refusal;
 
         Pending(MemoryRecords records, Function<PartitionLog, CompletableFuture<AppendResult>> write,
-                long deadlineNanos, String transactionalId, TransactionCheck check) {
+                long deadlineNanos, String transactionalId, TransactionCheck check, VerificationBatch batch) {
             this.records = records;
             this.write = write;
             this.deadlineNanos = deadlineNanos;
             this.result = new CompletableFuture<>();
             this.transactionalId = transactionalId;
             this.check = check;
-        }
-
-        MemoryRecords records() {
-            return records;
-        }
-
-        Function<PartitionLog, CompletableFuture<AppendResult>> write() {
-            return write;
-        }
-
-        long deadlineNanos() {
-            return deadlineNanos;
-        }
-
-        CompletableFuture<AppendResult> result() {
-            return result;
-        }
-    }
-
-    /** Idempotent producers whose batch was refused before it reached the log: epoch, first sequence, when (nanos). */
-    private static final class Refusals {
-        final Map<Long, long[]> byProducer = new HashMap<>();
-
-        void remember(MemoryRecords records, long now) {
+            this.batch = batch;
+            long pid = -1;
             for (RecordBatch b : records.batches()) {
-                if (!b.hasProducerId() || b.baseSequence() < 0) {
-                    continue;
-                }
-                long[] refused = byProducer.get(b.producerId());
-                if (refused == null || refused[0] != b.producerEpoch() || b.baseSequence() < refused[1]) {
-                    byProducer.put(b.producerId(), new long[] {b.producerEpoch(), b.baseSequence(), now});
-                }
+                pid = b.hasProducerId() ? b.producerId() : -1;
+                break; // Produce carries one batch per partition
             }
-        }
-
-        void expire(long now) {
-            byProducer.values().removeIf(r -> now - r[2] > TimeUnit.MILLISECONDS.toNanos(REFUSED_PRODUCER_MEMORY_MS));
+            this.producerId = pid;
         }
     }
 
@@ -171,7 +146,11 @@ final class PartitionWriters {
     private static final class Writer {
         final TopicPartition tp;
         final ArrayDeque<Pending> queue = new ArrayDeque<>();
-        final Refusals refusals = new Refusals();
+        /** Producers' lines whose first append is being checked, by producer id (see the class comment). */
+        final Map<Long, ArrayDeque<Pending>> held = new HashMap<>();
+        /** Lines whose check was answered, submitted before {@link #queue}. */
+        final ArrayDeque<Pending> resumed = new ArrayDeque<>();
+        final ProducerRefusals refusals = new ProducerRefusals();
         /** A thread is submitting the queue (or waiting for the log to open to do so). */
         boolean draining;
         /** Removed from the map: appenders that still found it take a new one. */
@@ -179,6 +158,20 @@ final class PartitionWriters {
 
         Writer(TopicPartition tp) {
             this.tp = tp;
+        }
+
+        /** Where the draining thread took its current head from: {@link #resumed} or {@link #queue}. */
+        ArrayDeque<Pending> headLine;
+
+        /** The next append to submit, an answered line's first, else the queue's; null if none. */
+        Pending peekNext() {
+            headLine = resumed.isEmpty() ? queue : resumed;
+            return headLine.peekFirst();
+        }
+
+        /** Takes the current head (see {@link #peekNext}) off its line. */
+        Pending pollHead() {
+            return headLine.pollFirst();
         }
     }
 
@@ -189,17 +182,19 @@ final class PartitionWriters {
      * {@link System#nanoTime}; {@link Long#MAX_VALUE} for none).
      */
     CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos) {
-        return append(tp, records, deadlineNanos, null, null);
+        return append(tp, records, deadlineNanos, null, null, null);
     }
 
     /**
      * {@link #append(TopicPartition, MemoryRecords, long)} for a produce of {@code transactionalId}
      * (null: none): a transactional batch that would open a transaction here is checked with its
-     * coordinator first, as {@code check} says, and refused with the code that answer becomes.
+     * coordinator first, as {@code check} says, and refused with the code that answer becomes. The
+     * check is asked with the other partitions of {@code batch} (null: on its own) if it starts
+     * before the batch is closed.
      */
     CompletableFuture<AppendResult> append(TopicPartition tp, MemoryRecords records, long deadlineNanos,
-            String transactionalId, TransactionCheck check) {
-        return enqueue(tp, new Pending(records, null, deadlineNanos, transactionalId, check));
+            String transactionalId, TransactionCheck check, VerificationBatch batch) {
+        return enqueue(tp, new Pending(records, null, deadlineNanos, transactionalId, check, batch));
     }
 
     /**
@@ -209,7 +204,7 @@ final class PartitionWriters {
      */
     CompletableFuture<AppendResult> write(TopicPartition tp,
             Function<PartitionLog, CompletableFuture<AppendResult>> write) {
-        return enqueue(tp, new Pending(MemoryRecords.EMPTY, write, Long.MAX_VALUE, null, null));
+        return enqueue(tp, new Pending(MemoryRecords.EMPTY, write, Long.MAX_VALUE, null, null, null));
     }
 
     private CompletableFuture<AppendResult> enqueue(TopicPartition tp, Pending pending) {
@@ -232,15 +227,17 @@ final class PartitionWriters {
     }
 
     /**
-     * Submits {@code w}'s queue in order until it is empty or waits for the log to open. The caller
-     * set draining. {@code opened}: the open the queue waited for, when resumed by it (its outcome
-     * decides for the appends that waited, even if it failed and a new open could start now).
+     * Submits {@code w}'s appends in order until none is left or it waits for the log to open. The
+     * caller set draining. {@code opened}: the open the queue waited for, when resumed by it (its
+     * outcome decides for the appends that waited, even if it failed and a new open could start now).
      */
     private void drain(Writer w, CompletableFuture<PartitionLog> opened) {
         while (true) {
             Pending head;
+            boolean answered;
             synchronized (w) {
-                head = w.queue.peekFirst();
+                head = w.peekNext();
+                answered = w.headLine == w.resumed;
                 if (settleIfEmpty(w)) {
                     return;
                 }
@@ -271,63 +268,103 @@ final class PartitionWriters {
                 refuseQueued(w, failure(w.tp, e), errorOf(e), "could not be opened");
                 return;
             }
-            if (!head.checked && head.deadlineNanos() != Long.MAX_VALUE
-                    && System.nanoTime() - head.deadlineNanos() > 0) {
+            if (!head.checked && head.deadlineNanos != Long.MAX_VALUE && System.nanoTime() - head.deadlineNanos > 0) {
+                if (answered) {
+                    // Waited behind its producer's check, not for the open: only it is late.
+                    finishHead(w, CompletableFuture.failedFuture(new PartitionLogException(Errors.REQUEST_TIMED_OUT,
+                            w.tp + ": waited past the produce request's timeout behind the producer's transaction "
+                            + "check; its records were not appended")), true);
+                    continue;
+                }
                 refuseQueued(w, new PartitionLogException(Errors.REQUEST_TIMED_OUT, w.tp + " opened only after the "
                         + "produce request's timeout; its records were not appended"), Errors.REQUEST_TIMED_OUT,
                         "opened only after a produce request's timeout");
                 return;
             }
+            if (!head.checked && holdBehindProducer(w, head)) {
+                continue;
+            }
             PartitionLogException gap;
             synchronized (w) {
-                gap = producerGap(w, pl, head.records());
+                gap = w.refusals.gap(w.tp, pl, head.records);
                 if (gap != null) {
-                    w.refusals.remember(head.records(), System.nanoTime());
+                    w.refusals.remember(head.records, System.nanoTime());
                 }
             }
             if (gap == null && !head.checked && startCheck(w, pl, head)) {
-                return; // resumed once the coordinator answers, with the head still first in the queue
+                continue; // set aside with its producer's line until the coordinator answers
             }
             CompletableFuture<AppendResult> appended;
+            boolean refused = false;
             if (gap != null) {
                 appended = CompletableFuture.failedFuture(gap);
             } else if (head.refusal != null) {
                 appended = CompletableFuture.failedFuture(head.refusal);
+                refused = true; // the producer's later batches wait for its retry
             } else {
                 try {
                     // Submitted while this thread still drains: in order.
-                    appended = head.write() != null ? head.write().apply(pl) : pl.append(head.records(), head.guard);
+                    appended = head.write != null ? head.write.apply(pl) : pl.append(head.records, head.guard);
                 } catch (RuntimeException e) {
                     appended = CompletableFuture.failedFuture(e); // a bug must not leave the partition's queue stuck
                 }
             }
-            boolean idle;
-            synchronized (w) {
-                w.queue.pollFirst();
-                idle = settleIfEmpty(w);
-            }
-            // Completed once the queue moved on: a caller that sees its append done finds it settled here.
-            appended.whenComplete((r, e) -> {
-                if (e != null) {
-                    head.result().completeExceptionally(e);
-                } else {
-                    head.result().complete(r);
-                }
-            });
-            if (idle) {
+            if (finishHead(w, appended, refused)) {
                 return;
             }
         }
     }
 
     /**
+     * Takes the head off its line and completes it with {@code appended} once the queue moved on (a
+     * caller that sees its append done finds it settled here); whether the writer went idle (this
+     * thread stops draining). {@code remember}: the head was refused unappended.
+     */
+    private boolean finishHead(Writer w, CompletableFuture<AppendResult> appended, boolean remember) {
+        Pending head;
+        boolean idle;
+        synchronized (w) {
+            head = w.pollHead();
+            if (remember) {
+                w.refusals.remember(head.records, System.nanoTime());
+            }
+            idle = settleIfEmpty(w);
+        }
+        appended.whenComplete((r, e) -> {
+            if (e != null) {
+                head.result.completeExceptionally(e);
+            } else {
+                head.result.complete(r);
+            }
+        });
+        return idle;
+    }
+
+    /** Moves {@code head} to the end of its producer's held line if it has one; whether it did. */
+    private static boolean holdBehindProducer(Writer w, Pending head) {
+        if (head.producerId < 0) {
+            return false;
+        }
+        synchronized (w) {
+            ArrayDeque<Pending> line = w.held.get(head.producerId);
+            if (line == null) {
+                return false;
+            }
+            w.pollHead();
+            line.addLast(head);
+            return true;
+        }
+    }
+
+    /**
      * If {@code head} is a transactional batch whose transaction is not open in {@code pl} yet, takes
-     * the log's guard and asks the coordinator, resuming the drain when it answers; whether it did
-     * (this thread then stops draining, the writer stays marked as draining).
+     * the log's guard, sets the head aside as its producer's held line and asks the coordinator (or
+     * registers the question with the head's {@link VerificationBatch}); the line goes back to the
+     * front once it answers. Whether it did.
      */
     private boolean startCheck(Writer w, PartitionLog pl, Pending head) {
         TransactionVerifier v = verifier;
-        RecordBatch batch = head.transactionalId == null || v == null ? null : firstTransactional(head.records());
+        RecordBatch batch = head.transactionalId == null || v == null ? null : firstTransactional(head.records);
         if (batch == null) {
             return false;
         }
@@ -336,10 +373,22 @@ final class PartitionWriters {
             return false; // the transaction is open here: only its first batch is checked
         }
         head.checked = true;
+        synchronized (w) {
+            w.pollHead();
+            ArrayDeque<Pending> line = new ArrayDeque<>();
+            line.addLast(head);
+            w.held.put(head.producerId, line);
+        }
         TransactionCheck check = head.check;
-        CompletableFuture<Errors> answer;
+        CompletableFuture<Errors> answer = null;
         try {
-            answer = v.check(head.transactionalId, batch.producerId(), batch.producerEpoch(), w.tp, check);
+            if (head.batch != null) {
+                answer = head.batch.register(v, head.transactionalId, batch.producerId(), batch.producerEpoch(), w.tp,
+                        check);
+            }
+            if (answer == null) {
+                answer = v.check(head.transactionalId, batch.producerId(), batch.producerEpoch(), w.tp, check);
+            }
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
@@ -351,13 +400,25 @@ final class PartitionWriters {
                         ? "Unable to verify the partition has been added to the transaction. Underlying error: "
                                 + coordinatorError
                         : w.tp + ": transaction " + head.transactionalId + " check failed: " + coordinatorError);
-                synchronized (w) {
-                    w.refusals.remember(head.records(), System.nanoTime()); // its later batches wait for its retry
-                }
             }
-            drain(w, null);
+            release(w, head);
         }, resume);
         return true;
+    }
+
+    /** The check of {@code head} was answered: its producer's line goes back first in the queue. */
+    private void release(Writer w, Pending head) {
+        synchronized (w) {
+            ArrayDeque<Pending> line = w.held.remove(head.producerId);
+            if (line != null) {
+                w.resumed.addAll(line);
+            }
+            if (w.draining) {
+                return; // the draining thread takes them next
+            }
+            w.draining = true;
+        }
+        drain(w, null);
     }
 
     /** The records' batch if it is transactional (Produce carries exactly one), else null. */
@@ -369,11 +430,11 @@ final class PartitionWriters {
     }
 
     /**
-     * If {@code w}'s queue is empty: this thread stops draining it and it is dropped if it has
-     * nothing to remember; whether so. Called under its monitor by the draining thread.
+     * If {@code w} has nothing left to submit now: this thread stops draining it and it is dropped
+     * if it has nothing to remember; whether so. Called under its monitor by the draining thread.
      */
     private boolean settleIfEmpty(Writer w) {
-        if (!w.queue.isEmpty()) {
+        if (!w.queue.isEmpty() || !w.resumed.isEmpty()) {
             return false;
         }
         w.draining = false;
@@ -384,69 +445,41 @@ final class PartitionWriters {
     /**
      * Refuses the append at the head of {@code w}'s queue with {@code headError} and every one
      * queued behind it now with {@code error} (they waited for the same open), remembering their
-     * idempotent batches; the calling thread stops draining. Appends arriving after start afresh.
+     * idempotent batches; the calling thread stops draining. Appends arriving after start afresh;
+     * held lines go on once answered.
      */
     private void refuseQueued(Writer w, PartitionLogException headError, Errors error, String why) {
         List<Pending> refused;
         synchronized (w) {
-            refused = new ArrayList<>(w.queue);
+            refused = new ArrayList<>(w.resumed);
+            refused.addAll(w.queue);
+            w.resumed.clear();
             w.queue.clear();
             long now = System.nanoTime();
             for (Pending p : refused) {
-                w.refusals.remember(p.records(), now);
+                w.refusals.remember(p.records, now);
             }
             settleIfEmpty(w);
         }
         for (int i = 0; i < refused.size(); i++) {
-            refused.get(i).result().completeExceptionally(i == 0 ? headError : new PartitionLogException(error,
+            refused.get(i).result.completeExceptionally(i == 0 ? headError : new PartitionLogException(error,
                     w.tp + " " + why + " while this produce waited behind another; its records were not appended "
                     + "(retry)"));
         }
     }
 
-    /** Drops {@code w} if nothing is queued, no thread drains it and it remembers no refusal. Called under its monitor. */
+    /** Drops {@code w} if nothing is queued or held, no thread drains it and it remembers no refusal. Under its monitor. */
     private void retireIfIdle(Writer w) {
-        if (!w.draining && w.queue.isEmpty() && w.refusals.byProducer.isEmpty()) {
+        if (!w.draining && w.queue.isEmpty() && w.resumed.isEmpty() && w.held.isEmpty() && w.refusals.isEmpty()) {
             w.retired = true;
             writers.remove(w.tp, w);
         }
     }
 
     /**
-     * Refuses (NOT_LEADER_OR_FOLLOWER, retriable) a batch of an idempotent producer the log does not
-     * know yet while an earlier batch of it was refused here unappended: the log accepts an unknown
-     * producer at any sequence (as Kafka's does), so appending the later batch first would leave the
-     * earlier one's records out for good ("value 4 acknowledged at offset 0" when a new topic's first
-     * batches reached this broker before its metadata did). The retry of the earlier batch clears
-     * the way; so does the producer's next epoch, or {@link #REFUSED_PRODUCER_MEMORY_MS}. Called
-     * under {@code w}'s monitor.
-     */
-    private static PartitionLogException producerGap(Writer w, PartitionLog log, MemoryRecords records) {
-        Map<Long, long[]> refusedProducers = w.refusals.byProducer;
-        if (refusedProducers.isEmpty()) {
-            return null;
-        }
-        w.refusals.expire(System.nanoTime());
-        for (RecordBatch b : records.batches()) {
-            long[] refused = b.hasProducerId() ? refusedProducers.get(b.producerId()) : null;
-            if (refused == null) {
-                continue;
-            }
-            if (b.producerEpoch() != refused[0] || b.baseSequence() <= refused[1] || log.knowsProducer(b.producerId())) {
-                refusedProducers.remove(b.producerId()); // the refused batch (or a new epoch) is here
-                continue;
-            }
-            return new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, w.tp + ": producer " + b.producerId()
-                    + "'s batch at sequence " + refused[1] + " was refused here; sequence " + b.baseSequence()
-                    + " waits for it (retry)");
-        }
-        return null;
-    }
-
-    /**
      * A produce this broker refused with UNKNOWN_TOPIC_ID (a topic id its metadata does not know yet:
      * Kafka 4's clients name topics by id): its idempotent batches count as refused unappended for
-     * the partition, once the id is known (see {@link #producerGap}).
+     * the partition, once the id is known (see {@link ProducerRefusals#gap}).
      */
     void refusedUnknownTopicId(UUID topicId, int partition, MemoryRecords records) {
         if (records == null) {
@@ -456,14 +489,14 @@ final class PartitionWriters {
             long now = System.nanoTime();
             refusedByTopicId.values().removeIf(r -> {
                 r.expire(now);
-                return r.byProducer.isEmpty();
+                return r.isEmpty();
             });
             anyRefusedByTopicId = !refusedByTopicId.isEmpty();
             TopicPartition key = byTopicId(topicId, partition);
             if (!refusedByTopicId.containsKey(key) && refusedByTopicId.size() >= MAX_REFUSED_TOPIC_IDS) {
                 return; // bad input (made-up topic ids) must not grow this: the guard is best effort beyond the cap
             }
-            refusedByTopicId.computeIfAbsent(key, k -> new Refusals()).remember(records, now);
+            refusedByTopicId.computeIfAbsent(key, k -> new ProducerRefusals()).remember(records, now);
             anyRefusedByTopicId = !refusedByTopicId.isEmpty();
         }
     }
@@ -475,7 +508,7 @@ final class PartitionWriters {
         }
         synchronized (refusedByTopicId) {
             UUID id = topicIds.apply(w.tp.topic());
-            Refusals byId = id == null ? null : refusedByTopicId.remove(byTopicId(id, w.tp.partition()));
+            ProducerRefusals byId = id == null ? null : refusedByTopicId.remove(byTopicId(id, w.tp.partition()));
             if (byId != null) {
                 byId.byProducer.forEach(w.refusals.byProducer::putIfAbsent);
             }

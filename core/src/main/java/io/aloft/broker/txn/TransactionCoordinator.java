@@ -52,6 +52,7 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
 
     private final TransactionCoordinatorConfig config;
     private final CoordinatorRuntime<TransactionCoordinatorShard, TransactionRecord> runtime;
+    private final AddPartitionsCoalescer adds = new AddPartitionsCoalescer(this::writeAdd);
 
     /**
      * The coordinator epoch of a {@code __transaction_state} partition being loaded: Kafka's is the
@@ -138,7 +139,9 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
     }
 
     /**
-     * AddPartitionsToTxn for one transaction; one code for all its partitions.
+     * AddPartitionsToTxn for one transaction; one code for all its partitions. Adds of an id that
+     * arrive while one of its adds is being written go together as its next write
+     * ({@link AddPartitionsCoalescer}).
      *
      * @param clientVersion the client's transaction version (2 for KIP-890 clients, else 1)
      */
@@ -147,6 +150,12 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
         if (transactionalId == null || transactionalId.isEmpty()) {
             return CompletableFuture.completedFuture(Errors.INVALID_REQUEST);
         }
+        return adds.add(transactionalId, producerId, producerEpoch, partitions, clientVersion);
+    }
+
+    /** One add as one write on the id's shard. */
+    private CompletableFuture<Errors> writeAdd(String transactionalId, long producerId, short producerEpoch,
+            Map<String, ? extends Collection<Integer>> partitions, short clientVersion) {
         return runtime.write("add-partitions-to-txn", partitionFor(transactionalId),
                         s -> s.addPartitions(transactionalId, producerId, producerEpoch, partitions, clientVersion))
                 .exceptionally(TransactionCoordinator::errorFor);

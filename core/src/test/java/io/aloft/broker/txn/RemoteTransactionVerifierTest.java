@@ -57,12 +57,36 @@ class RemoteTransactionVerifierTest {
                 .setResultsByTransaction(results));
     }
 
+    /** One partition's question; its code. */
+    private static CompletableFuture<Errors> one(CoordinatorTransactionVerifier.RemoteCoordinators remote, int broker,
+            long pid, short epoch, boolean verifyOnly) {
+        return remote.addOrVerify(broker, "tx", pid, epoch, List.of(TP), verifyOnly).thenApply(m -> m.get(TP));
+    }
+
+    @Test
+    void severalPartitions_oneRequestNamingThemAll_eachAnsweredByItsCode() throws Exception {
+        FakeClient client = new FakeClient();
+        CoordinatorTransactionVerifier.RemoteCoordinators remote = CoordinatorTransactionVerifier.over(client);
+        TopicPartition other = new TopicPartition("u", 0);
+        TopicPartition sibling = new TopicPartition("t", 5);
+        client.next = CompletableFuture.completedFuture(answer(Errors.NONE,
+                Map.of(TP, Errors.NONE, sibling, Errors.NONE, other, Errors.TRANSACTION_ABORTABLE)));
+        Map<TopicPartition, Errors> answers = remote.addOrVerify(2, "tx", 9L, (short) 4, List.of(TP, other, sibling),
+                false).get(10, TimeUnit.SECONDS);
+        assertEquals(Map.of(TP, Errors.NONE, sibling, Errors.NONE, other, Errors.TRANSACTION_ABORTABLE), answers);
+        assertEquals(1, client.sent.size(), "one request for the transaction's partitions");
+        AddPartitionsToTxnTransaction txn = client.sent.get(0).data().transactions().find("tx");
+        assertEquals(List.of(3, 5), txn.topics().find("t").partitions());
+        assertEquals(List.of(0), txn.topics().find("u").partitions());
+        assertEquals(false, txn.verifyOnly());
+    }
+
     @Test
     void sendsOneBrokerFormTransaction_answersThePartitionsCode() throws Exception {
         FakeClient client = new FakeClient();
         CoordinatorTransactionVerifier.RemoteCoordinators remote = CoordinatorTransactionVerifier.over(client);
         client.next = CompletableFuture.completedFuture(answer(Errors.NONE, Map.of(TP, Errors.TRANSACTION_ABORTABLE)));
-        assertEquals(Errors.TRANSACTION_ABORTABLE, remote.addOrVerify(2, "tx", 9L, (short) 4, TP, true)
+        assertEquals(Errors.TRANSACTION_ABORTABLE, one(remote, 2, 9L, (short) 4, true)
                 .get(10, TimeUnit.SECONDS));
         AddPartitionsToTxnRequest request = client.sent.get(0);
         assertEquals(List.of(2), client.to);
@@ -74,7 +98,7 @@ class RemoteTransactionVerifierTest {
         assertEquals(List.of(3), txn.topics().find("t").partitions());
 
         client.next = CompletableFuture.completedFuture(answer(Errors.NONE, Map.of(TP, Errors.NONE)));
-        assertEquals(Errors.NONE, remote.addOrVerify(2, "tx", 9L, (short) 4, TP, false).get(10, TimeUnit.SECONDS));
+        assertEquals(Errors.NONE, one(remote, 2, 9L, (short) 4, false).get(10, TimeUnit.SECONDS));
         assertEquals(false, client.sent.get(1).data().transactions().find("tx").verifyOnly());
     }
 
@@ -83,14 +107,14 @@ class RemoteTransactionVerifierTest {
         FakeClient client = new FakeClient();
         CoordinatorTransactionVerifier.RemoteCoordinators remote = CoordinatorTransactionVerifier.over(client);
         client.next = CompletableFuture.completedFuture(answer(Errors.CLUSTER_AUTHORIZATION_FAILED, Map.of()));
-        assertEquals(Errors.CLUSTER_AUTHORIZATION_FAILED, remote.addOrVerify(1, "tx", 1L, (short) 0, TP, true)
+        assertEquals(Errors.CLUSTER_AUTHORIZATION_FAILED, one(remote, 1, 1L, (short) 0, true)
                 .get(10, TimeUnit.SECONDS));
         client.next = CompletableFuture.completedFuture(answer(Errors.NONE, Map.of()));
-        assertEquals(Errors.UNKNOWN_SERVER_ERROR, remote.addOrVerify(1, "tx", 1L, (short) 0, TP, true)
+        assertEquals(Errors.UNKNOWN_SERVER_ERROR, one(remote, 1, 1L, (short) 0, true)
                 .get(10, TimeUnit.SECONDS));
         client.next = CompletableFuture.failedFuture(new DisconnectException("gone"));
         ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-                () -> remote.addOrVerify(1, "tx", 1L, (short) 0, TP, true).get(10, TimeUnit.SECONDS));
+                () -> one(remote, 1, 1L, (short) 0, true).get(10, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof DisconnectException, e.toString());
     }
 }
