@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
@@ -33,20 +34,32 @@ import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
  * As in Kafka, offsets of a partition that does not exist (unlike OffsetCommit, which looks at the
  * topic only) get UNKNOWN_TOPIC_OR_PARTITION and only the others go to the coordinator.
  *
- * <p>v5 is the transaction-version-2 form (KIP-890 part 2): the client sends no AddOffsetsToTxn, so
- * the group's {@code __consumer_offsets} partition is added to the transaction first, at its
- * coordinator ({@link TransactionVerifier}, this broker's or another's), as a partition leader adds
- * a version-2 producer's partition; a refusal answers every partition (PRODUCER_FENCED as
- * INVALID_PRODUCER_EPOCH, as Kafka maps it for producers). A version-1 client sends v4 at most.
+ * <p>Before the offsets are written, the transaction is checked at its coordinator for the group's
+ * {@code __consumer_offsets} partition ({@link TransactionVerifier}, this broker's or another's), as
+ * Kafka's group coordinator does (KIP-890): v0-4 come from transaction-version-1 clients, which
+ * added the partition with AddOffsetsToTxn, so it is verified that they did (a stray or late
+ * commit would otherwise open a transaction in the partition that nobody ends;
+ * {@code transaction.partition.verification.enable=false} skips this); v5 is the
+ * transaction-version-2 form, whose client sends no AddOffsetsToTxn, so the partition is added.
+ * The check comes first, as in Kafka: a commit refused by it is answered its code whatever the
+ * group would have said. Unlike Kafka, the check is made for every request, not only while the
+ * producer's transaction is not yet open in that partition, and no verification guard is held
+ * across the write.
  *
  * <p>Stateless; runs on the network thread, completes on a group coordinator shard's thread.
  */
 public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequest> {
     private final GroupCoordinator coordinator;
     private final MetadataCache cache;
+    /**
+     * How long the coordinator may take to answer the check before the commit is answered as if it
+     * could not be reached (the inter-broker client bounds its own requests; this bounds the rest).
+     */
+    static final long CHECK_TIMEOUT_MS = 30_000;
+
     private final TransactionVerifier transactions;
 
-    /** @param transactions adds the group's offsets partition to the transaction (v5) */
+    /** @param transactions checks the transaction for the group's offsets partition (verifies, or adds for v5) */
     public TxnOffsetCommitHandler(GroupCoordinator coordinator, MetadataCache cache, TransactionVerifier transactions) {
         this.coordinator = coordinator;
         this.cache = cache;
@@ -65,21 +78,64 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, TxnOffsetCommitRequest request) {
-        TxnOffsetCommitRequestData data = request.data();
-        if (request.version() < 5) {
-            return commit(data);
+        return commit(request.data(), request.version());
+    }
+
+    /** The check of a TxnOffsetCommit of {@code version} (Kafka's {@code TransactionSupportedOperation}). */
+    static TransactionCheck checkFor(short version) {
+        return version >= 5 ? TransactionCheck.ADD_PARTITION
+                : version == 4 ? TransactionCheck.VERIFY : TransactionCheck.VERIFY_DEFAULT_ERROR;
+    }
+
+    /**
+     * What the coordinator's answer for the offsets partition becomes for a TxnOffsetCommit of
+     * {@code version}, as Kafka 4.3.1 answers it: PRODUCER_FENCED is INVALID_PRODUCER_EPOCH (as for
+     * a produce), and TRANSACTION_ABORTABLE, unknown before v4, is INVALID_TXN_STATE; then, as
+     * Kafka's group coordinator maps any failed transactional write, an unreachable coordinator
+     * (NETWORK_EXCEPTION) is COORDINATOR_LOAD_IN_PROGRESS, which old clients retry without looking
+     * the coordinator up again. {@code null} (no answer) is NETWORK_EXCEPTION.
+     */
+    static Errors checkError(Errors coordinatorError, short version) {
+        Errors e = coordinatorError == null ? Errors.NETWORK_EXCEPTION : coordinatorError;
+        if (e == Errors.PRODUCER_FENCED) {
+            e = Errors.INVALID_PRODUCER_EPOCH;
+        } else if (e == Errors.TRANSACTION_ABORTABLE && checkFor(version) == TransactionCheck.VERIFY_DEFAULT_ERROR) {
+            e = Errors.INVALID_TXN_STATE;
+        }
+        return switch (e) {
+            case NETWORK_EXCEPTION -> Errors.COORDINATOR_LOAD_IN_PROGRESS;
+            case UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS, REQUEST_TIMED_OUT -> Errors.COORDINATOR_NOT_AVAILABLE;
+            case NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR -> Errors.NOT_COORDINATOR;
+            default -> e;
+        };
+    }
+
+    /**
+     * Checks the transaction for the group's offsets partition, then writes {@code data}'s offsets
+     * (those of existing partitions; no check when there are none, or the group id is empty, which
+     * the coordinator refuses first as Kafka does).
+     */
+    private CompletableFuture<TxnOffsetCommitResponseData> checkedCommit(TxnOffsetCommitRequestData data,
+            short version) {
+        if (data.groupId() == null || data.groupId().isEmpty()) {
+            return coordinator.txnCommitOffsets(data);
         }
         TopicPartition offsets = new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
                 coordinator.partitionFor(data.groupId()));
-        return transactions.check(data.transactionalId(), data.producerId(), data.producerEpoch(), offsets,
-                        TransactionCheck.ADD_PARTITION)
-                .exceptionally(e -> Errors.COORDINATOR_NOT_AVAILABLE)
-                .thenCompose(error -> error == Errors.NONE ? commit(data)
-                        : CompletableFuture.completedFuture(refused(data,
-                                error == Errors.PRODUCER_FENCED ? Errors.INVALID_PRODUCER_EPOCH : error)));
+        CompletableFuture<Errors> answer;
+        try {
+            answer = transactions.check(data.transactionalId(), data.producerId(), data.producerEpoch(), offsets,
+                    checkFor(version));
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        return answer.orTimeout(CHECK_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .handle((error, failure) -> checkError(failure != null ? null : error, version))
+                .thenCompose(error -> error == Errors.NONE ? coordinator.txnCommitOffsets(data)
+                        : CompletableFuture.completedFuture(refused(data, error)));
     }
 
-    private static AbstractResponse refused(TxnOffsetCommitRequestData data, Errors error) {
+    private static TxnOffsetCommitResponseData refused(TxnOffsetCommitRequestData data, Errors error) {
         TxnOffsetCommitResponseData out = new TxnOffsetCommitResponseData();
         for (TxnOffsetCommitRequestTopic t : data.topics()) {
             TxnOffsetCommitResponseTopic rt = new TxnOffsetCommitResponseTopic().setName(t.name());
@@ -87,10 +143,10 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                     .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code())));
             out.topics().add(rt);
         }
-        return new TxnOffsetCommitResponse(out);
+        return out;
     }
 
-    private CompletableFuture<AbstractResponse> commit(TxnOffsetCommitRequestData data) {
+    private CompletableFuture<AbstractResponse> commit(TxnOffsetCommitRequestData data, short version) {
         MetadataCache.View view = cache.view();
         List<TxnOffsetCommitRequestTopic> known = new ArrayList<>();
         Map<String, List<Integer>> unknown = new LinkedHashMap<>();
@@ -109,11 +165,11 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
             }
         }
         if (unknown.isEmpty()) {
-            return coordinator.txnCommitOffsets(data).thenApply(TxnOffsetCommitResponse::new);
+            return checkedCommit(data, version).thenApply(TxnOffsetCommitResponse::new);
         }
         CompletableFuture<TxnOffsetCommitResponseData> committed = known.isEmpty()
                 ? CompletableFuture.completedFuture(new TxnOffsetCommitResponseData())
-                : coordinator.txnCommitOffsets(data.duplicate().setTopics(known));
+                : checkedCommit(data.duplicate().setTopics(known), version);
         return committed.thenApply(response -> {
             unknown.forEach((name, partitions) -> {
                 TxnOffsetCommitResponseTopic rt = response.topics().stream().filter(t -> t.name().equals(name))
