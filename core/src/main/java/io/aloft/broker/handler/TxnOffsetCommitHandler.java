@@ -3,8 +3,8 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.log.VerificationGuard;
 import io.aloft.broker.metadata.MetadataCache;
-import io.aloft.broker.partition.TransactionCheck;
 import io.aloft.broker.partition.TransactionVerifier;
 import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
@@ -42,21 +43,23 @@ import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
  * {@code transaction.partition.verification.enable=false} skips this); v5 is the
  * transaction-version-2 form, whose client sends no AddOffsetsToTxn, so the partition is added.
  * The check comes first, as in Kafka: a commit refused by it is answered its code whatever the
- * group would have said. Unlike Kafka, the check is made for every request, not only while the
- * producer's transaction is not yet open in that partition, and no verification guard is held
- * across the write.
+ * group would have said. As a partition leader does for a produce, the partition's log is asked
+ * first ({@link GroupCoordinator#startTransactionVerification}): no check while the producer's
+ * transaction is open there at this epoch already, and otherwise the write carries the log's guard,
+ * so a transaction that ended between the check and the write is not reopened. The codes are
+ * mapped in {@link TxnOffsetCommitChecks}.
  *
  * <p>Stateless; runs on the network thread, completes on a group coordinator shard's thread.
  */
 public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequest> {
-    private final GroupCoordinator coordinator;
-    private final MetadataCache cache;
     /**
      * How long the coordinator may take to answer the check before the commit is answered as if it
      * could not be reached (the inter-broker client bounds its own requests; this bounds the rest).
      */
     static final long CHECK_TIMEOUT_MS = 30_000;
 
+    private final GroupCoordinator coordinator;
+    private final MetadataCache cache;
     private final TransactionVerifier transactions;
 
     /** @param transactions checks the transaction for the group's offsets partition (verifies, or adds for v5) */
@@ -81,35 +84,6 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         return commit(request.data(), request.version());
     }
 
-    /** The check of a TxnOffsetCommit of {@code version} (Kafka's {@code TransactionSupportedOperation}). */
-    static TransactionCheck checkFor(short version) {
-        return version >= 5 ? TransactionCheck.ADD_PARTITION
-                : version == 4 ? TransactionCheck.VERIFY : TransactionCheck.VERIFY_DEFAULT_ERROR;
-    }
-
-    /**
-     * What the coordinator's answer for the offsets partition becomes for a TxnOffsetCommit of
-     * {@code version}, as Kafka 4.3.1 answers it: PRODUCER_FENCED is INVALID_PRODUCER_EPOCH (as for
-     * a produce), and TRANSACTION_ABORTABLE, unknown before v4, is INVALID_TXN_STATE; then, as
-     * Kafka's group coordinator maps any failed transactional write, an unreachable coordinator
-     * (NETWORK_EXCEPTION) is COORDINATOR_LOAD_IN_PROGRESS, which old clients retry without looking
-     * the coordinator up again. {@code null} (no answer) is NETWORK_EXCEPTION.
-     */
-    static Errors checkError(Errors coordinatorError, short version) {
-        Errors e = coordinatorError == null ? Errors.NETWORK_EXCEPTION : coordinatorError;
-        if (e == Errors.PRODUCER_FENCED) {
-            e = Errors.INVALID_PRODUCER_EPOCH;
-        } else if (e == Errors.TRANSACTION_ABORTABLE && checkFor(version) == TransactionCheck.VERIFY_DEFAULT_ERROR) {
-            e = Errors.INVALID_TXN_STATE;
-        }
-        return switch (e) {
-            case NETWORK_EXCEPTION -> Errors.COORDINATOR_LOAD_IN_PROGRESS;
-            case UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS, REQUEST_TIMED_OUT -> Errors.COORDINATOR_NOT_AVAILABLE;
-            case NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR -> Errors.NOT_COORDINATOR;
-            default -> e;
-        };
-    }
-
     /**
      * Checks the transaction for the group's offsets partition, then writes {@code data}'s offsets
      * (those of existing partitions; no check when there are none, or the group id is empty, which
@@ -120,19 +94,42 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         if (data.groupId() == null || data.groupId().isEmpty()) {
             return coordinator.txnCommitOffsets(data);
         }
+        CompletableFuture<VerificationGuard> started;
+        try {
+            started = coordinator.startTransactionVerification(data.groupId(), data.producerId(),
+                    data.producerEpoch());
+        } catch (RuntimeException e) {
+            started = CompletableFuture.failedFuture(e);
+        }
+        return started.handle((guard, failure) -> {
+            if (failure != null) {
+                // The group's partition is not led here (NOT_COORDINATOR), or could not be opened.
+                Throwable t = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                return CompletableFuture.completedFuture(refused(data, TxnOffsetCommitChecks.error(Errors.forException(t), version)));
+            }
+            if (guard == VerificationGuard.SENTINEL) {
+                return coordinator.txnCommitOffsets(data, guard); // open there at this epoch: nothing to check
+            }
+            return check(data, version).thenCompose(error -> error == Errors.NONE
+                    ? coordinator.txnCommitOffsets(data, guard)
+                    : CompletableFuture.completedFuture(refused(data, error)));
+        }).thenCompose(response -> response);
+    }
+
+    /** The transaction coordinator's answer for the group's offsets partition, as the producer's code. */
+    private CompletableFuture<Errors> check(TxnOffsetCommitRequestData data, short version) {
         TopicPartition offsets = new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
                 coordinator.partitionFor(data.groupId()));
         CompletableFuture<Errors> answer;
         try {
             answer = transactions.check(data.transactionalId(), data.producerId(), data.producerEpoch(), offsets,
-                    checkFor(version));
+                    TxnOffsetCommitChecks.forVersion(version));
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
         return answer.orTimeout(CHECK_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                .handle((error, failure) -> checkError(failure != null ? null : error, version))
-                .thenCompose(error -> error == Errors.NONE ? coordinator.txnCommitOffsets(data)
-                        : CompletableFuture.completedFuture(refused(data, error)));
+                .handle((error, failure) -> TxnOffsetCommitChecks.error(failure != null ? null : error, version));
     }
 
     private static TxnOffsetCommitResponseData refused(TxnOffsetCommitRequestData data, Errors error) {
