@@ -1,5 +1,6 @@
 package io.aloft.broker.coordinator;
 
+import io.aloft.broker.log.VerificationGuard;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -25,6 +26,30 @@ public interface CoordinatorLog<R> {
 
     /** Appends {@code records} to {@code partition} atomically; completes once they are durable. */
     CompletableFuture<Void> append(int partition, List<R> records);
+
+    /**
+     * {@link #append(int, List)}; a producer's transactional records are taken only with
+     * {@code guard} if they would open the producer's transaction in the partition (KIP-890, see
+     * {@link #startTransactionVerification}). This default checks nothing.
+     *
+     * @param guard from {@link #startTransactionVerification}, or null to check nothing
+     */
+    default CompletableFuture<Void> append(int partition, List<R> records, VerificationGuard guard) {
+        return append(partition, records);
+    }
+
+    /**
+     * Starts verifying a producer's transaction before its records are appended to
+     * {@code partition} (Kafka's {@code maybeStartTransactionVerification}): completes with
+     * {@link VerificationGuard#SENTINEL} if the transaction is open in the partition at that epoch
+     * already (nothing to check), else the guard to append with once its coordinator agreed; with
+     * null if this log does not track transactions (this default). Fails with the Kafka exception of
+     * the partition's refusal (NOT_LEADER_OR_FOLLOWER: not led here).
+     */
+    default CompletableFuture<VerificationGuard> startTransactionVerification(int partition, long producerId,
+            short producerEpoch) {
+        return CompletableFuture.completedFuture(null);
+    }
 
     /** Feeds the partition's records to {@code sink} in order, then returns. May block. */
     void replay(int partition, Consumer<R> sink);

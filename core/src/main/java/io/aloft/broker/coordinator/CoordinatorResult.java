@@ -1,5 +1,6 @@
 package io.aloft.broker.coordinator;
 
+import io.aloft.broker.log.VerificationGuard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -44,12 +45,19 @@ public final class CoordinatorResult<T, R> {
     private final boolean replay;
     private final T response;
     private final List<AfterAppend<R>> afterAppend;
+    private final VerificationGuard guard;
 
     private CoordinatorResult(List<R> records, boolean replay, T response, List<AfterAppend<R>> afterAppend) {
+        this(records, replay, response, afterAppend, null);
+    }
+
+    private CoordinatorResult(List<R> records, boolean replay, T response, List<AfterAppend<R>> afterAppend,
+            VerificationGuard guard) {
         this.records = List.copyOf(records);
         this.replay = replay;
         this.response = response;
         this.afterAppend = List.copyOf(afterAppend);
+        this.guard = guard;
     }
 
     /** A response and nothing to write. */
@@ -81,6 +89,14 @@ public final class CoordinatorResult<T, R> {
         return records;
     }
 
+    /**
+     * The verification guard the records, a producer's transactional ones, are appended with
+     * ({@link CoordinatorLog#append(int, List, VerificationGuard)}); null for none.
+     */
+    public VerificationGuard guard() {
+        return guard;
+    }
+
     /** Whether the runtime replays {@link #records} into the shard (when the operation returns). */
     public boolean replayRecords() {
         return replay;
@@ -101,8 +117,19 @@ public final class CoordinatorResult<T, R> {
     public static final class Builder<R> {
         private final List<R> records = new ArrayList<>();
         private final List<AfterAppend<R>> afterAppend = new ArrayList<>();
+        private VerificationGuard guard;
 
         private Builder() {
+        }
+
+        /**
+         * The records (a producer's transactional ones, KIP-890) are appended with {@code guard}
+         * from {@link CoordinatorLog#startTransactionVerification}: refused if they would open a
+         * transaction that ended since it was verified.
+         */
+        public Builder<R> verifiedBy(VerificationGuard guard) {
+            this.guard = guard;
+            return this;
         }
 
         /** Adds records; {@code then} (may be null) runs once they are durable or failed. */
@@ -121,7 +148,7 @@ public final class CoordinatorResult<T, R> {
 
         /** The result: these records (not replayed) and {@code response}. */
         public <T> CoordinatorResult<T, R> build(T response) {
-            return new CoordinatorResult<>(records, false, response, afterAppend);
+            return new CoordinatorResult<>(records, false, response, afterAppend, guard);
         }
     }
 

@@ -353,7 +353,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
             }
             CompletableFuture<Void> append;
             try {
-                append = log.append(partition, result.records());
+                append = log.append(partition, result.records(), result.guard());
             } catch (RuntimeException e) {
                 append = CompletableFuture.failedFuture(e);
             }

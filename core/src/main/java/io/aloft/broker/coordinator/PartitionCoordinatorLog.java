@@ -3,6 +3,7 @@ package io.aloft.broker.coordinator;
 import io.aloft.broker.log.LogReadResult;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.PartitionLogException;
+import io.aloft.broker.log.VerificationGuard;
 import io.aloft.broker.partition.PartitionManager;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -78,6 +79,12 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
      */
     @Override
     public CompletableFuture<Void> append(int partition, List<R> records) {
+        return append(partition, records, null);
+    }
+
+    /** {@link #append(int, List)}; a producer's transactional batch with {@code guard} (see {@link CoordinatorLog}). */
+    @Override
+    public CompletableFuture<Void> append(int partition, List<R> records, VerificationGuard guard) {
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
@@ -106,10 +113,22 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
             // A coordinator's own batch of the producer's transaction: no sequence of the producer's own.
             MemoryRecords batch = MemoryRecords.withTransactionalRecords(Compression.NONE, producer.producerId(),
                     producer.producerEpoch(), 0, encoded);
-            return failuresAsKafkaExceptions(partitions.appendAsCoordinator(tp, batch));
+            return failuresAsKafkaExceptions(partitions.appendAsCoordinator(tp, batch, guard));
         }
         MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, encoded);
         return failuresAsKafkaExceptions(partitions.append(tp, batch));
+    }
+
+    @Override
+    public CompletableFuture<VerificationGuard> startTransactionVerification(int partition, long producerId,
+            short producerEpoch) {
+        return partitions.startTransactionVerification(new TopicPartition(topic, partition), producerId,
+                producerEpoch).handle((guard, error) -> {
+                    if (error != null) {
+                        throw new CompletionException(asKafkaException(error));
+                    }
+                    return guard;
+                });
     }
 
     private static CompletableFuture<Void> failuresAsKafkaExceptions(CompletableFuture<?> append) {

@@ -9,6 +9,7 @@ import io.aloft.broker.coordinator.CoordinatorTopic;
 import io.aloft.broker.coordinator.TransactionMarker;
 import io.aloft.broker.group.consumer.ClusterTopics;
 import io.aloft.broker.group.consumer.ConsumerGroupDescriber;
+import io.aloft.broker.log.VerificationGuard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -73,6 +74,8 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
 
     private final GroupCoordinatorConfig config;
     private final CoordinatorRuntime<GroupCoordinatorShard, GroupRecord> runtime;
+    /** The runtime's log, asked directly only to start verifying a transaction (TxnOffsetCommit). */
+    private final CoordinatorLog<GroupRecord> log;
     private final OffsetFetchShapes fetchShapes;
     /** Threads this coordinator made itself (and closes), or null when the caller's are used. */
     private final CoordinatorThreads ownThreads;
@@ -116,6 +119,7 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
             TopicIdResolver topicIds, ClusterTopics cluster, CoordinatorThreads threads,
             CoordinatorThreads ownThreads) {
         this.config = config;
+        this.log = log;
         this.ownThreads = ownThreads;
         this.runtime = new CoordinatorRuntime<>("group", log, timer, threads != null ? threads : ownThreads,
                 ctx -> new GroupCoordinatorShard(config, ctx, topicIds, cluster));
@@ -290,11 +294,36 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
      * Completes once they are durable.
      */
     public CompletableFuture<TxnOffsetCommitResponseData> txnCommitOffsets(TxnOffsetCommitRequestData req) {
+        return txnCommitOffsets(req, null);
+    }
+
+    /**
+     * {@link #txnCommitOffsets(TxnOffsetCommitRequestData)} of a transaction checked with its
+     * coordinator (KIP-890): the offsets are written with {@code guard}, from
+     * {@link #startTransactionVerification}, so they are refused (INVALID_TXN_STATE) if they would
+     * open the producer's transaction in the group's partition after it ended there since the check.
+     *
+     * @param guard null to check nothing
+     */
+    public CompletableFuture<TxnOffsetCommitResponseData> txnCommitOffsets(TxnOffsetCommitRequestData req,
+            VerificationGuard guard) {
         if (invalidGroupId(req.groupId())) {
             return CompletableFuture.completedFuture(TxnOffsetManager.errorResponse(req, Errors.INVALID_GROUP_ID));
         }
-        return write("txn-offset-commit", req.groupId(), (s, response) -> s.txnCommitOffsets(req, response),
+        return write("txn-offset-commit", req.groupId(), (s, response) -> s.txnCommitOffsets(req, guard, response),
                 error -> TxnOffsetManager.errorResponse(req, error));
+    }
+
+    /**
+     * Before a TxnOffsetCommit's transaction is checked with its coordinator: Kafka's
+     * {@code maybeStartTransactionVerification} on the group's {@code __consumer_offsets} partition
+     * (see {@link CoordinatorLog#startTransactionVerification}). SENTINEL: the producer's transaction
+     * is open there at this epoch already, nothing to check; null: the log tracks no transactions.
+     * Fails with NotLeaderOrFollowerException when the partition is not led here.
+     */
+    public CompletableFuture<VerificationGuard> startTransactionVerification(String groupId, long producerId,
+            short producerEpoch) {
+        return log.startTransactionVerification(partitionFor(groupId), producerId, producerEpoch);
     }
 
     /**

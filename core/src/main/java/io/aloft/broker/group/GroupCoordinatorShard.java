@@ -11,6 +11,7 @@ import io.aloft.broker.group.consumer.ConsumerGroupConfig;
 import io.aloft.broker.group.consumer.ConsumerGroupDescriber;
 import io.aloft.broker.group.consumer.ConsumerGroupRecord;
 import io.aloft.broker.group.consumer.ConsumerGroups;
+import io.aloft.broker.log.VerificationGuard;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -271,7 +272,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
      * TxnOffsetCommit: the member checks of the group's protocol (KIP-447), then the offsets are
      * written in the producer's transaction; {@code response} once durable.
      */
-    CoordinatorResult<Void, GroupRecord> txnCommitOffsets(TxnOffsetCommitRequestData req,
+    CoordinatorResult<Void, GroupRecord> txnCommitOffsets(TxnOffsetCommitRequestData req, VerificationGuard guard,
             CompletableFuture<TxnOffsetCommitResponseData> response) {
         CoordinatorResult.Builder<GroupRecord> out = writes();
         ConsumerGroup cg = consumerGroups.group(req.groupId());
@@ -293,7 +294,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         if (error != Errors.NONE) {
             response.complete(TxnOffsetManager.errorResponse(req, error));
         } else {
-            txnOffsets.write(req.groupId(), o, req, response, out);
+            txnOffsets.write(req.groupId(), o, req, guard, response, out);
         }
         return out.build(null);
     }

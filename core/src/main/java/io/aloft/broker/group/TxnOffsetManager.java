@@ -5,6 +5,7 @@ import io.aloft.broker.coordinator.ShardContext;
 import io.aloft.broker.coordinator.TransactionMarker;
 import io.aloft.broker.group.consumer.ConsumerGroup;
 import io.aloft.broker.group.consumer.ConsumerGroups;
+import io.aloft.broker.log.VerificationGuard;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -128,8 +129,10 @@ final class TxnOffsetManager {
     /**
      * Writes a validated TxnOffsetCommit's offsets for {@code groupId} as one transactional batch of
      * the producer; {@code response} completes once it is durable, when the offsets become pending.
+     * With {@code guard} (KIP-890, null for none) the batch may open the producer's transaction in
+     * the partition only if it has not ended there since the transaction was checked.
      */
-    void write(String groupId, GroupOffsets o, TxnOffsetCommitRequestData req,
+    void write(String groupId, GroupOffsets o, TxnOffsetCommitRequestData req, VerificationGuard guard,
                CompletableFuture<TxnOffsetCommitResponseData> response, CoordinatorResult.Builder<GroupRecord> out) {
         long now = ctx.nowMs();
         Map<TopicPartition, Errors> errors = new HashMap<>();
@@ -151,7 +154,7 @@ final class TxnOffsetManager {
             response.complete(response(req, (t, p) -> errors.getOrDefault(new TopicPartition(t, p), Errors.NONE)));
             return;
         }
-        out.append(records, (failure, next) -> {
+        out.verifiedBy(guard).append(records, (failure, next) -> {
             Errors writeError = failure == null ? Errors.NONE : writeError(failure);
             if (failure != null) {
                 LOG.debug("group {}: transactional offsets of producer {} not written", groupId, req.producerId(),
@@ -167,12 +170,14 @@ final class TxnOffsetManager {
 
     /**
      * A failed append's code: a stale producer epoch as the partition said it (the producer is
-     * fenced), anything else as for any write of the group log.
+     * fenced), and so a transaction that ended since it was verified (INVALID_TXN_STATE, as Kafka
+     * answers); anything else as for any write of the group log.
      */
     private static Errors writeError(Throwable failure) {
         Throwable t = failure.getCause() != null && !(failure instanceof ApiException) ? failure.getCause() : failure;
-        if (t instanceof ApiException && Errors.forException(t) == Errors.INVALID_PRODUCER_EPOCH) {
-            return Errors.INVALID_PRODUCER_EPOCH;
+        if (t instanceof ApiException && (Errors.forException(t) == Errors.INVALID_PRODUCER_EPOCH
+                || Errors.forException(t) == Errors.INVALID_TXN_STATE)) {
+            return Errors.forException(t);
         }
         return Responses.forLogFailure(failure);
     }

@@ -20,7 +20,8 @@ public final class TransactionHandlers {
 
     /**
      * @param groups the group coordinator: its partitionFor(groupId) for AddOffsetsToTxn, and TxnOffsetCommit
-     * @param verifier adds a group's offsets partition to a transaction for TxnOffsetCommit v5 (KIP-890)
+     * @param verifier checks a transaction for a group's offsets partition for TxnOffsetCommit (KIP-890):
+     *     verifies it for v0-4, adds it for v5
      */
     public static List<ApiHandler<?>> create(TransactionCoordinator coordinator, MetadataCache cache,
             GroupCoordinator groups, TransactionVerifier verifier) {

@@ -3,8 +3,8 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.log.VerificationGuard;
 import io.aloft.broker.metadata.MetadataCache;
-import io.aloft.broker.partition.TransactionCheck;
 import io.aloft.broker.partition.TransactionVerifier;
 import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
@@ -33,20 +35,34 @@ import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
  * As in Kafka, offsets of a partition that does not exist (unlike OffsetCommit, which looks at the
  * topic only) get UNKNOWN_TOPIC_OR_PARTITION and only the others go to the coordinator.
  *
- * <p>v5 is the transaction-version-2 form (KIP-890 part 2): the client sends no AddOffsetsToTxn, so
- * the group's {@code __consumer_offsets} partition is added to the transaction first, at its
- * coordinator ({@link TransactionVerifier}, this broker's or another's), as a partition leader adds
- * a version-2 producer's partition; a refusal answers every partition (PRODUCER_FENCED as
- * INVALID_PRODUCER_EPOCH, as Kafka maps it for producers). A version-1 client sends v4 at most.
+ * <p>Before the offsets are written, the transaction is checked at its coordinator for the group's
+ * {@code __consumer_offsets} partition ({@link TransactionVerifier}, this broker's or another's), as
+ * Kafka's group coordinator does (KIP-890): v0-4 come from transaction-version-1 clients, which
+ * added the partition with AddOffsetsToTxn, so it is verified that they did (a stray or late
+ * commit would otherwise open a transaction in the partition that nobody ends;
+ * {@code transaction.partition.verification.enable=false} skips this); v5 is the
+ * transaction-version-2 form, whose client sends no AddOffsetsToTxn, so the partition is added.
+ * The check comes first, as in Kafka: a commit refused by it is answered its code whatever the
+ * group would have said. As a partition leader does for a produce, the partition's log is asked
+ * first ({@link GroupCoordinator#startTransactionVerification}): no check while the producer's
+ * transaction is open there at this epoch already, and otherwise the write carries the log's guard,
+ * so a transaction that ended between the check and the write is not reopened. The codes are
+ * mapped in {@link TxnOffsetCommitChecks}.
  *
  * <p>Stateless; runs on the network thread, completes on a group coordinator shard's thread.
  */
 public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequest> {
+    /**
+     * How long the coordinator may take to answer the check before the commit is answered as if it
+     * could not be reached (the inter-broker client bounds its own requests; this bounds the rest).
+     */
+    static final long CHECK_TIMEOUT_MS = 30_000;
+
     private final GroupCoordinator coordinator;
     private final MetadataCache cache;
     private final TransactionVerifier transactions;
 
-    /** @param transactions adds the group's offsets partition to the transaction (v5) */
+    /** @param transactions checks the transaction for the group's offsets partition (verifies, or adds for v5) */
     public TxnOffsetCommitHandler(GroupCoordinator coordinator, MetadataCache cache, TransactionVerifier transactions) {
         this.coordinator = coordinator;
         this.cache = cache;
@@ -65,21 +81,58 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, TxnOffsetCommitRequest request) {
-        TxnOffsetCommitRequestData data = request.data();
-        if (request.version() < 5) {
-            return commit(data);
-        }
-        TopicPartition offsets = new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
-                coordinator.partitionFor(data.groupId()));
-        return transactions.check(data.transactionalId(), data.producerId(), data.producerEpoch(), offsets,
-                        TransactionCheck.ADD_PARTITION)
-                .exceptionally(e -> Errors.COORDINATOR_NOT_AVAILABLE)
-                .thenCompose(error -> error == Errors.NONE ? commit(data)
-                        : CompletableFuture.completedFuture(refused(data,
-                                error == Errors.PRODUCER_FENCED ? Errors.INVALID_PRODUCER_EPOCH : error)));
+        return commit(request.data(), request.version());
     }
 
-    private static AbstractResponse refused(TxnOffsetCommitRequestData data, Errors error) {
+    /**
+     * Checks the transaction for the group's offsets partition, then writes {@code data}'s offsets
+     * (those of existing partitions; no check when there are none, or the group id is empty, which
+     * the coordinator refuses first as Kafka does).
+     */
+    private CompletableFuture<TxnOffsetCommitResponseData> checkedCommit(TxnOffsetCommitRequestData data,
+            short version) {
+        if (data.groupId() == null || data.groupId().isEmpty()) {
+            return coordinator.txnCommitOffsets(data);
+        }
+        CompletableFuture<VerificationGuard> started;
+        try {
+            started = coordinator.startTransactionVerification(data.groupId(), data.producerId(),
+                    data.producerEpoch());
+        } catch (RuntimeException e) {
+            started = CompletableFuture.failedFuture(e);
+        }
+        return started.handle((guard, failure) -> {
+            if (failure != null) {
+                // The group's partition is not led here (NOT_COORDINATOR), or could not be opened.
+                Throwable t = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                return CompletableFuture.completedFuture(refused(data, TxnOffsetCommitChecks.error(Errors.forException(t), version)));
+            }
+            if (guard == VerificationGuard.SENTINEL) {
+                return coordinator.txnCommitOffsets(data, guard); // open there at this epoch: nothing to check
+            }
+            return check(data, version).thenCompose(error -> error == Errors.NONE
+                    ? coordinator.txnCommitOffsets(data, guard)
+                    : CompletableFuture.completedFuture(refused(data, error)));
+        }).thenCompose(response -> response);
+    }
+
+    /** The transaction coordinator's answer for the group's offsets partition, as the producer's code. */
+    private CompletableFuture<Errors> check(TxnOffsetCommitRequestData data, short version) {
+        TopicPartition offsets = new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME,
+                coordinator.partitionFor(data.groupId()));
+        CompletableFuture<Errors> answer;
+        try {
+            answer = transactions.check(data.transactionalId(), data.producerId(), data.producerEpoch(), offsets,
+                    TxnOffsetCommitChecks.forVersion(version));
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        return answer.orTimeout(CHECK_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .handle((error, failure) -> TxnOffsetCommitChecks.error(failure != null ? null : error, version));
+    }
+
+    private static TxnOffsetCommitResponseData refused(TxnOffsetCommitRequestData data, Errors error) {
         TxnOffsetCommitResponseData out = new TxnOffsetCommitResponseData();
         for (TxnOffsetCommitRequestTopic t : data.topics()) {
             TxnOffsetCommitResponseTopic rt = new TxnOffsetCommitResponseTopic().setName(t.name());
@@ -87,10 +140,10 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                     .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code())));
             out.topics().add(rt);
         }
-        return new TxnOffsetCommitResponse(out);
+        return out;
     }
 
-    private CompletableFuture<AbstractResponse> commit(TxnOffsetCommitRequestData data) {
+    private CompletableFuture<AbstractResponse> commit(TxnOffsetCommitRequestData data, short version) {
         MetadataCache.View view = cache.view();
         List<TxnOffsetCommitRequestTopic> known = new ArrayList<>();
         Map<String, List<Integer>> unknown = new LinkedHashMap<>();
@@ -109,11 +162,11 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
             }
         }
         if (unknown.isEmpty()) {
-            return coordinator.txnCommitOffsets(data).thenApply(TxnOffsetCommitResponse::new);
+            return checkedCommit(data, version).thenApply(TxnOffsetCommitResponse::new);
         }
         CompletableFuture<TxnOffsetCommitResponseData> committed = known.isEmpty()
                 ? CompletableFuture.completedFuture(new TxnOffsetCommitResponseData())
-                : coordinator.txnCommitOffsets(data.duplicate().setTopics(known));
+                : checkedCommit(data.duplicate().setTopics(known), version);
         return committed.thenApply(response -> {
             unknown.forEach((name, partitions) -> {
                 TxnOffsetCommitResponseTopic rt = response.topics().stream().filter(t -> t.name().equals(name))

@@ -256,10 +256,15 @@ public final class PartitionLog {
      * origin): a transactional batch of a producer is taken without sequence or duplicate checks,
      * since it is the coordinator's record of that producer's request, not the producer's batch
      * (Kafka's group coordinator writes a producer's transactional offsets so). The epoch is still
-     * checked: an older one is refused with INVALID_PRODUCER_EPOCH.
+     * checked: an older one is refused with INVALID_PRODUCER_EPOCH. With {@code guard} (a transaction
+     * the coordinator verified, KIP-890) the batch is taken as {@link #append(MemoryRecords,
+     * VerificationGuard)} takes a producer's: a transaction that ended since is not reopened.
+     *
+     * @param guard from {@link #startTransactionVerification}, or null to check nothing
      */
-    public CompletableFuture<AppendResult> appendAsCoordinator(MemoryRecords batchesToAppend) {
-        return append(batchesToAppend, false, null);
+    public CompletableFuture<AppendResult> appendAsCoordinator(MemoryRecords batchesToAppend,
+            VerificationGuard guard) {
+        return append(batchesToAppend, false, guard);
     }
 
     private CompletableFuture<AppendResult> append(MemoryRecords batchesToAppend, boolean fromClient,

@@ -4,6 +4,7 @@ import io.aloft.broker.log.AppendResult;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.PartitionLogException;
+import io.aloft.broker.log.VerificationGuard;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.PartitionInfo;
@@ -273,11 +274,22 @@ public final class PartitionManager implements AutoCloseable {
 
     /**
      * A coordinator's own batch ({@link PartitionLog#appendAsCoordinator}: a group coordinator's
-     * transactional offsets), in order with the partition's other appends; acknowledged as
-     * {@link #append(TopicPartition, MemoryRecords)} is.
+     * transactional offsets, with the guard of the producer's transaction or null), in order with
+     * the partition's other appends; acknowledged as {@link #append(TopicPartition, MemoryRecords)} is.
      */
-    public CompletableFuture<AppendResult> appendAsCoordinator(TopicPartition tp, MemoryRecords records) {
-        return acknowledged(tp, writers.write(tp, log -> log.appendAsCoordinator(records)));
+    public CompletableFuture<AppendResult> appendAsCoordinator(TopicPartition tp, MemoryRecords records,
+            VerificationGuard guard) {
+        return acknowledged(tp, writers.write(tp, log -> log.appendAsCoordinator(records, guard)));
+    }
+
+    /**
+     * {@link PartitionLog#startTransactionVerification} on a partition this broker leads, for a
+     * coordinator about to check a producer's transaction before writing into its own partition;
+     * fails as {@link #leaderLog} does.
+     */
+    public CompletableFuture<VerificationGuard> startTransactionVerification(TopicPartition tp, long producerId,
+            short producerEpoch) {
+        return leaderLog(tp).thenApply(log -> log.startTransactionVerification(producerId, producerEpoch));
     }
 
     /**

@@ -440,12 +440,12 @@ class PartitionLogTransactionsTest {
     @Test
     void appendAsCoordinator_noSequenceOrDuplicateChecks_opensTheTransaction_olderEpochRefused() throws Exception {
         PartitionLog log = fx.open();
-        AppendResult first = get(log.appendAsCoordinator(transactional(9, (short) 3, 0, 1)));
-        AppendResult second = get(log.appendAsCoordinator(transactional(9, (short) 3, 0, 1)));
-        AppendResult third = get(log.appendAsCoordinator(transactional(9, (short) 3, 7, 1)));
+        AppendResult first = get(log.appendAsCoordinator(transactional(9, (short) 3, 0, 1), null));
+        AppendResult second = get(log.appendAsCoordinator(transactional(9, (short) 3, 0, 1), null));
+        AppendResult third = get(log.appendAsCoordinator(transactional(9, (short) 3, 7, 1), null));
         assertEquals(List.of(0L, 1L, 2L), List.of(first.baseOffset(), second.baseOffset(), third.baseOffset()));
         assertEquals(0, log.lastStableOffset()); // the transaction open since offset 0 holds it
-        assertFails(Errors.INVALID_PRODUCER_EPOCH, log.appendAsCoordinator(transactional(9, (short) 2, 0, 1)));
+        assertFails(Errors.INVALID_PRODUCER_EPOCH, log.appendAsCoordinator(transactional(9, (short) 2, 0, 1), null));
         // The producer's own batch at a remembered sequence is a duplicate: the client path still checks.
         assertEquals(third.baseOffset(), get(log.append(transactional(9, (short) 3, 7, 1))).baseOffset());
         commit(log, 9, (short) 3);

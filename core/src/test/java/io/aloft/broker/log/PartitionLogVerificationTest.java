@@ -74,6 +74,20 @@ class PartitionLogVerificationTest {
     }
 
     @Test
+    void coordinatorAppend_withTheGuard_markerMeanwhile_refused() throws Exception {
+        // A group coordinator's TxnOffsetCommit: its own batch of the producer, with the guard taken
+        // before the transaction coordinator was asked.
+        PartitionLog log = fx.open();
+        VerificationGuard guard = log.startTransactionVerification(PID, EPOCH);
+        get(log.appendMarker(PID, EPOCH, 0, true, (short) 1)); // the transaction committed meanwhile
+        assertFails(Errors.INVALID_TXN_STATE, log.appendAsCoordinator(transactional(PID, EPOCH, 0, 1), guard));
+        assertEquals(1, log.highWatermark(), "only the marker");
+        VerificationGuard next = log.startTransactionVerification(PID, EPOCH);
+        assertEquals(1, get(log.appendAsCoordinator(transactional(PID, EPOCH, 0, 1), next)).baseOffset());
+        assertSame(VerificationGuard.SENTINEL, log.startTransactionVerification(PID, EPOCH));
+    }
+
+    @Test
     void newEpoch_needsANewGuard() throws Exception {
         PartitionLog log = fx.open();
         VerificationGuard old = log.startTransactionVerification(PID, EPOCH);
