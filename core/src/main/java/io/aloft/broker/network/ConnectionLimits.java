@@ -39,9 +39,16 @@ final class ConnectionLimits {
     private final Map<InetAddress, Integer> perIp = new HashMap<>();
     private int total;
     private boolean accepting = true;
+    private final Refusals refused;
+
+    /** Told of each refused connection: its listener, and whether the per-address limit refused it. */
+    interface Refusals {
+        void refused(String listenerName, boolean perIp);
+    }
 
     ConnectionLimits(int maxConnections, int maxPerIp, Map<InetAddress, Integer> perIpOverrides,
-            RateLimitedWarnings refusals, EventLoop acceptLoop) {
+            RateLimitedWarnings refusals, EventLoop acceptLoop, Refusals refused) {
+        this.refused = refused;
         this.maxConnections = maxConnections;
         this.maxPerIp = maxPerIp;
         this.perIpOverrides = Map.copyOf(perIpOverrides);
@@ -82,6 +89,7 @@ final class ConnectionLimits {
                     + "the configured maximum of {} connections (max.connections.per.ip{})", listenerName,
                     address.getHostAddress(), limit, perIpOverrides.containsKey(address) ? ".overrides" : "");
             child.unsafe().closeForcibly();
+            refused.refused(listenerName, true);
             return false;
         }
         if (total >= maxConnections) {
@@ -89,6 +97,7 @@ final class ConnectionLimits {
                     + "configured maximum of {} connections (max.connections)", listenerName,
                     address.getHostAddress(), maxConnections);
             child.unsafe().closeForcibly();
+            refused.refused(listenerName, false);
             return false;
         }
         total++;
