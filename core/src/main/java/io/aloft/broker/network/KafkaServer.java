@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>Warnings about bad requests and refused connections go through one {@link RateLimitedWarnings}
  * each, whose suppressed counts are logged every {@link Settings#suppressedWarningsInterval()}.
  *
+ * <p>Request, connection and request-memory meters ({@link NetworkMetrics}) go to the registry
+ * given to {@link #start(List, Settings, int, RequestDispatcher, Thread.UncaughtExceptionHandler,
+ * io.micrometer.core.instrument.MeterRegistry)}.
+ *
  * <p>Threads: {@code kafka-accept-*} and {@code kafka-network-*} event loops, given the
  * uncaught-exception handler passed to {@link #start} (Netty logs what a task throws and keeps
  * the loop running; the handler sees only a loop thread that dies).
