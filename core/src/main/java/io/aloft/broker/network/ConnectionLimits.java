@@ -88,16 +88,16 @@ final class ConnectionLimits {
             refusals.warn("max.connections.per.ip", "Refused a connection to {} from {}: the address already has "
                     + "the configured maximum of {} connections (max.connections.per.ip{})", listenerName,
                     address.getHostAddress(), limit, perIpOverrides.containsKey(address) ? ".overrides" : "");
+            refused.refused(listenerName, true); // counted before the client can see the close
             child.unsafe().closeForcibly();
-            refused.refused(listenerName, true);
             return false;
         }
         if (total >= maxConnections) {
             refusals.warn("max.connections", "Refused a connection to {} from {}: the broker already has the "
                     + "configured maximum of {} connections (max.connections)", listenerName,
                     address.getHostAddress(), maxConnections);
+            refused.refused(listenerName, false); // counted before the client can see the close
             child.unsafe().closeForcibly();
-            refused.refused(listenerName, false);
             return false;
         }
         total++;
