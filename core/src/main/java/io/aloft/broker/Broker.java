@@ -51,6 +51,7 @@ import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.cleaner.LogCleaner;
 import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.metrics.BrokerMetrics;
 import io.aloft.broker.network.KafkaServer;
 import io.aloft.broker.network.RequestDispatcher;
 import io.aloft.broker.partition.PartitionManager;
@@ -318,6 +319,9 @@ public final class Broker implements AutoCloseable {
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
                 groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
+        // Request, connection, topic, partition and group-lag meters (see README "Broker meters").
+        BrokerMetrics brokerMetrics = BrokerMetrics.bind(endpoint.metrics(), settings.metrics(), nodeId, cache,
+                partitions, groups);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         // Metadata's and DescribeCluster's "controller": clients send it what Kafka routes to its
         // controller, and any broker here handles those. Kafka's brokers name a random live broker;
@@ -337,8 +341,9 @@ public final class Broker implements AutoCloseable {
                 new ListPartitionReassignmentsHandler(),
                 new DescribeClusterHandler(cache, clusterId, controllerId),
                 new UnregisterBrokerHandler(new BrokerRemoval(controller, scheduler)),
-                new ProduceHandler(cache, partitions, transactions != null),
-                new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions)),
+                new ProduceHandler(cache, partitions, transactions != null, brokerMetrics.topics()),
+                new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions),
+                        brokerMetrics.topics()),
                 new InitProducerIdHandler(producerIds, transactions == null ? null : transactions.coordinator),
                 new ListOffsetsHandler(partitions),
                 new OffsetForLeaderEpochHandler(partitions),
@@ -359,7 +364,8 @@ public final class Broker implements AutoCloseable {
         dispatcher.set(new RequestDispatcher(all));
         this.dispatcher = dispatcher.get();
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
-                .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures);
+                .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
+                endpoint.registry());
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
         failures.closeListenersWith(server);
 

@@ -5,6 +5,7 @@ import io.aloft.config.ConfigException;
 import io.aloft.config.ConfigKey;
 import io.aloft.config.ConfigType;
 import io.aloft.config.ConfigValues;
+import io.aloft.config.Validator;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Map;
@@ -38,12 +39,44 @@ public final class MetricsConfig {
                     + "http://127.0.0.1:9464.")
             .build();
 
-    public static final ConfigDefinition DEFINITION = ConfigDefinition.of("metrics", LISTENER);
+    public static final String TOPIC_SERIES_MAX_CONFIG = "aloft.metrics.topic.series.max";
+    public static final ConfigKey<Integer> TOPIC_SERIES_MAX = ConfigKey.intKey(TOPIC_SERIES_MAX_CONFIG)
+            .defaultValue(1000).validator(Validator.between(0, 1_000_000))
+            .doc("Brokers: most topics a broker keeps per-topic series of (kafka_server_brokertopicmetrics_*{topic}); "
+                    + "the all-topics series (topic=\"\") count every topic. Topics beyond it count only in "
+                    + "the total, with one WARN line when the limit is first reached. A deleted topic's series "
+                    + "are removed and free their place. 0: totals only.")
+            .build();
+
+    public static final String PARTITION_SERIES_ENABLE_CONFIG = "aloft.metrics.partition.series.enable";
+    public static final ConfigKey<Boolean> PARTITION_SERIES_ENABLE = ConfigKey.booleanKey(
+            PARTITION_SERIES_ENABLE_CONFIG).defaultValue(false)
+            .doc("Brokers: serve per-partition series of the partitions this broker leads (kafka_log_log_logendoffset, "
+                    + "_logstartoffset and _size {topic,partition}), computed at scrape time. Off by default: "
+                    + "one series per partition per meter.")
+            .build();
+
+    public static final String GROUP_LAG_SERIES_MAX_CONFIG = "aloft.metrics.group.lag.series.max";
+    public static final ConfigKey<Integer> GROUP_LAG_SERIES_MAX = ConfigKey.intKey(GROUP_LAG_SERIES_MAX_CONFIG)
+            .defaultValue(1000).validator(Validator.between(0, 1_000_000))
+            .doc("Brokers: most series of aloft_group_lag_records{group,topic,partition} one scrape serves "
+                    + "(committed offsets of the groups this broker coordinates, in partitions it leads); the rest "
+                    + "are left out, with one WARN line when the limit is first reached. 0: no lag series.")
+            .build();
+
+    public static final ConfigDefinition DEFINITION = ConfigDefinition.of("metrics", LISTENER, TOPIC_SERIES_MAX,
+            PARTITION_SERIES_ENABLE, GROUP_LAG_SERIES_MAX);
 
     private final Optional<HttpAddress> listener;
+    private final int topicSeriesMax;
+    private final boolean partitionSeries;
+    private final int groupLagSeriesMax;
 
     private MetricsConfig(ConfigValues v) {
         listener = v.get(LISTENER);
+        topicSeriesMax = v.get(TOPIC_SERIES_MAX);
+        partitionSeries = v.get(PARTITION_SERIES_ENABLE);
+        groupLagSeriesMax = v.get(GROUP_LAG_SERIES_MAX);
     }
 
     /**
@@ -58,6 +91,21 @@ public final class MetricsConfig {
     /** The endpoint's address; empty when the endpoint is off. */
     public Optional<HttpAddress> listener() {
         return listener;
+    }
+
+    /** {@value #TOPIC_SERIES_MAX_CONFIG}. */
+    public int topicSeriesMax() {
+        return topicSeriesMax;
+    }
+
+    /** {@value #PARTITION_SERIES_ENABLE_CONFIG}. */
+    public boolean partitionSeries() {
+        return partitionSeries;
+    }
+
+    /** {@value #GROUP_LAG_SERIES_MAX_CONFIG}. */
+    public int groupLagSeriesMax() {
+        return groupLagSeriesMax;
     }
 
     private static Optional<HttpAddress> parseListener(String text) {

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 /**
@@ -63,6 +64,15 @@ public final class ServerMetrics implements AutoCloseable {
     /** Where components register their meters. */
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /**
+     * Adds series computed at scrape time with label sets that change between scrapes (group lag,
+     * per-partition offsets), which Micrometer's registered meters do not fit; {@code collector}
+     * runs on the scraping thread and must bound its own time and series.
+     */
+    public void registerCollector(MultiCollector collector) {
+        registry.getPrometheusRegistry().register(collector);
     }
 
     /** The Prometheus registry underneath, for the HTTP exporter. */

@@ -390,6 +390,19 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
         });
     }
 
+    /**
+     * Committed offsets of the groups of every partition this coordinator serves, at most
+     * {@code limitPerPartition} per partition (for the lag meters: read on each shard's thread).
+     */
+    public CompletableFuture<List<CommittedOffset>> committedOffsets(int limitPerPartition) {
+        List<CompletableFuture<List<CommittedOffset>>> shards = new ArrayList<>();
+        for (CompletableFuture<List<CommittedOffset>> f : runtime.readAll("committed-offsets",
+                s -> s.committedOffsets(limitPerPartition))) {
+            shards.add(f.exceptionally(e -> List.of())); // unloaded meanwhile: nothing of it here any more
+        }
+        return allInOrder(shards).thenApply(lists -> lists.stream().flatMap(List::stream).toList());
+    }
+
     private static List<String> lower(List<String> values) {
         return values == null ? List.of() : values.stream().map(s -> s.toLowerCase(Locale.ROOT)).toList();
     }

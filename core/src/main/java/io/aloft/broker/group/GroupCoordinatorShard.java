@@ -336,6 +336,20 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
 
     // ---- groups --------------------------------------------------------------------------
 
+    /** Committed offsets of this partition's groups, at most {@code limit} of them, in no order (lag meters). */
+    List<CommittedOffset> committedOffsets(int limit) {
+        List<CommittedOffset> out = new ArrayList<>();
+        for (Map.Entry<String, GroupOffsets> g : groupOffsets.entrySet()) {
+            for (GroupRecord.OffsetCommit c : g.getValue().committed.values()) {
+                if (out.size() >= limit) {
+                    return out;
+                }
+                out.add(new CommittedOffset(g.getKey(), c.topic(), c.partition(), c.offset()));
+            }
+        }
+        return out;
+    }
+
     /** The groups of this partition that are not dead, unfiltered and unsorted. */
     List<ListedGroup> listGroups() {
         List<ListedGroup> out = new ArrayList<>();

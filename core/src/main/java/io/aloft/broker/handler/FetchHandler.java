@@ -9,6 +9,7 @@ import io.aloft.broker.log.AbortedTxn;
 import io.aloft.broker.log.LogReadResult;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.metrics.BrokerTopicMetrics;
 import io.aloft.broker.partition.PartitionManager;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,9 +54,17 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
     private final PartitionManager partitions;
     private final ScheduledExecutorService timer;
     private final FetchSessionManager sessions;
+    private final BrokerTopicMetrics topicMetrics;
 
     public FetchHandler(MetadataCache cache, PartitionManager partitions, ScheduledExecutorService timer,
             FetchSessionManager sessions) {
+        this(cache, partitions, timer, sessions, BrokerTopicMetrics.none());
+    }
+
+    /** As above, counting reads, failures and bytes out per topic in {@code topicMetrics}. */
+    public FetchHandler(MetadataCache cache, PartitionManager partitions, ScheduledExecutorService timer,
+            FetchSessionManager sessions, BrokerTopicMetrics topicMetrics) {
+        this.topicMetrics = topicMetrics;
         this.cache = cache;
         this.partitions = partitions;
         this.timer = timer;
@@ -96,12 +105,23 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
             return waitForData(wanted, isolation, deadline).thenCompose(changed -> changed
                     ? readAll(wanted, request, isolation) : CompletableFuture.completedFuture(first));
         }).thenApply(result -> {
+            countBytesOut(wanted, result.answers);
             FetchResponseData data = plan.respond(result.answers);
             if (request.version() >= LeaderHints.FIRST_FETCH_VERSION) {
                 addLeaderHints(data, context.listenerName());
             }
             return (AbstractResponse) FetchResponse.of(data);
         });
+    }
+
+    /** BytesOut: the answers are in the order of the partitions read. */
+    private void countBytesOut(List<FetchTarget> wanted, List<PartitionData> answers) {
+        for (int i = 0; i < answers.size() && i < wanted.size(); i++) {
+            PartitionData pd = answers.get(i);
+            if (pd.records() != null && pd.records().sizeInBytes() > 0 && wanted.get(i).tp() != null) {
+                topicMetrics.bytesOut(wanted.get(i).tp().topic(), pd.records().sizeInBytes());
+            }
+        }
     }
 
     /** KIP-951: partitions refused for not being led here name their leader (see {@link LeaderHints}). */
@@ -185,6 +205,22 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
             return CompletableFuture.completedFuture(pd.setErrorCode(
                     (w.error() != Errors.NONE ? w.error() : Errors.UNKNOWN_TOPIC_OR_PARTITION).code()));
         }
+        CompletableFuture<PartitionData> answer = read(w, p, pd, bytesLeft, firstWithData, isolation);
+        if (answer.isDone()) {
+            counted(w, answer.join());
+            return answer;
+        }
+        return answer.thenApply(done -> counted(w, done));
+    }
+
+    /** TotalFetchRequests and FailedFetchRequests, per partition read (Kafka counts in its log read). */
+    private PartitionData counted(FetchTarget w, PartitionData pd) {
+        topicMetrics.fetchRequest(w.tp().topic(), Errors.forCode(pd.errorCode()));
+        return pd;
+    }
+
+    private CompletableFuture<PartitionData> read(FetchTarget w, FetchPartition p, PartitionData pd, int bytesLeft,
+            boolean firstWithData, IsolationLevel isolation) {
         CompletableFuture<PartitionLog> opened = partitions.leaderLog(w.tp());
         if (opened.isDone() && !opened.isCompletedExceptionally()) {
             // An open log with nothing past the fetch offset (most partitions of a fetch of many):

@@ -5,6 +5,7 @@ import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.log.AppendResult;
 import io.aloft.broker.log.PartitionLogException;
 import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.broker.metrics.BrokerTopicMetrics;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.partition.TransactionCheck;
 import io.aloft.broker.partition.VerificationBatch;
@@ -56,6 +57,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     private final MetadataCache cache;
     private final PartitionManager partitions;
     private final boolean transactions;
+    private final BrokerTopicMetrics topicMetrics;
 
     public ProduceHandler(MetadataCache cache, PartitionManager partitions) {
         this(cache, partitions, false);
@@ -63,9 +65,16 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
 
     /** @param transactions whether transactional batches are accepted (aloft.transactions.enable) */
     public ProduceHandler(MetadataCache cache, PartitionManager partitions, boolean transactions) {
+        this(cache, partitions, transactions, BrokerTopicMetrics.none());
+    }
+
+    /** As above, counting bytes, records and failures per topic in {@code topicMetrics}. */
+    public ProduceHandler(MetadataCache cache, PartitionManager partitions, boolean transactions,
+            BrokerTopicMetrics topicMetrics) {
         this.cache = cache;
         this.partitions = partitions;
         this.transactions = transactions;
+        this.topicMetrics = topicMetrics;
     }
 
     @Override
@@ -138,6 +147,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                     topicId.getLeastSignificantBits()));
             name = topic == null ? null : topic.name();
         }
+        // Kafka counts a partition as a produce request only once its topic is known.
+        boolean counted = name != null && cache.view().topic(name) != null;
         List<CompletableFuture<PartitionProduceResponse>> parts = new ArrayList<>();
         for (PartitionProduceData p : t.partitionData()) {
             if (name == null) {
@@ -150,7 +161,10 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                 }
                 parts.add(done(p.index(), Errors.UNKNOWN_TOPIC_ID, "unknown topic id " + topicId));
             } else if (org.apache.kafka.common.internals.Topic.isInternal(name)) {
-                // Only the broker's group coordinator writes there (as in Kafka).
+                // Only the broker's group coordinator writes there (as in Kafka, which counts it as a request).
+                if (counted) {
+                    topicMetrics.produceRequest(name);
+                }
                 parts.add(done(p.index(), Errors.INVALID_TOPIC_EXCEPTION, "cannot produce to internal topic " + name));
             } else if (acks != 0 && acks != 1 && acks != -1) {
                 parts.add(done(p.index(), Errors.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1, not " + acks));
@@ -161,7 +175,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                 parts.add(refusal != null ? done(p.index(), refusal.error(), refusal.message())
                         : append(new TopicPartition(name, p.index()), records, deadlineNanos,
                                 transactions ? transactionalId : null, TransactionCheck.forProduceVersion(version),
-                                batch));
+                                batch, counted));
             }
         }
         String resolved = name;
@@ -174,13 +188,20 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     }
 
     private CompletableFuture<PartitionProduceResponse> append(TopicPartition tp, MemoryRecords records,
-            long deadlineNanos, String transactionalId, TransactionCheck check, VerificationBatch batch) {
+            long deadlineNanos, String transactionalId, TransactionCheck check, VerificationBatch batch,
+            boolean counted) {
+        if (counted) {
+            topicMetrics.produceRequest(tp.topic());
+        }
         CompletableFuture<AppendResult> appended = transactionalId == null
                 ? partitions.append(tp, records, deadlineNanos)
                 : partitions.append(tp, records, deadlineNanos, transactionalId, check, batch);
         return appended.handle((AppendResult r, Throwable e) -> {
             if (e != null) {
                 Errors code = PartitionErrors.toKafka(e);
+                if (counted) {
+                    topicMetrics.produceFailed(tp.topic(), code, records == null ? 0 : records.sizeInBytes());
+                }
                 PartitionProduceResponse failed = new PartitionProduceResponse().setIndex(tp.partition())
                         .setErrorCode(code.code()).setErrorMessage(PartitionErrors.message(e)).setBaseOffset(-1)
                         .setLogAppendTimeMs(-1).setLogStartOffset(-1);
@@ -190,6 +211,9 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                             .setBatchIndexErrorMessage(ple.getMessage())));
                 }
                 return failed;
+            }
+            if (r.baseOffset() >= 0) {
+                topicMetrics.appended(tp.topic(), records.sizeInBytes(), r.lastOffset() - r.baseOffset() + 1);
             }
             return new PartitionProduceResponse().setIndex(tp.partition()).setErrorCode(Errors.NONE.code())
                     .setBaseOffset(r.baseOffset()).setLogAppendTimeMs(r.logAppendTimeMs())

@@ -1,8 +1,11 @@
 package io.aloft.broker.network;
 
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.network.NetworkMetrics.ApiMeters;
 import io.aloft.broker.network.ReadPauses.Reason;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CorruptedFrameException;
@@ -59,7 +62,13 @@ import org.slf4j.LoggerFactory;
  * request's turn comes (after the responses before it), with one log line naming API, version,
  * correlation id and cause.
  *
- * <p>Runs on the connection's event loop; every field is confined to it.
+ * <p><b>Meters.</b> Each request's times are taken at the split points {@link NetworkMetrics}
+ * describes, kept in its {@link InFlight} entry (no allocation beyond it), and recorded in its API's
+ * meters; each response's error codes are counted there too.
+ *
+ * <p>Runs on the connection's event loop; every field is confined to it (an entry's
+ * {@code handled} time is written by the thread completing its handler's future, before the hand-over
+ * to the event loop).
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
@@ -72,6 +81,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final String connectionId;
     private final ReadPauses pauses;
     private final RateLimitedWarnings badRequests;
+    private final NetworkMetrics metrics;
     /** Nanoseconds, or -1: never close for idleness. */
     private final long maxIdleNanos;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
@@ -84,9 +94,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final Map<String, Integer> badFrames = new TreeMap<>();
     private String firstBadFrame;
 
-    /** A request waiting for its turn to be answered. */
-    private static final class InFlight {
+    /** A request waiting for its turn to be answered; told when its response has been sent. */
+    private static final class InFlight implements ChannelFutureListener {
         final RequestHeader header;
+        /** Its API's meters; null for the answer this handler makes itself. */
+        ApiMeters meters;
+        /** The split points of its time (System.nanoTime; see NetworkMetrics). */
+        long received;
+        long dispatched;
+        /** Written by the thread completing the handler's future; the event loop's task queue publishes it. */
+        long handled;
+        long written;
         /** Null for the ApiVersions answer this handler makes itself, and once the request is done. */
         AbstractRequest request;
         /** The request's bytes, released once it is done; null for the answer this handler makes itself. */
@@ -103,6 +121,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             this.sendsResponse = sendsResponse;
         }
 
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            if (future.isSuccess()) {
+                long sent = System.nanoTime();
+                meters.record(meters.responseSendTime, written, sent);
+                meters.record(meters.totalTime, received, sent);
+            }
+        }
+
         String describe() {
             return header.apiKey() + " v" + header.apiVersion() + " (correlation id " + header.correlationId() + ")";
         }
@@ -112,7 +139,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
      * @param maxIdleMs {@code connections.max.idle.ms}; -1: never close for idleness
      */
     ConnectionHandler(RequestDispatcher dispatcher, String listenerName, String connectionId, ReadPauses pauses,
-            RateLimitedWarnings badRequests, long maxIdleMs) {
+            RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics) {
+        this.metrics = metrics;
         this.dispatcher = dispatcher;
         this.listenerName = listenerName;
         this.connectionId = connectionId;
@@ -138,7 +166,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        lastActivity = System.nanoTime();
+        long received = System.nanoTime();
+        lastActivity = received;
         // No copy: the frame's buffer is the request's own (request objects may keep slices of it).
         ByteBuffer buffer = frame.buffer();
         RequestHeader header;
@@ -170,19 +199,47 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         boolean sendsResponse = !(request instanceof ProduceRequest produce && produce.acks() == 0);
         InFlight entry = new InFlight(header, request, frame, sendsResponse);
-        inFlight.add(entry);
+        entry.meters = metrics.api(key);
+        entry.meters.requested(header.apiVersion());
+        entry.received = received;
+        add(entry);
         if (inFlight.size() >= MAX_IN_FLIGHT) {
             pauses.pause(Reason.IN_FLIGHT);
         }
         RequestContext context = new RequestContext(header, listenerName,
                 (InetSocketAddress) ctx.channel().remoteAddress(), connectionId);
-        dispatcher.dispatch(context, request).whenComplete((response, error) -> ctx.executor().execute(() -> {
-            complete(entry, response, error);
-            writeReady(ctx);
-        }));
+        entry.dispatched = System.nanoTime();
+        dispatcher.dispatch(context, request).whenComplete((response, error) -> {
+            entry.handled = System.nanoTime();
+            ctx.executor().execute(() -> {
+                complete(entry, response, error);
+                writeReady(ctx);
+            });
+        });
+    }
+
+    private void add(InFlight entry) {
+        inFlight.add(entry);
+        metrics.requestRead();
+    }
+
+    private void clearInFlight() {
+        metrics.requestsDone(inFlight.size());
+        inFlight.clear();
     }
 
     private void complete(InFlight entry, AbstractResponse response, Throwable error) {
+        ApiMeters m = entry.meters;
+        if (m != null) {
+            m.record(m.requestQueueTime, entry.received, entry.dispatched);
+            m.record(m.localTime, entry.dispatched, entry.handled);
+            if (!entry.sendsResponse) {
+                m.record(m.totalTime, entry.received, entry.handled);
+            }
+            if (response != null) {
+                countErrors(m, response);
+            }
+        }
         entry.outcome = ResponseFrames.of(entry.header, entry.request, entry.sendsResponse, response, error,
                 connectionId);
         entry.done = true;
@@ -193,6 +250,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Never fails the response: a response whose error codes cannot be read is only not counted. */
+    private void countErrors(ApiMeters m, AbstractResponse response) {
+        try {
+            response.errorCounts().forEach(m::errors);
+        } catch (RuntimeException e) {
+            log.debug("Could not count the error codes of a {} response on {}", m, connectionId, e);
+        }
+    }
+
     private void writeReady(ChannelHandlerContext ctx) {
         if (closing) {
             return;
@@ -200,6 +266,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         boolean wrote = false;
         while (!inFlight.isEmpty() && inFlight.peek().done) {
             InFlight e = inFlight.poll();
+            metrics.requestsDone(1);
             if (!ctx.channel().isActive()) {
                 continue;
             }
@@ -212,7 +279,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                             e.describe(), e.outcome.closeReason());
                 }
                 closing = true;
-                inFlight.clear();
+                clearInFlight();
                 pauses.pause(Reason.CLOSING);
                 // The responses written before are flushed first, then the connection closes.
                 ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
@@ -222,8 +289,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 // Most frames fit one piece and are written as they are; a larger one goes out a piece
                 // at a time (ResponseChunks).
                 ByteBuffer[] frame = e.outcome.frame();
-                ctx.write(WritePieces.bytes(frame) <= WritePieces.PIECE_BYTES ? Unpooled.wrappedBuffer(frame)
+                e.written = System.nanoTime();
+                ChannelFuture sent = ctx.write(WritePieces.bytes(frame) <= WritePieces.PIECE_BYTES
+                        ? Unpooled.wrappedBuffer(frame)
                         : new ResponseChunks(WritePieces.split(frame, WritePieces.PIECE_BYTES)));
+                if (e.meters != null) {
+                    e.meters.record(e.meters.responseQueueTime, e.handled, e.written);
+                    sent.addListener(e);
+                }
                 wrote = true;
             }
         }
@@ -242,7 +315,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 .setApiKeys(dispatcher.apiVersions());
         InFlight entry = new InFlight(new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, header.clientId(),
                 header.correlationId()), null, null, true);
-        inFlight.add(entry);
+        add(entry);
         complete(entry, new ApiVersionsResponse(body), null);
         writeReady(ctx);
     }
@@ -260,7 +333,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         if (!closing) {
             closing = true;
-            inFlight.clear();
+            clearInFlight();
             pauses.pause(Reason.CLOSING);
             ctx.close();
         }

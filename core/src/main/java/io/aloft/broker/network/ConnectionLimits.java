@@ -39,9 +39,16 @@ final class ConnectionLimits {
     private final Map<InetAddress, Integer> perIp = new HashMap<>();
     private int total;
     private boolean accepting = true;
+    private final Refusals refused;
+
+    /** Told of each refused connection: its listener, and whether the per-address limit refused it. */
+    interface Refusals {
+        void refused(String listenerName, boolean perIp);
+    }
 
     ConnectionLimits(int maxConnections, int maxPerIp, Map<InetAddress, Integer> perIpOverrides,
-            RateLimitedWarnings refusals, EventLoop acceptLoop) {
+            RateLimitedWarnings refusals, EventLoop acceptLoop, Refusals refused) {
+        this.refused = refused;
         this.maxConnections = maxConnections;
         this.maxPerIp = maxPerIp;
         this.perIpOverrides = Map.copyOf(perIpOverrides);
@@ -81,6 +88,7 @@ final class ConnectionLimits {
             refusals.warn("max.connections.per.ip", "Refused a connection to {} from {}: the address already has "
                     + "the configured maximum of {} connections (max.connections.per.ip{})", listenerName,
                     address.getHostAddress(), limit, perIpOverrides.containsKey(address) ? ".overrides" : "");
+            refused.refused(listenerName, true); // counted before the client can see the close
             child.unsafe().closeForcibly();
             return false;
         }
@@ -88,6 +96,7 @@ final class ConnectionLimits {
             refusals.warn("max.connections", "Refused a connection to {} from {}: the broker already has the "
                     + "configured maximum of {} connections (max.connections)", listenerName,
                     address.getHostAddress(), maxConnections);
+            refused.refused(listenerName, false); // counted before the client can see the close
             child.unsafe().closeForcibly();
             return false;
         }

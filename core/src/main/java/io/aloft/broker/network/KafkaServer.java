@@ -1,5 +1,7 @@
 package io.aloft.broker.network;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -32,6 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Warnings about bad requests and refused connections go through one {@link RateLimitedWarnings}
  * each, whose suppressed counts are logged every {@link Settings#suppressedWarningsInterval()}.
+ *
+ * <p>Request, connection and request-memory meters ({@link NetworkMetrics}) go to the registry
+ * given to {@link #start(List, Settings, int, RequestDispatcher, Thread.UncaughtExceptionHandler,
+ * io.micrometer.core.instrument.MeterRegistry)}.
  *
  * <p>Threads: {@code kafka-accept-*} and {@code kafka-network-*} event loops, given the
  * uncaught-exception handler passed to {@link #start} (Netty logs what a task throws and keeps
@@ -88,18 +94,23 @@ public final class KafkaServer implements AutoCloseable {
     private final RateLimitedWarnings badRequests;
     private final RateLimitedWarnings refusedConnections;
     private final ConnectionLimits limits;
+    private final NetworkMetrics metrics;
 
-    private KafkaServer(Settings settings, int networkThreads, Thread.UncaughtExceptionHandler handler) {
+    private KafkaServer(Settings settings, int networkThreads, Thread.UncaughtExceptionHandler handler,
+            MeterRegistry registry) {
         this.settings = settings;
+        this.metrics = new NetworkMetrics(registry);
         this.boss = new NioEventLoopGroup(1, threads("kafka-accept", handler));
         this.workers = new NioEventLoopGroup(networkThreads, threads("kafka-network", handler));
         this.pool = new RequestMemoryPool(settings.queuedMaxRequestBytes());
+        metrics.bindMemoryPool(pool);
         this.badRequests = new RateLimitedWarnings(LoggerFactory.getLogger(ConnectionHandler.class), "bad requests",
                 WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
         this.refusedConnections = new RateLimitedWarnings(LoggerFactory.getLogger(ConnectionLimits.class),
                 "refused connections", WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerIp(),
-                settings.maxConnectionsPerIpOverrides(), refusedConnections, boss.next());
+                settings.maxConnectionsPerIpOverrides(), refusedConnections, boss.next(),
+                (listener, perIp) -> metrics.listener(listener).refused(perIp));
         long every = settings.suppressedWarningsInterval().toNanos();
         boss.scheduleAtFixedRate(() -> {
             badRequests.flushSuppressed();
@@ -127,10 +138,20 @@ public final class KafkaServer implements AutoCloseable {
                 (thread, error) -> log.error("Uncaught exception on network thread {}", thread.getName(), error));
     }
 
-    /** As above, with {@code settings}, the event loops' threads carrying {@code handler}. */
+    /**
+     * As above, with {@code settings}, the event loops' threads carrying {@code handler}; meters go
+     * nowhere.
+     */
     public static KafkaServer start(List<Listener> listeners, Settings settings, int networkThreads,
             RequestDispatcher dispatcher, Thread.UncaughtExceptionHandler handler) throws InterruptedException {
-        KafkaServer server = new KafkaServer(settings, networkThreads, handler);
+        return start(listeners, settings, networkThreads, dispatcher, handler, new CompositeMeterRegistry());
+    }
+
+    /** As above, the request and connection meters ({@link NetworkMetrics}) registered on {@code registry}. */
+    public static KafkaServer start(List<Listener> listeners, Settings settings, int networkThreads,
+            RequestDispatcher dispatcher, Thread.UncaughtExceptionHandler handler, MeterRegistry registry)
+            throws InterruptedException {
+        KafkaServer server = new KafkaServer(settings, networkThreads, handler, registry);
         try {
             for (Listener l : listeners) {
                 server.bind(l, dispatcher);
@@ -143,6 +164,7 @@ public final class KafkaServer implements AutoCloseable {
     }
 
     private void bind(Listener listener, RequestDispatcher dispatcher) throws InterruptedException {
+        NetworkMetrics.ListenerMeters connectionMeters = metrics.listener(listener.name());
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -154,13 +176,15 @@ public final class KafkaServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         String id = listener.name() + "-" + connections.incrementAndGet();
+                        connectionMeters.opened();
+                        ch.closeFuture().addListener(f -> connectionMeters.closed());
                         ReadPauses pauses = new ReadPauses(ch);
                         // Large responses leave a piece at a time, as the socket takes them (ResponseChunks).
                         ch.pipeline().addLast("chunks", new ChunkedWriteHandler());
                         ch.pipeline().addLast("frames", new RequestFrameDecoder(settings.maxRequestBytes(), pool,
                                 settings.connectionQueuedMaxRequestBytes(), pauses));
                         ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, listener.name(), id, pauses,
-                                badRequests, settings.connectionsMaxIdleMs()));
+                                badRequests, settings.connectionsMaxIdleMs(), metrics));
                     }
                 });
         InetSocketAddress address = listener.host().isEmpty() ? new InetSocketAddress(listener.port())

@@ -92,14 +92,22 @@ class ConnectionLimitsTest {
         }
     }
 
+    /** aloft_network_connections_refused_total{limit="max.connections.per.ip"} of the per-address broker. */
+    private static double refusedPerIp() {
+        return perIp.broker().metrics().registry().get("aloft.network.connections.refused")
+                .tag("listener", "PLAINTEXT").tag("limit", "max.connections.per.ip").counter().count();
+    }
+
     @Test
     void perIpOverrides_raiseOrLowerOneAddressesLimit() throws Exception {
         int port = perIp.broker().port("PLAINTEXT");
         List<Socket> open = new ArrayList<>();
         try {
+            double refusedBefore = refusedPerIp();
             assertEquals(4, servedUntilRefused(port, "127.0.0.2", open));
             assertEquals(0, servedUntilRefused(port, "127.0.0.3", open));
             assertEquals(2, servedUntilRefused(port, "127.0.0.4", open), "other addresses keep the default");
+            assertEquals(3, refusedPerIp() - refusedBefore, "one refusal per address, counted");
         } finally {
             closeAll(open);
         }
