@@ -109,9 +109,12 @@ class StorageMetersTest {
         assertFalse(m.containsKey("aloft_object_storage_cost_usd_total{kind=\"requests\",store=\"wal\"}"),
                 "a block WAL has no object storage");
 
-        // Compaction's rounds list the objects: stored bytes and the storage cost rate follow.
-        Map<String, Double> listed = waitFor(s -> value(s, "aloft_stream_compaction_rounds_total") >= 2
-                && value(s, "aloft_stream_objects") >= 1, "a compaction round listed the objects");
+        // Compaction's rounds list the objects: stored bytes and the storage cost rate follow. The
+        // round in progress now may have listed before the upload's commit: wait for the one after.
+        double rounds = value(m, "aloft_stream_compaction_rounds_total");
+        Map<String, Double> listed = waitFor(s -> value(s, "aloft_stream_compaction_rounds_total") >= rounds + 2,
+                "two more compaction rounds");
+        assertTrue(value(listed, "aloft_stream_objects") >= 1);
         double stored = value(listed, "aloft_object_storage_stored_bytes{store=\"data\"}");
         assertTrue(stored >= BATCHES * RECORD_BYTES, "stored " + stored);
         assertEquals(stored / (1L << 30) * 0.023,
@@ -146,6 +149,9 @@ class StorageMetersTest {
             String[] cells = line.split("\\|");
             String name = cells[1].trim().replace("`", "");
             String type = cells[2].trim();
+            if (type.contains("S3 backend only")) {
+                continue; // this broker's object storage is file://
+            }
             String sample = type.startsWith("histogram") ? name + "_bucket"
                     : type.startsWith("summary") ? name + "_count" : name;
             if (!exposed.contains(sample)) {
