@@ -50,6 +50,7 @@ import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.cleaner.LogCleaner;
+import io.aloft.broker.metrics.StorageMeters;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.metrics.BrokerMetrics;
 import io.aloft.broker.network.KafkaServer;
@@ -395,6 +396,8 @@ public final class Broker implements AutoCloseable {
         resources.add(cleaner);
         failures.closeOnFailure("log cleaner", cleaner);
         cleaner.start();
+        StorageMeters.bind(endpoint.registry(), settings.cost(), wal, walStorage, storage, store, failover, partitions,
+                cleaner);
         // After registration, and only now that this broker serves: the coordinator loads the
         // partitions it leads (the topic itself is made on the first FindCoordinator).
         resources.add(offsetsTopic);

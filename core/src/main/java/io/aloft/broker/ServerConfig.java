@@ -10,6 +10,7 @@ import io.aloft.config.ConfigException;
 import io.aloft.config.PathChecks;
 import io.aloft.config.UnknownKeys;
 import io.aloft.controller.ControllerConfig;
+import io.aloft.metrics.CostConfig;
 import io.aloft.metrics.MetricsConfig;
 import io.aloft.stream.storage.ObjectStorages;
 import io.aloft.stream.store.StreamStoreConfig;
@@ -38,7 +39,7 @@ public final class ServerConfig {
             FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
             TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
-            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION);
+            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
     public static final ConfigDefinition ALL = ConfigDefinition.combine("server", DEFINITIONS);
@@ -64,6 +65,7 @@ public final class ServerConfig {
     private final CleanerConfig cleaner;
     private final FetchSessionConfig fetchSessions;
     private final MetricsConfig metrics;
+    private final CostConfig cost;
 
     private ServerConfig(Map<String, String> given) {
         broker = BrokerConfig.fromProperties(given);
@@ -82,6 +84,7 @@ public final class ServerConfig {
         cleaner = CleanerConfig.fromProperties(props);
         fetchSessions = FetchSessionConfig.fromProperties(props);
         metrics = MetricsConfig.fromProperties(props);
+        cost = CostConfig.fromProperties(props);
         if (objectWal.url() == null && store.logCacheSizeBytes() >= wal.capacityBytes()) {
             throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, store.logCacheSizeBytes()
                     + " is not below " + WalConfig.CAPACITY_CONFIG + "=" + wal.capacityBytes()
@@ -165,6 +168,11 @@ public final class ServerConfig {
 
     public CleanerConfig cleaner() {
         return cleaner;
+    }
+
+    /** Object storage prices for the estimated cost meters. */
+    public CostConfig cost() {
+        return cost;
     }
 
     public MetricsConfig metrics() {

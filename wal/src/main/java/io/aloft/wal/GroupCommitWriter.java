@@ -114,6 +114,8 @@ final class GroupCommitWriter {
         boolean done;
         final List<CompletableFuture<Long>> futures = new ArrayList<>();
         final List<Long> offsets = new ArrayList<>();
+        /** System.nanoTime() of each record's append call, for its latency; parallel to futures. */
+        long[] started = new long[16];
 
         Block(long start, ByteBuffer buf) {
             this.start = start;
@@ -121,13 +123,15 @@ final class GroupCommitWriter {
         }
     }
 
-    private record Waiting(ByteBuffer body, CompletableFuture<Long> future, ScheduledFuture<?>[] timeout) {
+    private record Waiting(ByteBuffer body, CompletableFuture<Long> future, ScheduledFuture<?>[] timeout,
+            long started) {
     }
 
     private record DurableWaiter(long target, CompletableFuture<Void> future) {
     }
 
     CompletableFuture<Long> append(ByteBuffer record) {
+        long started = System.nanoTime();
         CompletableFuture<Long> future = new CompletableFuture<>();
         int length = record.remaining();
         if (length > ring.maxRecordBody()) {
@@ -142,7 +146,7 @@ final class GroupCommitWriter {
             if (rejectIfStopped(future)) {
                 return future;
             }
-            if (waiting.isEmpty() && place(record, checksum, future)) {
+            if (waiting.isEmpty() && place(record, checksum, future, started)) {
                 pump();
             } else if (appendTimeoutMs == 0) {
                 stats.fullTimeouts.increment();
@@ -150,7 +154,7 @@ final class GroupCommitWriter {
             } else {
                 stats.fullWaits.increment();
                 ByteBuffer copy = ByteBuffer.allocate(length).put(record.duplicate()).flip();
-                Waiting w = new Waiting(copy, future, new ScheduledFuture<?>[1]);
+                Waiting w = new Waiting(copy, future, new ScheduledFuture<?>[1], started);
                 waiting.addLast(w);
                 w.timeout[0] = timer.schedule(() -> expire(w), appendTimeoutMs, TimeUnit.MILLISECONDS);
             }
@@ -188,6 +192,7 @@ final class GroupCommitWriter {
             lock.unlock();
         }
         stats.fullTimeouts.increment();
+        stats.recordFullWait(System.nanoTime() - w.started);
         w.future.completeExceptionally(fullException(w.body.remaining()));
     }
 
@@ -195,7 +200,7 @@ final class GroupCommitWriter {
      * Copies a record into the open block, sealing blocks and inserting ring-end padding as needed.
      * Returns false, leaving the record unplaced, when the ring lacks trimmed space for it.
      */
-    private boolean place(ByteBuffer body, CRC32C checksum, CompletableFuture<Long> future) {
+    private boolean place(ByteBuffer body, CRC32C checksum, CompletableFuture<Long> future, long started) {
         long framed = RecordFormat.framedSize(body.remaining());
         Block b = current;
         if (b.used > 0 && (b.used + framed > maxBatch || Ring.padded(b.used + framed) > ring.roomToEnd(b.start))) {
@@ -223,6 +228,10 @@ final class GroupCommitWriter {
         RecordFormat.writeRecord(b.buf, b.used, offset, epoch, body, checksum);
         boundaries.noteRecord(offset);
         b.used += (int) framed;
+        if (b.futures.size() == b.started.length) {
+            b.started = java.util.Arrays.copyOf(b.started, b.started.length * 2);
+        }
+        b.started[b.futures.size()] = started;
         b.futures.add(future);
         b.offsets.add(offset);
         stats.appends.increment();
@@ -356,8 +365,10 @@ final class GroupCommitWriter {
 
     private void complete(List<Block> completed, List<CompletableFuture<Void>> reached) {
         try {
+            long now = System.nanoTime();
             for (Block b : completed) {
                 for (int i = 0; i < b.futures.size(); i++) {
+                    stats.recordAppendLatency(now - b.started[i]);
                     b.futures.get(i).complete(b.offsets.get(i));
                 }
             }
@@ -462,10 +473,11 @@ final class GroupCommitWriter {
             scanStart = newScanStart;
             while (!waiting.isEmpty()) {
                 Waiting w = waiting.peekFirst();
-                if (!place(w.body, RecordFormat.bodyChecksum(w.body), w.future)) {
+                if (!place(w.body, RecordFormat.bodyChecksum(w.body), w.future, w.started)) {
                     break;
                 }
                 waiting.pollFirst();
+                stats.recordFullWait(System.nanoTime() - w.started);
                 w.timeout[0].cancel(false);
             }
             pump();

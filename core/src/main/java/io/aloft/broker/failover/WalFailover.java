@@ -79,6 +79,9 @@ public final class WalFailover implements AutoCloseable {
     private Map<Integer, String> locations = Map.of();
     /** Brokers whose WAL cannot be recovered from here, already logged (failover thread only). */
     private final Set<String> unreachableLogged = new HashSet<>();
+    private final java.util.concurrent.atomic.LongAdder recoveries = new java.util.concurrent.atomic.LongAdder();
+    /** Told each recovery's duration in nanoseconds (see {@link #recordRecoveryTimeTo}). */
+    private volatile java.util.function.LongConsumer recoveryTime = nanos -> { };
     /** No recovery is tried before this (System.nanoTime); only the failover thread uses it. */
     private long retryAfterNanos = System.nanoTime();
 
@@ -110,6 +113,19 @@ public final class WalFailover implements AutoCloseable {
     /** The {@link WalMarkers#LOCATION_PREFIX} value of a WAL in object storage at {@code url}. */
     public static String objectLocation(String url) {
         return WalMarkers.OBJECT + url;
+    }
+
+    /** WALs of fenced brokers this broker recovered (replayed, committed and marked recovered). */
+    public long recoveries() {
+        return recoveries.sum();
+    }
+
+    /**
+     * Sends each recovery's duration (take-over, replay, commit and marker, in nanoseconds) to
+     * {@code recorder}, on the failover thread. Replaces any earlier one.
+     */
+    public void recordRecoveryTimeTo(java.util.function.LongConsumer recorder) {
+        this.recoveryTime = recorder;
     }
 
     public WalFailover start() {
@@ -242,9 +258,12 @@ public final class WalFailover implements AutoCloseable {
                 }
             }
         }
+        long took = System.nanoTime() - started;
+        recoveries.increment();
+        recoveryTime.accept(took);
         log.info("Recovered the WAL of fenced broker {} (epoch {}, {}): {} records, data of {} streams committed, "
                 + "in {} ms", dead.brokerId(), dead.brokerEpoch(), location, records, streams,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                TimeUnit.NANOSECONDS.toMillis(took));
     }
 
     /** A block WAL must be a path this broker can open; a WAL in object storage, any URL. */

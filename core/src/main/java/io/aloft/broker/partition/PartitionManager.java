@@ -68,6 +68,9 @@ public final class PartitionManager implements AutoCloseable {
     /** One writer per partition with appends queued (see {@link #append}). */
     private final PartitionWriters writers;
     private boolean closed;
+    /** Told each successful open's latency in nanoseconds (see {@link #recordOpenLatencyTo}). */
+    private volatile java.util.function.LongConsumer openLatency = nanos -> { };
+    private final java.util.concurrent.atomic.LongAdder openFailures = new java.util.concurrent.atomic.LongAdder();
     /** Whether appends may be acknowledged now (see {@link #acknowledgeOnlyWhile}). */
     private volatile java.util.function.BooleanSupplier acknowledgeable = () -> true;
 
@@ -133,6 +136,21 @@ public final class PartitionManager implements AutoCloseable {
         this.acknowledgeable = lease;
     }
 
+    /**
+     * Sends each partition open's latency, in nanoseconds, to {@code recorder}: from the request
+     * that found the partition not open here (a move to this broker, a new leader epoch, a start)
+     * until its log is ready, waits for the previous owner's handoff included. Called on whichever
+     * thread completes the open; must be quick. Replaces any earlier one.
+     */
+    public void recordOpenLatencyTo(java.util.function.LongConsumer recorder) {
+        this.openLatency = recorder;
+    }
+
+    /** Partition opens that failed (the next request tries again). */
+    public long openFailures() {
+        return openFailures.sum();
+    }
+
     /** The broker-wide topic defaults in force now (they can change at run time). */
     public LogConfig brokerDefaults() {
         return brokerDefaults.get();
@@ -178,7 +196,8 @@ public final class PartitionManager implements AutoCloseable {
         CompletableFuture<Void> previousClosed = stale != null ? closeQuietly(stale)
                 : ownClose != null ? ownClose : CompletableFuture.completedFuture(null);
         LogConfig config = LogConfig.fromTopicOverrides(topic.configs(), brokerDefaults());
-        long handoffDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOFF_TIMEOUT_MS);
+        long started = System.nanoTime();
+        long handoffDeadline = started + TimeUnit.MILLISECONDS.toNanos(HANDOFF_TIMEOUT_MS);
         previousClosed.thenCompose(v -> handoffs.takeOver(tp, p.streamIds(), handoffDeadline))
                 .thenCompose(epoch -> PartitionLog.open(tp, p.streamIds(), store, epoch, p.leaderEpoch(), config, clock))
                 .whenComplete((pl, error) -> {
@@ -187,8 +206,10 @@ public final class PartitionManager implements AutoCloseable {
                         synchronized (this) {
                             logs.remove(tp, new Entry(p.leaderEpoch(), opening));
                         }
+                        openFailures.increment();
                         opening.completeExceptionally(openFailure(tp, error));
                     } else {
+                        openLatency.accept(System.nanoTime() - started);
                         opening.complete(pl);
                     }
                 });

@@ -57,6 +57,7 @@ public final class CompactionManager implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private final Set<CompletableFuture<CompactionRound>> pending = ConcurrentHashMap.newKeySet();
     private final Object stateLock = new Object();
+    private final CompactionStats stats = new CompactionStats();
     // Guarded by stateLock.
     private boolean started;
     // Guarded by stateLock.
@@ -172,6 +173,11 @@ public final class CompactionManager implements AutoCloseable {
         log.info("Compaction of node {} stopped", config.nodeId());
     }
 
+    /** Counters of the rounds run so far. */
+    public CompactionStats stats() {
+        return stats;
+    }
+
     /** Test hook: runs on the compaction thread after a merge's output is written, before its commit. */
     void beforeCommit(Runnable hook) {
         merger.beforeCommit(hook);
@@ -195,6 +201,7 @@ public final class CompactionManager implements AutoCloseable {
         List<Long> created = new ArrayList<>();
         List<Long> abandoned = new ArrayList<>();
         long budget = config.maxMergeBytes();
+        merger.startRound();
         try {
             budget -= record(merger.mergeStreamSetObjects(budget), compacted, created, abandoned);
         } catch (CancellationException e) {
@@ -222,6 +229,8 @@ public final class CompactionManager implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("Deleting released objects failed; retrying next round", e);
         }
+        stats.recordSeen(merger.seenObjects(), merger.seenBytes());
+        stats.recordRound(deleted.size());
         CompactionRound done = new CompactionRound(compacted, created, abandoned, deleted);
         if (done.didSomething()) {
             log.info("Compaction round of node {}: merged {} objects {} into {}, abandoned {}, deleted {} objects",
@@ -230,12 +239,13 @@ public final class CompactionManager implements AutoCloseable {
         return done;
     }
 
-    /** Adds a merge's outcome to the round's lists; returns the bytes it read. */
-    private static long record(Merger.Outcome outcome, List<Long> compacted, List<Long> created,
+    /** Adds a merge's outcome to the round's lists and the stats; returns the bytes it read. */
+    private long record(Merger.Outcome outcome, List<Long> compacted, List<Long> created,
             List<Long> abandoned) {
         if (outcome == null) {
             return 0;
         }
+        stats.recordMerge(outcome);
         if (outcome.committed()) {
             compacted.addAll(outcome.inputIds());
             created.addAll(outcome.outputIds());

@@ -73,8 +73,36 @@ final class Merger {
      * @param outputIds the objects written
      * @param committed whether metadata accepted the commit (else the outputs are abandoned)
      * @param bytesRead the inputs' total size
+     * @param bytesWritten the outputs' total size
      */
-    record Outcome(List<Long> inputIds, List<Long> outputIds, boolean committed, long bytesRead) {
+    record Outcome(List<Long> inputIds, List<Long> outputIds, boolean committed, long bytesRead,
+            long bytesWritten) {
+    }
+
+    /** Objects and bytes the listings of this round returned (compaction thread only; see CompactionStats). */
+    private long seenObjects;
+    private long seenBytes;
+
+    /** Starts counting what this round's listings return. */
+    void startRound() {
+        seenObjects = 0;
+        seenBytes = 0;
+    }
+
+    long seenObjects() {
+        return seenObjects;
+    }
+
+    long seenBytes() {
+        return seenBytes;
+    }
+
+    private List<S3Object> seen(List<S3Object> listed) {
+        seenObjects += listed.size();
+        for (S3Object o : listed) {
+            seenBytes += o.size();
+        }
+        return listed;
     }
 
     /**
@@ -133,7 +161,8 @@ final class Merger {
      *     outputs written so far are abandoned
      */
     Outcome mergeStreamSetObjects(long budget) {
-        List<S3Object> picked = pickStreamSetObjects(Await.of(metadata.getStreamSetObjects(config.nodeId())), budget);
+        List<S3Object> picked = pickStreamSetObjects(seen(Await.of(metadata.getStreamSetObjects(config.nodeId()))),
+                budget);
         if (picked.size() < 2) {
             return null;
         }
@@ -167,7 +196,7 @@ final class Merger {
         long bytesRead = picked.stream().mapToLong(S3Object::size).sum();
         if (shared.isEmpty() && split.isEmpty()) {
             // Everything in them died meanwhile: metadata releases such objects by itself.
-            return new Outcome(inputIds, List.of(), false, bytesRead);
+            return new Outcome(inputIds, List.of(), false, bytesRead, 0);
         }
         int count = split.size() + (shared.isEmpty() ? 0 : 1);
         long firstId = Await.of(metadata.prepareObjects(new PrepareObjectsRequest(config.nodeId(), count,
@@ -177,13 +206,16 @@ final class Merger {
             outputIds.add(firstId + i);
         }
         long nextId = firstId;
+        long bytesWritten = 0;
         ObjectSummary sso = null;
         if (!shared.isEmpty()) {
             sso = write(nextId++, shared);
+            bytesWritten += sso.size();
         }
         List<StreamObjectSpec> streamObjects = new ArrayList<>();
         for (Run run : split) {
             ObjectSummary so = write(nextId++, List.of(run));
+            bytesWritten += so.size();
             streamObjects.add(new StreamObjectSpec(so.objectId(), so.size(), so.ranges().get(0)));
         }
         CommitStreamSetObjectRequest request = new CommitStreamSetObjectRequest(config.nodeId(),
@@ -191,7 +223,7 @@ final class Merger {
                 sso == null ? List.of() : sso.ranges(), streamObjects, inputIds, clock.getAsLong());
         boolean committed = commit(() -> metadata.commitStreamSetObject(request), "stream-set objects " + inputIds
                 + " into " + outputIds);
-        return new Outcome(inputIds, outputIds, committed, bytesRead);
+        return new Outcome(inputIds, outputIds, committed, bytesRead, bytesWritten);
     }
 
     /**
@@ -206,8 +238,8 @@ final class Merger {
         if (info == null) {
             return null;
         }
-        List<S3Object> picked = pickStreamObjects(Await.of(metadata.getStreamObjects(streamId, info.startOffset(), -1,
-                STREAM_OBJECT_LIMIT)), budget);
+        List<S3Object> picked = pickStreamObjects(seen(Await.of(metadata.getStreamObjects(streamId,
+                info.startOffset(), -1, STREAM_OBJECT_LIMIT))), budget);
         if (picked.size() < 2) {
             return null;
         }
@@ -219,7 +251,7 @@ final class Merger {
         long bytesRead = picked.stream().mapToLong(S3Object::size).sum();
         List<Piece> live = pieces.get(streamId);
         if (live == null) {
-            return new Outcome(inputIds, List.of(), false, bytesRead);
+            return new Outcome(inputIds, List.of(), false, bytesRead, 0);
         }
         List<Run> runs = runs(streamId, live);
         if (runs.size() != 1) {
@@ -233,7 +265,7 @@ final class Merger {
                 new StreamObjectSpec(id, so.size(), so.ranges().get(0)), inputIds, clock.getAsLong());
         boolean committed = commit(() -> metadata.commitStreamObject(request), "stream " + streamId
                 + " stream objects " + inputIds + " into " + id);
-        return new Outcome(inputIds, List.of(id), committed, bytesRead);
+        return new Outcome(inputIds, List.of(id), committed, bytesRead, so.size());
     }
 
     /** Oldest run of at least two consecutive small objects fitting the budget, or fewer if none. */

@@ -49,12 +49,37 @@ public final class ObjectStorageStats {
             "Requests that failed after all retries, including not-found answers";
     public static final String RETRIES_HELP = "Extra attempts made after a retryable failure";
 
+    /**
+     * Told the latency of each successful request: from issuing it until its answer (a GET's whole
+     * body) arrived, retries included. Called on the storage client's threads: must be quick and
+     * must not block.
+     */
+    @FunctionalInterface
+    public interface LatencyListener {
+        void record(Operation operation, long nanos);
+    }
+
     private final Map<Operation, Counters> counters = new EnumMap<>(Operation.class);
+    private volatile LatencyListener latency = (operation, nanos) -> { };
 
     public ObjectStorageStats() {
         for (Operation operation : Operation.values()) {
             counters.put(operation, new Counters());
         }
+    }
+
+    /**
+     * Sends each successful request's latency to {@code listener} (replacing any earlier one).
+     * Only backends that time their requests call it: S3, at the one place every request passes
+     * ({@code S3ObjectStorage.call}); the file backend does not.
+     */
+    public void requestLatencyTo(LatencyListener listener) {
+        this.latency = listener;
+    }
+
+    /** Records one successful request's latency. */
+    public void recordLatency(Operation operation, long nanos) {
+        latency.record(operation, nanos);
     }
 
     public void recordRequest(Operation operation) {

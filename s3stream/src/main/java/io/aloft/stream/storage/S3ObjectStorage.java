@@ -382,6 +382,7 @@ final class S3ObjectStorage implements ObjectStorage {
             return CompletableFuture.failedFuture(new IllegalStateException(this + " is closed"));
         }
         stats.recordRequest(operation);
+        long started = System.nanoTime();
         CompletableFuture<T> sent;
         try {
             sent = request.get();
@@ -391,6 +392,7 @@ final class S3ObjectStorage implements ObjectStorage {
         CompletableFuture<T> result = new CompletableFuture<>();
         sent.whenComplete((value, error) -> {
             if (error == null) {
+                stats.recordLatency(operation, System.nanoTime() - started);
                 result.complete(value);
             } else {
                 stats.recordFailure(operation);

@@ -52,15 +52,20 @@ final class BlockUploader {
     private final LongSupplier clock;
     /** Where seals' blocks are encoded: the store's upload thread, not a storage I/O thread. */
     private final Executor encoding;
+    private final StreamStoreStats stats;
 
     BlockUploader(StreamStoreConfig config, ObjectStorage storage, StreamMetadata metadata, LongSupplier clock) {
-        this(config, storage, metadata, clock, Runnable::run);
+        this(config, storage, metadata, clock, Runnable::run, new StreamStoreStats());
     }
 
-    /** @param encoding runs the encoding of each block of a streamed upload */
+    /**
+     * @param encoding runs the encoding of each block of a streamed upload
+     * @param stats counts each object uploaded
+     */
     BlockUploader(StreamStoreConfig config, ObjectStorage storage, StreamMetadata metadata, LongSupplier clock,
-            Executor encoding) {
+            Executor encoding, StreamStoreStats stats) {
         this.encoding = encoding;
+        this.stats = stats;
         this.config = config;
         this.storage = storage;
         this.metadata = metadata;
@@ -130,6 +135,23 @@ final class BlockUploader {
      * from the batches, which the log cache keeps until the commit.
      */
     private CompletableFuture<ObjectSummary> write(long objectId, List<Long> streamIds,
+            Map<Long, List<StreamRecordBatch>> batches, LongFunction<UploadThrottle> throttles) {
+        long started = System.nanoTime();
+        return counted(started, writeObject(objectId, streamIds, batches, throttles));
+    }
+
+    /** Counts an upload in the stats when it ends: its object's size and time, or a failure. */
+    private CompletableFuture<ObjectSummary> counted(long started, CompletableFuture<ObjectSummary> upload) {
+        return upload.whenComplete((summary, error) -> {
+            if (error == null) {
+                stats.recordUpload(summary.size(), System.nanoTime() - started);
+            } else {
+                stats.recordUploadFailure();
+            }
+        });
+    }
+
+    private CompletableFuture<ObjectSummary> writeObject(long objectId, List<Long> streamIds,
             Map<Long, List<StreamRecordBatch>> batches, LongFunction<UploadThrottle> throttles) {
         List<StreamRecordBatch> ordered = new ArrayList<>();
         for (long streamId : streamIds) {

@@ -74,6 +74,7 @@ final class ObjectFetcher implements AutoCloseable {
     private final Cache<Long, ObjectReader> readers;
     private final AsyncCache<DataBlockKey, DataBlock> blocks;
     private final long maxReadahead;
+    private final StreamStoreStats stats;
     private final HeldBytes heldBytes;
     /** Plans readahead and issues its GETs, off the readers' threads. */
     private final java.util.concurrent.ExecutorService readaheadThread;
@@ -134,6 +135,14 @@ final class ObjectFetcher implements AutoCloseable {
     ObjectFetcher(ObjectStorage storage, StreamMetadata metadata, long blockCacheBytes,
             Thread.UncaughtExceptionHandler uncaught, java.util.function.LongSupplier clockMs,
             long objectDeleteDelayMs) {
+        this(storage, metadata, blockCacheBytes, uncaught, clockMs, objectDeleteDelayMs, new StreamStoreStats());
+    }
+
+    /** As above, counting block-cache hits, misses and readahead into {@code stats}. */
+    ObjectFetcher(ObjectStorage storage, StreamMetadata metadata, long blockCacheBytes,
+            Thread.UncaughtExceptionHandler uncaught, java.util.function.LongSupplier clockMs,
+            long objectDeleteDelayMs, StreamStoreStats stats) {
+        this.stats = stats;
         this.lookups = new ObjectLookups(metadata, clockMs, objectDeleteDelayMs);
         this.readaheads = Caffeine.newBuilder().maximumSize(10_000)
                 .expireAfterAccess(java.time.Duration.ofMillis(READAHEAD_IDLE_MS))
@@ -387,7 +396,7 @@ final class ObjectFetcher implements AutoCloseable {
             }
             DataBlockIndex last = run.isEmpty() ? null : run.get(run.size() - 1);
             if (last != null && (runReader != p.reader() || last.position() + last.size() != p.index().position())) {
-                readRun(runReader, run, claims);
+                readaheadRun(runReader, run, claims);
                 run = new ArrayList<>();
                 claims = new ArrayList<>();
             }
@@ -412,9 +421,19 @@ final class ObjectFetcher implements AutoCloseable {
             loads.add(claim);
         }
         if (!run.isEmpty()) {
-            readRun(runReader, run, claims);
+            readaheadRun(runReader, run, claims);
         }
         return loads;
+    }
+
+    /** {@link #readRun} for readahead, counted in the stats. */
+    private void readaheadRun(ObjectReader reader, List<DataBlockIndex> run, List<CompletableFuture<DataBlock>> claims) {
+        long bytes = 0;
+        for (DataBlockIndex index : run) {
+            bytes += index.size();
+        }
+        stats.recordReadahead(bytes);
+        readRun(reader, run, claims);
     }
 
     private CompletableFuture<Void> fetchInto(Collected out, boolean[] miss, long streamId, long from,
@@ -498,15 +517,18 @@ final class ObjectFetcher implements AutoCloseable {
             DataBlockKey key = index.key(reader.objectId());
             CompletableFuture<DataBlock> prefetched = held.get(key);
             if (prefetched != null) {
+                stats.recordBlockCacheHit();
                 out.add(prefetched);
                 continue;
             }
             CompletableFuture<DataBlock> claim = new CompletableFuture<>();
             CompletableFuture<DataBlock> present = blocks.asMap().putIfAbsent(key, claim);
             if (present != null) {
+                stats.recordBlockCacheHit();
                 out.add(present);
                 continue;
             }
+            stats.recordBlockCacheMiss();
             if (miss != null) {
                 miss[0] = true;
             }

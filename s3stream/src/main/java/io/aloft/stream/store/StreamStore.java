@@ -98,6 +98,7 @@ public final class StreamStore implements AutoCloseable {
     private final UploadPacer pacer;
     private final StreamStoreFailureListener failureListener;
     private final ObjectFetcher fetcher;
+    private final StreamStoreStats stats = new StreamStoreStats();
     private final CatchUpReads catchUpReads;
     private final ObjectStorage storage;
     private final CompactionManager compaction;
@@ -124,7 +125,7 @@ public final class StreamStore implements AutoCloseable {
         this.failureListener = b.failureListener;
         this.logCache = new LogCache(config.logCacheSizeBytes(), clock.getAsLong());
         this.fetcher = new ObjectFetcher(b.storage, metadata, config.blockCacheSizeBytes(),
-                b.uncaughtExceptionHandler, clock, config.compaction().deleteDelayMs());
+                b.uncaughtExceptionHandler, clock, config.compaction().deleteDelayMs(), stats);
         this.storage = b.storage;
         this.compaction = new CompactionManager(config.compaction(), b.storage, metadata,
                 () -> List.copyOf(streams.keySet()), clock, b.uncaughtExceptionHandler);
@@ -136,7 +137,9 @@ public final class StreamStore implements AutoCloseable {
             return t;
         });
         // Seals' blocks are encoded on the upload thread, as whole seals were before.
-        this.uploader = new BlockUploader(config, b.storage, metadata, clock, scheduler);
+        this.uploader = new BlockUploader(config, b.storage, metadata, clock, scheduler, stats);
+        stats.levels(logCache::totalBytes, logCache::unuploadedBytes, fetcher::cachedBytes, streams::size,
+                compaction.stats());
         this.retries = new UploadRetries(uploader, scheduler, () -> failure != null);
         this.catchUpReads = new CatchUpReads(config.catchUpReadThreads(), config.catchUpReadInFlightBytes(),
                 config.catchUpReadBytesPerSecond(), System::nanoTime, handler);
@@ -532,6 +535,11 @@ public final class StreamStore implements AutoCloseable {
     /** Replays WAL records of other brokers through this store's uploader (see {@link WalTakeOverReplay}). */
     WalRecovery replayer() {
         return new WalRecovery(null, metadata, uploader);
+    }
+
+    /** Counters, hooks and levels for monitoring. */
+    public StreamStoreStats stats() {
+        return stats;
     }
 
     /** Log cache bytes not yet committed to object storage. */

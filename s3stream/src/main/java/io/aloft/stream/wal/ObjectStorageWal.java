@@ -85,7 +85,8 @@ public final class ObjectStorageWal implements WriteAheadLog {
     /** Told once when appends stop succeeding for a reason other than close (fenced, storage gave up). */
     private volatile java.util.function.Consumer<RuntimeException> failureListener = e -> { };
 
-    private record Pending(ByteBuffer body, CompletableFuture<Long> done) {
+    /** One accepted append; {@code started} is its System.nanoTime() when appended, for its latency. */
+    private record Pending(ByteBuffer body, CompletableFuture<Long> done, long started) {
     }
 
     private ObjectStorageWal(ObjectStorage storage, String prefix, int maxObjectBytes, long batchIntervalMs,
@@ -278,6 +279,7 @@ public final class ObjectStorageWal implements WriteAheadLog {
 
     @Override
     public CompletableFuture<Long> append(ByteBuffer record) {
+        long started = System.nanoTime();
         int size = record.remaining();
         if (ObjectWalFormat.HEADER_BYTES + ObjectWalFormat.RECORD_HEADER_BYTES + (long) size > maxObjectBytes) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("a record of " + size
@@ -289,7 +291,7 @@ public final class ObjectStorageWal implements WriteAheadLog {
             if (failure != null) {
                 return CompletableFuture.failedFuture(failure);
             }
-            pending.add(new Pending(copy, done));
+            pending.add(new Pending(copy, done, started));
             pendingBytes += ObjectWalFormat.RECORD_HEADER_BYTES + size;
             stats.recordAppend(size);
             if (!writing) {
@@ -398,7 +400,9 @@ public final class ObjectStorageWal implements WriteAheadLog {
         synchronized (this) {
             objects.put(seq, (long) object.remaining());
         }
+        long now = System.nanoTime();
         for (Pending p : batch) {
+            stats.recordAppendLatency(now - p.started());
             p.done().complete(offset);
             offset += ObjectWalFormat.RECORD_HEADER_BYTES + p.body().remaining();
         }

@@ -96,6 +96,7 @@ class CompactionManagerTest {
             upload.forEach((s, b) -> expected.computeIfAbsent(s, k -> new ArrayList<>()).addAll(b));
             inputs.add(uploadStreamSet(upload));
         }
+        long inputBytes = await(metadata.getStreamSetObjects(NODE)).stream().mapToLong(S3Object::size).sum();
 
         CompactionRound round = runOnce();
 
@@ -104,6 +105,15 @@ class CompactionManagerTest {
         List<S3Object> ssos = await(metadata.getStreamSetObjects(NODE));
         assertEquals(1, ssos.size());
         S3Object merged = ssos.get(0);
+        CompactionStats stats = manager.stats();
+        assertEquals(1, stats.rounds());
+        assertEquals(1, stats.merges());
+        assertEquals(4, stats.objectsMerged());
+        assertEquals(1, stats.objectsWritten());
+        assertEquals(inputBytes, stats.bytesRead());
+        assertEquals(merged.size(), stats.bytesWritten());
+        assertEquals(4, stats.seenObjects(), "the round listed the four inputs");
+        assertEquals(inputBytes, stats.seenBytes());
         assertEquals(round.newObjectIds().get(0), merged.objectId());
         for (long s : List.of(s0, s1)) {
             assertBatchesEqual(expected.get(s), read(merged, s));
@@ -118,6 +128,10 @@ class CompactionManagerTest {
 
         assertEquals(Set.copyOf(inputs), Set.copyOf(later.deletedObjectIds()));
         inputs.forEach(id -> assertFalse(exists(id), "object " + id + " still stored"));
+        assertEquals(2, stats.rounds());
+        assertEquals(4, stats.objectsDeleted());
+        assertEquals(1, stats.seenObjects(), "the second round listed the merged object only");
+        assertEquals(merged.size(), stats.seenBytes());
         assertTrue(exists(merged.objectId()));
         assertTrue(await(metadata.getObjectsToDelete(clock.get(), 0)).isEmpty());
         assertBatchesEqual(expected.get(s0), read(merged, s0));

@@ -52,6 +52,20 @@ class S3ObjectStorageTest extends ObjectStorageContract {
     }
 
     @Test
+    void requests_reportOneLatencyEachToTheListener_failuresNone() throws Exception {
+        java.util.List<Operation> timed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        storage.stats().requestLatencyTo((operation, nanos) -> {
+            assertTrue(nanos >= 0);
+            timed.add(operation);
+        });
+        await(storage.put("k", utf8("v")));
+        assertEquals("v", new String(ObjectStorageContract.bytes(await(storage.get("k"))),
+                java.nio.charset.StandardCharsets.UTF_8));
+        failure(storage.get("missing"));
+        assertEquals(java.util.List.of(Operation.PUT, Operation.GET), timed);
+    }
+
+    @Test
     void open_s3Url_choosesS3Backend() throws Exception {
         assertInstanceOf(S3ObjectStorage.class, storage);
         await(storage.put("k", utf8("v")));

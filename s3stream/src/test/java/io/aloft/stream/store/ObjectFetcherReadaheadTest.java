@@ -36,6 +36,9 @@ class ObjectFetcherReadaheadTest {
     /** The cold store's clock (wall-clock milliseconds); only tests of idle readahead move it. */
     private final java.util.concurrent.atomic.AtomicLong clockMs =
             new java.util.concurrent.atomic.AtomicLong(System.currentTimeMillis());
+    /** The stats of the last store {@link #writeStream} wrote through, and its upload latencies. */
+    private StreamStoreStats writerStats;
+    private final List<Long> writerSamples = new CopyOnWriteArrayList<>();
     /** The metadata of the last {@link #withColdStream} run. */
     private MemoryStreamMetadata metadata;
 
@@ -44,6 +47,8 @@ class ObjectFetcherReadaheadTest {
         StreamStoreConfig config = StreamStoreTest.smallConfig().uploadThresholdBytes(1 << 20).build();
         try (WriteAheadLog wal = BlockDeviceWal.open(WalConfig.builder().path(dir.resolve("a.wal"))
                 .capacityBytes(16 << 20).build()); StreamStore store = StreamStore.open(config, wal, storage, metadata)) {
+            writerStats = store.stats();
+            writerStats.uploadLatencyTo(writerSamples::add);
             long id = store.createStream().get();
             Stream stream = store.openStream(id, 1).get();
             appendAll(stream, 2000, 1, SIZE);
@@ -102,6 +107,31 @@ class ObjectFetcherReadaheadTest {
             }
             assertTrue(fetches > 100, "many small fetches: " + fetches);
             assertEquals(fetches - 2, hits, "every fetch after the second found its blocks prefetched");
+        });
+    }
+
+    @Test
+    void sequentialCatchUp_countsMissesThenHitsAndReadaheadInTheStats() throws Exception {
+        withColdStream((storage, store, stream) -> {
+            StreamStoreStats stats = store.stats();
+            long next = 0;
+            int fetches = 0;
+            while (next < 2000) {
+                FetchResult r = stream.fetch(next, 2000, 16 * 1024).get(10, TimeUnit.SECONDS);
+                next = r.batches().get(r.batches().size() - 1).lastOffsetExclusive();
+                fetches++;
+                store.fetcher().readaheadSettled().get(10, TimeUnit.SECONDS);
+            }
+            assertTrue(stats.blockCacheMisses() >= 1, "the first fetch of a cold store misses: " + stats);
+            assertTrue(stats.blockCacheHits() >= fetches - 2, "later fetches find prefetched blocks: " + stats);
+            long prefetched = store.fetcher().cachedBytes() + store.fetcher().heldBytes();
+            assertTrue(stats.readaheadRequests() >= 1 && stats.readaheadBytes() >= 2000L * SIZE / 2,
+                    "readahead loaded most of the stream: " + stats + ", cached and held " + prefetched);
+            assertEquals(0, stats.uploads(), "the cold store uploaded nothing");
+            assertEquals(1, stats.openStreams());
+            assertTrue(writerStats.uploads() >= 1 && writerStats.uploadBytes() >= 2000L * SIZE,
+                    "the writing store uploaded the stream: " + writerStats);
+            assertEquals(writerStats.uploads(), writerSamples.size(), "one latency sample per object uploaded");
         });
     }
 

@@ -125,6 +125,8 @@ class ObjectStorageWalTest {
         };
         Map<Long, String> acked = new TreeMap<>();
         try (ObjectStorageWal wal = ObjectStorageWal.open(held, PREFIX, 64 * 1024)) {
+            java.util.concurrent.atomic.AtomicInteger latencies = new java.util.concurrent.atomic.AtomicInteger();
+            wal.stats().appendLatencyTo(nanos -> latencies.incrementAndGet());
             List<CompletableFuture<Long>> futures = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
                 futures.add(wal.append(text("record-" + i)));
@@ -140,6 +142,7 @@ class ObjectStorageWalTest {
             assertEquals(2, wal.stats().writes(), "the first append alone, then the 499 that came meanwhile: "
                     + wal.stats());
             assertEquals(500, wal.stats().appends());
+            assertEquals(500, latencies.get(), "one latency per durable append, recorded before it completes");
         }
         try (ObjectStorageWal reopened = ObjectStorageWal.open(storage, PREFIX, 64 * 1024)) {
             assertEquals(acked, recovered(reopened));
