@@ -51,6 +51,7 @@ import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.cleaner.LogCleaner;
 import io.aloft.broker.metrics.StorageMeters;
+import io.aloft.broker.metrics.StorageWarnings;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.metrics.BrokerMetrics;
 import io.aloft.broker.network.KafkaServer;
@@ -78,10 +79,7 @@ import io.aloft.metrics.MetricsEndpoint;
 import io.aloft.stream.storage.ObjectStorage;
 import io.aloft.stream.storage.ObjectStorageOptions;
 import io.aloft.stream.storage.ObjectStorages;
-import io.aloft.stream.wal.ObjectStorageWal;
-import io.aloft.stream.wal.ObjectWalConfig;
 import io.aloft.stream.store.StreamStore;
-import io.aloft.wal.BlockDeviceWal;
 import io.aloft.wal.WriteAheadLog;
 import io.aloft.wal.device.WalDevice;
 import java.nio.channels.FileChannel;
@@ -226,25 +224,9 @@ public final class Broker implements AutoCloseable {
         resources.add(() -> leaveCluster(controller, controllerConfig));
         clusterId = ClusterIdElection.clusterId(controller, nodeId);
 
-        // A device error makes the WAL unusable (every later append fails): the broker cannot go on.
-        // So does a WAL in object storage that another broker took over, or whose PUTs keep failing.
-        WriteAheadLog wal;
         String walUrl = settings.objectWal().url();
-        ObjectStorage walStorage = null;
-        if (walUrl != null) {
-            walStorage = ObjectStorages.open(walUrl,
-                    ObjectStorageOptions.builder().uncaughtExceptionHandler(failures).build());
-            resources.add(walStorage); // closed after the WAL (resources close in reverse)
-            failures.closeOnFailure("WAL object storage", walStorage);
-            String prefix = ObjectWalConfig.prefix(nodeId);
-            wal = ObjectStorageWal.open(walStorage, prefix, settings.objectWal().maxObjectBytes(),
-                    settings.objectWal().batchIntervalMs())
-                    .onFailure(cause -> failures.fail("WAL " + walUrl + " " + prefix, cause));
-        } else {
-            wal = BlockDeviceWal.builder(settings.wal()).channelOpener(walChannels)
-                    .failureListener((path, cause) -> failures.fail("WAL " + path, cause))
-                    .uncaughtExceptionHandler(failures).open();
-        }
+        ObjectStorage walStorage = walUrl == null ? null : BrokerWal.openStorage(walUrl, failures, resources);
+        WriteAheadLog wal = BrokerWal.open(settings, nodeId, walStorage, walChannels, failures);
         resources.add(wal);
         failures.closeOnFailure("WAL", wal);
         // Where this run's WAL lives, before it registers: whoever recovers it after a failure looks here.
@@ -398,6 +380,8 @@ public final class Broker implements AutoCloseable {
         cleaner.start();
         StorageMeters.bind(endpoint.registry(), settings.cost(), wal, walStorage, storage, store, failover, partitions,
                 cleaner);
+        new StorageWarnings(wal.stats(), store.stats(), storage.stats(), walStorage == null ? null : walStorage.stats())
+                .start(scheduler);
         // After registration, and only now that this broker serves: the coordinator loads the
         // partitions it leads (the topic itself is made on the first FindCoordinator).
         resources.add(offsetsTopic);
