@@ -217,7 +217,7 @@ class TransactionVersion2Test {
     }
 
     /** Every committed value, partition 0's then partition 1's... sorted: each partition in order. */
-    private static List<String> readCommitted(TestBroker broker) {
+    private static List<String> readCommitted(TestBroker broker) throws Exception {
         List<String> out = new ArrayList<>(values(readToEnd(broker, "read_committed", PARTITIONS)));
         out.sort(String::compareTo);
         return out;

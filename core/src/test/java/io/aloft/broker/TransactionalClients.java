@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionDescription;
@@ -74,16 +73,41 @@ final class TransactionalClients {
      */
     static List<ConsumerRecord<String, String>> readUpTo(TestBroker broker, String isolation,
             Map<TopicPartition, Long> ends) {
-        return read(broker, isolation, List.copyOf(ends.keySet()), c -> ends);
+        List<TopicPartition> partitions = List.copyOf(ends.keySet());
+        List<ConsumerRecord<String, String>> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = consumer(broker, isolation)) {
+            c.assign(partitions);
+            c.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (partitions.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
+                assertTrue(System.nanoTime() < deadline, "positions never reached " + ends + ": "
+                        + partitions.stream().map(c::position).toList());
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    out.add(r);
+                }
+            }
+        }
+        return out;
     }
 
     /**
      * Reads {@code partitions} from their start at {@code isolation} until each position reaches the
-     * end offset the consumer finds when it starts (read_committed: the last stable offset).
+     * high watermark as it is when reading starts. Not the consumer's own end offset: at
+     * read_committed that is the last stable offset, which is short of the last transaction while
+     * its markers are still being written (they are written after EndTxn answers), so a read that
+     * stops there right after a commit would miss that transaction. A read_committed position gets
+     * to the high watermark only once no transaction below it is open.
      */
     static List<ConsumerRecord<String, String>> readToEnd(TestBroker broker, String isolation,
-            List<TopicPartition> partitions) {
-        return read(broker, isolation, partitions, c -> c.endOffsets(partitions));
+            List<TopicPartition> partitions) throws Exception {
+        Map<TopicPartition, Long> highWatermarks = new java.util.HashMap<>();
+        try (Admin admin = Admin.create(broker.clientProps())) {
+            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+            partitions.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+            admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS)
+                    .forEach((tp, info) -> highWatermarks.put(tp, info.offset()));
+        }
+        return readUpTo(broker, isolation, highWatermarks);
     }
 
     /**
@@ -98,25 +122,6 @@ final class TransactionalClients {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "200");
         return new KafkaConsumer<>(p);
-    }
-
-    private static List<ConsumerRecord<String, String>> read(TestBroker broker, String isolation,
-            List<TopicPartition> partitions, Function<KafkaConsumer<String, String>, Map<TopicPartition, Long>> end) {
-        List<ConsumerRecord<String, String>> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = consumer(broker, isolation)) {
-            c.assign(partitions);
-            c.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = end.apply(c);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (partitions.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
-                assertTrue(System.nanoTime() < deadline, "positions never reached " + ends + ": "
-                        + partitions.stream().map(c::position).toList());
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.add(r);
-                }
-            }
-        }
-        return out;
     }
 
     /** The values of {@code records}, in their order. */
