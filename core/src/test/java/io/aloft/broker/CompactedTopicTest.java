@@ -17,11 +17,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -36,7 +33,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,30 +57,11 @@ class CompactedTopicTest {
     @TempDir
     Path dir;
 
-    private TestBroker broker;
-    private Admin admin;
-
-    @AfterEach
-    void tearDown() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    final CompactionBroker broker = new CompactionBroker();
 
     private void start(Map<String, String> extra) throws Exception {
-        Map<String, String> props = new HashMap<>(Map.of("s3.wal.upload.interval.ms", "100",
-                "log.cleaner.enable", "false"));
-        props.putAll(extra);
-        broker = new TestBroker(dir.resolve("broker"), props);
-        admin = Admin.create(broker.clientProps());
-    }
-
-    private void createTopic(String name, Map<String, String> configs) throws Exception {
-        admin.createTopics(List.of(new NewTopic(name, 1, (short) 1).configs(configs))).all()
-                .get(30, TimeUnit.SECONDS);
+        broker.start(dir.resolve("broker"), extra);
     }
 
     private KafkaProducer<String, String> producer(Map<String, Object> extra) {
@@ -123,8 +100,8 @@ class CompactedTopicTest {
     /** Every record of partition 0 from {@code from} to the end as of now. */
     private List<ConsumerRecord<String, String>> readAll(String topic, long from) throws Exception {
         TopicPartition tp = new TopicPartition(topic, 0);
-        long end = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get(30, TimeUnit.SECONDS)
-                .offset();
+        long end = broker.admin().listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp)
+                .get(30, TimeUnit.SECONDS).offset();
         List<ConsumerRecord<String, String>> out = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = consumer(Map.of())) {
             consumer.assign(List.of(tp));
@@ -144,18 +121,6 @@ class CompactedTopicTest {
         return m;
     }
 
-    /** Runs cleanings until {@code done} (the uploads that make data cleanable come every 100 ms). */
-    private void cleanUntil(String what, BooleanSupplier done) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!done.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "no cleaning made it: " + what + "; "
-                    + broker.broker().logCleaner().stats());
-            if (broker.broker().logCleaner().cleanNow().isEmpty()) {
-                Thread.sleep(50); // poll: the next upload makes more data cleanable
-            }
-        }
-    }
-
     private boolean readsOneRecordPerKey(String topic, int keys) {
         try {
             return readAll(topic, 0).size() == keys;
@@ -169,12 +134,12 @@ class CompactedTopicTest {
     void compactedTopic_afterCompaction_consumersReadTheLatestValueOfEachKey_atItsOffset(String storage)
             throws Exception {
         start(storage.equals("s3") ? Map.of("s3.url", S3.newBucketUrl()) : Map.of());
-        createTopic("compacted", COMPACT);
+        broker.createTopic("compacted", COMPACT);
         List<Long> offsets = produce("compacted", 0, 400, 20);
         List<ConsumerRecord<String, String>> before = readAll("compacted", 0);
         assertEquals(400, before.size(), "no compaction yet: every update is there");
 
-        cleanUntil("one record per key", () -> readsOneRecordPerKey("compacted", 20));
+        broker.cleanUntil("one record per key", () -> readsOneRecordPerKey("compacted", 20));
 
         List<ConsumerRecord<String, String>> after = readAll("compacted", 0);
         assertEquals(latest(before), latest(after));
@@ -184,7 +149,7 @@ class CompactedTopicTest {
         }
         assertEquals(380, after.get(0).offset(), "the consumer skipped the gap below the first record left");
         TopicPartition tp = new TopicPartition("compacted", 0);
-        assertEquals(0, admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp)
+        assertEquals(0, broker.admin().listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp)
                 .get(30, TimeUnit.SECONDS).offset(), "the log start offset does not move");
         // A read from inside the compacted range gets the next record left.
         assertEquals(380, readAll("compacted", 123).get(0).offset());
@@ -193,7 +158,7 @@ class CompactedTopicTest {
     @Test
     void consumerMidRange_whenCompactionCommits_readsOnWithoutErrorsOrRepeats() throws Exception {
         start(Map.of());
-        createTopic("moving", COMPACT);
+        broker.createTopic("moving", COMPACT);
         produce("moving", 0, 3000, 50);
         TopicPartition tp = new TopicPartition("moving", 0);
         List<ConsumerRecord<String, String>> seen = new ArrayList<>();
@@ -207,7 +172,7 @@ class CompactedTopicTest {
                 consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
             }
 
-            cleanUntil("a compaction committed", () -> broker.broker().logCleaner().stats().cleanings() > 0);
+            broker.cleanUntil("a compaction committed", () -> broker.broker().logCleaner().stats().cleanings() > 0);
 
             while (consumer.position(tp) < 3000) {
                 assertTrue(System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(60), "at " + consumer.position(tp));
@@ -230,7 +195,7 @@ class CompactedTopicTest {
     @Test
     void keylessRecord_inACompactedTopic_refusedAsKafkaDoes() throws Exception {
         start(Map.of());
-        createTopic("keyed", COMPACT);
+        broker.createTopic("keyed", COMPACT);
         try (KafkaProducer<String, String> producer = producer(Map.of())) {
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> producer.send(new ProducerRecord<>("keyed", null, "no key")).get(30, TimeUnit.SECONDS));
@@ -245,24 +210,24 @@ class CompactedTopicTest {
         start(Map.of());
         Map<String, String> config = new HashMap<>(COMPACT);
         config.put("cleanup.policy", "compact,delete");
-        createTopic("both", config);
+        broker.createTopic("both", config);
         produce("both", 0, 200, 10);
         List<ConsumerRecord<String, String>> before = readAll("both", 0);
-        cleanUntil("one record per key", () -> readsOneRecordPerKey("both", 10));
+        broker.cleanUntil("one record per key", () -> readsOneRecordPerKey("both", 10));
         TopicPartition tp = new TopicPartition("both", 0);
 
-        long byTime = admin.listOffsets(Map.of(tp, OffsetSpec.forTimestamp(before.get(50).timestamp())))
+        long byTime = broker.admin().listOffsets(Map.of(tp, OffsetSpec.forTimestamp(before.get(50).timestamp())))
                 .partitionResult(tp).get(30, TimeUnit.SECONDS).offset();
         assertTrue(byTime >= 190 && byTime <= before.get(190).offset(), "the first record left at or after the "
                 + "timestamp: " + byTime);
-        assertEquals(200, admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp)
+        assertEquals(200, broker.admin().listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp)
                 .get(30, TimeUnit.SECONDS).offset());
 
-        long low = admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(195))).lowWatermarks().get(tp)
+        long low = broker.admin().deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(195))).lowWatermarks().get(tp)
                 .get(30, TimeUnit.SECONDS).lowWatermark();
 
         assertEquals(195, low);
-        assertEquals(195, admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp)
+        assertEquals(195, broker.admin().listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp)
                 .get(30, TimeUnit.SECONDS).offset());
         List<ConsumerRecord<String, String>> left = readAll("both", 195);
         assertEquals(List.of(195L, 196L, 197L, 198L, 199L), left.stream().map(ConsumerRecord::offset).toList());
@@ -271,10 +236,10 @@ class CompactedTopicTest {
     @Test
     void deleteRecords_onACompactOnlyTopic_isAPolicyViolation() throws Exception {
         start(Map.of());
-        createTopic("compact-only", COMPACT);
+        broker.createTopic("compact-only", COMPACT);
         produce("compact-only", 0, 10, 5);
         TopicPartition tp = new TopicPartition("compact-only", 0);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> admin.deleteRecords(Map.of(tp,
+        ExecutionException e = assertThrows(ExecutionException.class, () -> broker.admin().deleteRecords(Map.of(tp,
                 RecordsToDelete.beforeOffset(5))).lowWatermarks().get(tp).get(30, TimeUnit.SECONDS));
         assertInstanceOf(PolicyViolationException.class, e.getCause());
     }
@@ -282,7 +247,7 @@ class CompactedTopicTest {
     @Test
     void cleanupPolicy_changedToCompactOnALiveTopic_compactsIt() throws Exception {
         start(Map.of());
-        createTopic("switched", Map.of("segment.ms", "100", "min.cleanable.dirty.ratio", "0.01"));
+        broker.createTopic("switched", Map.of("segment.ms", "100", "min.cleanable.dirty.ratio", "0.01"));
         produce("switched", 0, 100, 5);
         assertTrue(broker.broker().logCleaner().cleanNow().isEmpty(), "a delete topic is not compacted");
 
@@ -292,12 +257,12 @@ class CompactedTopicTest {
                 "cleanup.policy=compact");
         assertEquals(0, altered.exitCode(), altered.toString());
         ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "switched");
-        assertEquals("compact", admin.describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic)
-                .get("cleanup.policy").value());
+        assertEquals("compact", broker.admin().describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS)
+                .get(topic).get("cleanup.policy").value());
 
-        cleanUntil("one record per key", () -> readsOneRecordPerKey("switched", 5));
+        broker.cleanUntil("one record per key", () -> readsOneRecordPerKey("switched", 5));
 
-        admin.incrementalAlterConfigs(Map.of(topic, List.of(new AlterConfigOp(new ConfigEntry("cleanup.policy",
+        broker.admin().incrementalAlterConfigs(Map.of(topic, List.of(new AlterConfigOp(new ConfigEntry("cleanup.policy",
                 "delete"), AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
         try (KafkaProducer<String, String> producer = producer(Map.of())) {
             producer.send(new ProducerRecord<>("switched", null, "keyless again")).get(30, TimeUnit.SECONDS);

@@ -3,21 +3,18 @@ package io.aloft.broker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kafka's own {@code kafka-consumer-groups.sh} (4.3.1) on a KIP-848 consumer group: describe (offsets,
@@ -28,38 +25,23 @@ class ConsumerProtocolCliTest {
     private static final String TOPIC = "cli-kip848";
     private static final String GROUP = "cli-kip848-group";
 
-    @TempDir
-    static Path dir;
-    static TestBroker broker;
-    static KafkaCli cli;
+    @RegisterExtension
+    static final KafkaCli.WithBroker cli = new KafkaCli.WithBroker(Map.of());
 
     @BeforeAll
-    static void start() throws Exception {
-        broker = new TestBroker(dir.resolve("broker"));
-        cli = new KafkaCli(dir.resolve("cli"));
-        try (Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
+    static void createTopic() throws Exception {
+        cli.admin().createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
     }
 
     private static KafkaCli.Result groups(String... args) throws Exception {
-        List<String> all = new java.util.ArrayList<>(List.of("--bootstrap-server", broker.bootstrap()));
-        all.addAll(List.of(args));
-        KafkaCli.Result r = cli.run(CONSUMER_GROUPS, all.toArray(String[]::new));
+        KafkaCli.Result r = cli.runOnBroker(CONSUMER_GROUPS, args);
         assertEquals(0, r.exitCode(), r.toString());
         return r;
     }
 
     @Test
     void consumerGroupCommand_describeAndList_showTheConsumerGroupAndItsMember() throws Exception {
-        Properties p = broker.clientProps();
+        Properties p = cli.broker().clientProps();
         p.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "cli-member");

@@ -7,15 +7,23 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Runs Apache Kafka's own command-line tools (the {@code kafka-tools} jars that the build copies to
  * {@code kafka-dist/target/kafka-libs}, never on this module's class path) as child processes, the way
  * {@code bin/kafka-topics.sh} and friends do, and collects exit status and output.
  *
- * <p>Not thread-safe: one instance per test class.
+ * <p>Not thread-safe: one instance per test class. A class whose tests run tools against one broker
+ * registers {@link WithBroker}, which makes that broker and the tool runner.
  */
 final class KafkaCli {
     /** The answer of one tool run. */
@@ -89,5 +97,88 @@ final class KafkaCli {
             p.destroyForcibly(); // a no-op once it exited; otherwise it must not outlive the test
         }
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    /**
+     * JUnit 5 extension for a class of tool tests against one broker: before the class's tests it
+     * starts a {@link TestBroker} (with the given settings), an Admin on it for cross-checks and a
+     * {@link KafkaCli}, in a temporary directory of its own; after them it closes them and removes
+     * the directory. Register it in a static field:
+     *
+     * <pre>
+     * &#64;RegisterExtension
+     * static final KafkaCli.WithBroker cli = new KafkaCli.WithBroker(Map.of());
+     * ...
+     * KafkaCli.Result r = cli.runOnBroker("org.apache.kafka.tools.TopicCommand", "--list");
+     * </pre>
+     *
+     * <p>Confined to the thread that runs the class's tests, like {@link KafkaCli}.
+     */
+    static final class WithBroker implements BeforeAllCallback, AfterAllCallback {
+        private final Map<String, String> brokerSettings;
+        private Path dir;
+        private TestBroker broker;
+        private Admin admin;
+        private KafkaCli cli;
+
+        /** {@code brokerSettings}: overrides of {@link TestBroker}'s defaults. */
+        WithBroker(Map<String, String> brokerSettings) {
+            this.brokerSettings = Map.copyOf(brokerSettings);
+        }
+
+        @Override
+        public void beforeAll(ExtensionContext context) throws Exception {
+            dir = Files.createTempDirectory("kafka-cli-");
+            broker = new TestBroker(dir.resolve("broker"), brokerSettings);
+            admin = Admin.create(broker.clientProps());
+            cli = new KafkaCli(dir.resolve("cli"));
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) throws IOException {
+            if (admin != null) {
+                admin.close();
+            }
+            if (broker != null) {
+                broker.close();
+            }
+            if (dir != null) {
+                try (Stream<Path> paths = Files.walk(dir)) {
+                    for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+        }
+
+        TestBroker broker() {
+            return broker;
+        }
+
+        /** An Admin on the broker, for checking what a tool did; closed with the broker. */
+        Admin admin() {
+            return admin;
+        }
+
+        String bootstrap() {
+            return broker.bootstrap();
+        }
+
+        /** {@link KafkaCli#run}. */
+        Result run(String mainClass, String... args) throws Exception {
+            return cli.run(mainClass, args);
+        }
+
+        /** {@link KafkaCli#runWithInput}. */
+        Result runWithInput(String input, String mainClass, String... args) throws Exception {
+            return cli.runWithInput(input, mainClass, args);
+        }
+
+        /** Runs {@code mainClass} with {@code --bootstrap-server} and the broker's address, then {@code args}. */
+        Result runOnBroker(String mainClass, String... args) throws Exception {
+            List<String> all = new ArrayList<>(List.of("--bootstrap-server", bootstrap()));
+            all.addAll(List.of(args));
+            return cli.run(mainClass, all.toArray(String[]::new));
+        }
     }
 }

@@ -4,21 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Apache Kafka 4.3.1's own command-line tools ({@code kafka-topics}, {@code kafka-console-producer},
@@ -35,37 +31,15 @@ class KafkaCliTest {
     /** kafka-configs: still the Scala tool in Kafka 4.3.1 (kafka_2.13). */
     private static final String CONFIGS = "kafka.admin.ConfigCommand";
 
-    @TempDir
-    static Path dir;
-    static TestBroker broker;
-    static Admin admin;
-    static KafkaCli cli;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new TestBroker(dir.resolve("broker"));
-        admin = Admin.create(broker.clientProps());
-        cli = new KafkaCli(dir.resolve("cli"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaCli.WithBroker cli = new KafkaCli.WithBroker(Map.of());
 
     private static KafkaCli.Result topics(String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of("--bootstrap-server", broker.bootstrap()));
-        all.addAll(List.of(args));
-        return cli.run(TOPIC_COMMAND, all.toArray(String[]::new));
+        return cli.runOnBroker(TOPIC_COMMAND, args);
     }
 
     private static int partitionCount(String topic) throws Exception {
-        return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+        return cli.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
                 .partitions().size();
     }
 
@@ -94,7 +68,7 @@ class KafkaCliTest {
 
         KafkaCli.Result deleted = topics("--delete", "--topic", "cli-topics");
         assertEquals(0, deleted.exitCode(), deleted.toString());
-        assertFalse(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains("cli-topics"));
+        assertFalse(cli.admin().listTopics().names().get(30, TimeUnit.SECONDS).contains("cli-topics"));
         KafkaCli.Result listedAfter = topics("--list");
         assertEquals(0, listedAfter.exitCode(), listedAfter.toString());
         assertFalse(listedAfter.lines().contains("cli-topics"), listedAfter.toString());
@@ -107,10 +81,10 @@ class KafkaCliTest {
 
     @Test
     void topicCommand_describe_showsPartitionsAndLeader() throws Exception {
-        admin.createTopics(List.of(new NewTopic("cli-describe", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        cli.admin().createTopics(List.of(new NewTopic("cli-describe", 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
         KafkaCli.Result described = topics("--describe", "--topic", "cli-describe");
         assertEquals(0, described.exitCode(), described.toString());
-        int node = broker.broker().nodeId();
+        int node = cli.broker().broker().nodeId();
         assertTrue(described.out().contains("Topic: cli-describe\tTopicId: "), described.toString());
         assertTrue(described.out().contains("PartitionCount: 2\tReplicationFactor: 1"), described.toString());
         for (int p = 0; p < 2; p++) {
@@ -129,13 +103,13 @@ class KafkaCliTest {
             lines.add("key-" + (i % 3) + ":value " + i);
         }
         KafkaCli.Result produced = cli.runWithInput(String.join("\n", lines) + "\n", CONSOLE_PRODUCER,
-                "--bootstrap-server", broker.bootstrap(), "--topic", "cli-console",
+                "--bootstrap-server", cli.bootstrap(), "--topic", "cli-console",
                 "--reader-property", "parse.key=true", "--reader-property", "key.separator=:",
                 "--command-property", "acks=all");
         assertEquals(0, produced.exitCode(), produced.toString());
 
         // --partition reads without a consumer group (the group APIs are not served in this branch).
-        KafkaCli.Result consumed = cli.run(CONSOLE_CONSUMER, "--bootstrap-server", broker.bootstrap(),
+        KafkaCli.Result consumed = cli.run(CONSOLE_CONSUMER, "--bootstrap-server", cli.bootstrap(),
                 "--topic", "cli-console", "--partition", "0", "--from-beginning", "--max-messages", "20",
                 "--formatter-property", "print.key=true", "--formatter-property", "key.separator=:",
                 "--timeout-ms", "30000");
@@ -143,7 +117,7 @@ class KafkaCliTest {
         assertEquals(lines, consumed.lines(), consumed.toString());
         assertTrue(consumed.err().contains("Processed a total of 20 messages"), consumed.toString());
 
-        KafkaCli.Result firstFive = cli.run(CONSOLE_CONSUMER, "--bootstrap-server", broker.bootstrap(),
+        KafkaCli.Result firstFive = cli.run(CONSOLE_CONSUMER, "--bootstrap-server", cli.bootstrap(),
                 "--topic", "cli-console", "--partition", "0", "--from-beginning", "--max-messages", "5",
                 "--timeout-ms", "30000");
         assertEquals(0, firstFive.exitCode(), firstFive.toString());
@@ -155,12 +129,12 @@ class KafkaCliTest {
     @Test
     void getOffsetShell_latestEarliestMaxTimestampAndByTimestamp() throws Exception {
         String topic = "cli-offsets";
-        admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        cli.admin().createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
         // Partition 0: 5 records, the largest timestamp on the third; partition 1: none; partition 2: 3.
         long[] p0 = {1_000, 2_000, 9_000, 3_000, 4_000};
         long[] p2 = {5_000, 6_000, 7_000};
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap(), ProducerConfig.ACKS_CONFIG, "all"),
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cli.bootstrap(), ProducerConfig.ACKS_CONFIG, "all"),
                 new StringSerializer(), new StringSerializer())) {
             for (long ts : p0) {
                 producer.send(new ProducerRecord<>(topic, 0, ts, null, "v" + ts)).get(30, TimeUnit.SECONDS);
@@ -181,7 +155,7 @@ class KafkaCliTest {
     }
 
     private static List<String> offsets(String topic, String... more) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--bootstrap-server", broker.bootstrap(), "--topic", topic));
+        List<String> args = new ArrayList<>(List.of("--bootstrap-server", cli.bootstrap(), "--topic", topic));
         args.addAll(List.of(more));
         KafkaCli.Result r = cli.run(GET_OFFSET_SHELL, args.toArray(String[]::new));
         assertEquals(0, r.exitCode(), r.toString());
@@ -198,17 +172,17 @@ class KafkaCliTest {
             lines.add("value " + i);
         }
         KafkaCli.Result produced = cli.runWithInput(String.join("\n", lines) + "\n", CONSOLE_PRODUCER,
-                "--bootstrap-server", broker.bootstrap(), "--topic", topic);
+                "--bootstrap-server", cli.bootstrap(), "--topic", topic);
         assertEquals(0, produced.exitCode(), produced.toString());
 
         // A console consumer in a group reads everything and commits its position.
-        KafkaCli.Result consumed = cli.run(CONSOLE_CONSUMER, "--bootstrap-server", broker.bootstrap(),
+        KafkaCli.Result consumed = cli.run(CONSOLE_CONSUMER, "--bootstrap-server", cli.bootstrap(),
                 "--topic", topic, "--group", "cli-group", "--from-beginning", "--max-messages", "10",
                 "--timeout-ms", "30000");
         assertEquals(0, consumed.exitCode(), consumed.toString());
         assertEquals(new java.util.TreeSet<>(lines), new java.util.TreeSet<>(consumed.lines()), consumed.toString());
 
-        KafkaCli.Result described = cli.run(CONSUMER_GROUPS, "--bootstrap-server", broker.bootstrap(),
+        KafkaCli.Result described = cli.run(CONSUMER_GROUPS, "--bootstrap-server", cli.bootstrap(),
                 "--describe", "--group", "cli-group");
         assertEquals(0, described.exitCode(), described.toString());
         assertTrue(described.out().contains(topic), described.toString());
@@ -216,10 +190,10 @@ class KafkaCliTest {
                 .map(l -> l.trim().split("\\s+")).mapToLong(f -> Long.parseLong(f[5])).sum();
         assertEquals(0, totalLag, "everything consumed and committed: " + described);
 
-        KafkaCli.Result reset = cli.run(CONSUMER_GROUPS, "--bootstrap-server", broker.bootstrap(),
+        KafkaCli.Result reset = cli.run(CONSUMER_GROUPS, "--bootstrap-server", cli.bootstrap(),
                 "--reset-offsets", "--group", "cli-group", "--topic", topic, "--to-earliest", "--execute");
         assertEquals(0, reset.exitCode(), reset.toString());
-        KafkaCli.Result after = cli.run(CONSUMER_GROUPS, "--bootstrap-server", broker.bootstrap(),
+        KafkaCli.Result after = cli.run(CONSUMER_GROUPS, "--bootstrap-server", cli.bootstrap(),
                 "--describe", "--group", "cli-group");
         long lagAfter = after.lines().stream().filter(l -> l.startsWith("cli-group"))
                 .map(l -> l.trim().split("\\s+")).mapToLong(f -> Long.parseLong(f[5])).sum();
@@ -230,25 +204,25 @@ class KafkaCliTest {
     void configCommand_alterAndDescribeTopicConfigs() throws Exception {
         String topic = "cli-configs";
         assertEquals(0, topics("--create", "--topic", topic, "--partitions", "1").exitCode());
-        KafkaCli.Result altered = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--alter",
+        KafkaCli.Result altered = cli.run(CONFIGS, "--bootstrap-server", cli.bootstrap(), "--alter",
                 "--entity-type", "topics", "--entity-name", topic, "--add-config", "retention.ms=3600000,retention.bytes=1048576");
         assertEquals(0, altered.exitCode(), altered.toString());
-        KafkaCli.Result described = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--describe",
+        KafkaCli.Result described = cli.run(CONFIGS, "--bootstrap-server", cli.bootstrap(), "--describe",
                 "--entity-type", "topics", "--entity-name", topic);
         assertEquals(0, described.exitCode(), described.toString());
         assertTrue(described.out().contains("retention.ms=3600000"), described.toString());
         assertTrue(described.out().contains("retention.bytes=1048576"), described.toString());
 
-        KafkaCli.Result removed = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--alter",
+        KafkaCli.Result removed = cli.run(CONFIGS, "--bootstrap-server", cli.bootstrap(), "--alter",
                 "--entity-type", "topics", "--entity-name", topic, "--delete-config", "retention.bytes");
         assertEquals(0, removed.exitCode(), removed.toString());
-        KafkaCli.Result after = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--describe",
+        KafkaCli.Result after = cli.run(CONFIGS, "--bootstrap-server", cli.bootstrap(), "--describe",
                 "--entity-type", "topics", "--entity-name", topic);
         assertTrue(after.out().contains("retention.ms=3600000"), after.toString());
         assertTrue(!after.out().contains("retention.bytes=1048576"), after.toString());
 
         // A bad value is refused by the broker, and the tool says which config.
-        KafkaCli.Result bad = cli.run(CONFIGS, "--bootstrap-server", broker.bootstrap(), "--alter",
+        KafkaCli.Result bad = cli.run(CONFIGS, "--bootstrap-server", cli.bootstrap(), "--alter",
                 "--entity-type", "topics", "--entity-name", topic, "--add-config", "retention.ms=soon");
         assertTrue(bad.exitCode() != 0, bad.toString());
         assertTrue((bad.out() + bad.err()).contains("retention.ms"), bad.toString());
@@ -256,7 +230,7 @@ class KafkaCliTest {
 
     @Test
     void configCommand_dynamicBrokerConfigs() throws Exception {
-        String bootstrap = broker.bootstrap();
+        String bootstrap = cli.bootstrap();
         KafkaCli.Result altered = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter",
                 "--entity-type", "brokers", "--entity-default", "--add-config", "log.retention.ms=7200000");
         assertEquals(0, altered.exitCode(), altered.toString());

@@ -10,13 +10,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ProducerState;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -27,7 +24,6 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,34 +60,10 @@ class ReadCommittedTest {
     }
 
     private static KafkaConsumer<String, String> consumer(TestBroker broker, String isolation) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "200");
-        KafkaConsumer<String, String> c = new KafkaConsumer<>(p);
+        KafkaConsumer<String, String> c = TransactionalClients.consumer(broker, isolation);
         c.assign(List.of(TP));
         c.seekToBeginning(List.of(TP));
         return c;
-    }
-
-    /**
-     * The partition's log on the broker, once its metadata has the new topic (each try that finds
-     * it missing waits for a metadata round trip).
-     */
-    private static PartitionLog leaderLog(TestBroker broker, Admin admin) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                return broker.broker().partitions().leaderLog(TP).get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                admin.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS);
-            }
-        }
     }
 
     /** Polls until the position reaches {@code end}; the values read. */
@@ -109,29 +81,27 @@ class ReadCommittedTest {
 
     @Test
     void readCommittedConsumer_skipsAbortedRecords_stopsAtTheOpenTransaction() throws Exception {
-        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            PartitionLog log = leaderLog(broker, admin);
-            log.append(records(-1, false, 0, "a")).get(10, TimeUnit.SECONDS);              // 0
-            log.append(records(7, true, 0, "aborted-1", "aborted-2")).get(10, TimeUnit.SECONDS); // 1-2
-            log.append(records(8, true, 0, "committed")).get(10, TimeUnit.SECONDS);          // 3
-            log.appendMarker(7, (short) 0, 0, false, (short) 0).get(10, TimeUnit.SECONDS);   // 4
-            log.appendMarker(8, (short) 0, 0, true, (short) 0).get(10, TimeUnit.SECONDS);    // 5
-            log.append(records(-1, false, 0, "b")).get(10, TimeUnit.SECONDS);                // 6
-            log.append(records(9, true, 0, "open")).get(10, TimeUnit.SECONDS);               // 7
-            log.append(records(-1, false, 0, "c")).get(10, TimeUnit.SECONDS);                // 8
-            assertEquals(7, log.lastStableOffset());
-            assertEquals(9, log.highWatermark());
+        try (OnePartitionLog aloft = OnePartitionLog.start(dir, TOPIC, Map.of())) {
+            aloft.append(records(-1, false, 0, "a"));                          // 0
+            aloft.append(records(7, true, 0, "aborted-1", "aborted-2"));       // 1-2
+            aloft.append(records(8, true, 0, "committed"));                    // 3
+            aloft.marker(7, (short) 0, 0, false, (short) 0);                   // 4
+            aloft.marker(8, (short) 0, 0, true, (short) 0);                    // 5
+            aloft.append(records(-1, false, 0, "b"));                          // 6
+            aloft.append(records(9, true, 0, "open"));                         // 7
+            aloft.append(records(-1, false, 0, "c"));                          // 8
+            assertEquals(7, aloft.log().lastStableOffset());
+            assertEquals(9, aloft.log().highWatermark());
 
-            try (KafkaConsumer<String, String> committed = consumer(broker, "read_committed");
-                    KafkaConsumer<String, String> uncommitted = consumer(broker, "read_uncommitted")) {
+            try (KafkaConsumer<String, String> committed = consumer(aloft.broker(), "read_committed");
+                    KafkaConsumer<String, String> uncommitted = consumer(aloft.broker(), "read_uncommitted")) {
                 assertEquals(Map.of(TP, 7L), committed.endOffsets(List.of(TP)), "ListOffsets read_committed: the LSO");
                 assertEquals(Map.of(TP, 9L), uncommitted.endOffsets(List.of(TP)));
                 assertEquals(List.of("a", "committed", "b"), readUpTo(committed, 7));
                 assertEquals(List.of("a", "aborted-1", "aborted-2", "committed", "b", "open", "c"),
                         readUpTo(uncommitted, 9));
 
-                List<ProducerState> producers = admin.describeProducers(List.of(TP)).partitionResult(TP)
+                List<ProducerState> producers = aloft.admin().describeProducers(List.of(TP)).partitionResult(TP)
                         .get(30, TimeUnit.SECONDS).activeProducers();
                 ProducerState open = producers.stream().filter(s -> s.producerId() == 9).findFirst().orElseThrow();
                 assertEquals(7L, open.currentTransactionStartOffset().orElseThrow());
@@ -139,7 +109,7 @@ class ReadCommittedTest {
                 assertTrue(ended.currentTransactionStartOffset().isEmpty());
                 assertEquals(0, ended.coordinatorEpoch().orElseThrow());
 
-                log.appendMarker(9, (short) 0, 0, true, (short) 0).get(10, TimeUnit.SECONDS); // 9
+                aloft.marker(9, (short) 0, 0, true, (short) 0); // 9
                 assertEquals(List.of("open", "c"), readUpTo(committed, 10));
                 assertEquals(Map.of(TP, 10L), committed.endOffsets(List.of(TP)));
             }
@@ -166,12 +136,10 @@ class ReadCommittedTest {
 
     @Test
     void readCommittedFetchAtTheLso_waitsDespiteDataAboveIt_andIsAnsweredOnceTheMarkerMovesIt() throws Exception {
-        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps());
-                RawKafkaClient raw = new RawKafkaClient(broker.bootstrap())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            PartitionLog log = leaderLog(broker, admin);
-            log.append(records(7, true, 0, "t")).get(10, TimeUnit.SECONDS);                  // 0
-            log.append(records(-1, false, 0, "x")).get(10, TimeUnit.SECONDS);                // 1
+        try (OnePartitionLog aloft = OnePartitionLog.start(dir, TOPIC, Map.of());
+                RawKafkaClient raw = new RawKafkaClient(aloft.broker().bootstrap())) {
+            aloft.append(records(7, true, 0, "t"));                            // 0
+            aloft.append(records(-1, false, 0, "x"));                          // 1
 
             long start = System.nanoTime();
             FetchResponseData.PartitionData p = only(raw.send(readCommittedFetch(0, 500)));
@@ -190,7 +158,7 @@ class ReadCommittedTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            log.appendMarker(7, (short) 0, 0, false, (short) 0).get(10, TimeUnit.SECONDS);  // 2
+            aloft.marker(7, (short) 0, 0, false, (short) 0);                   // 2
             FetchResponseData.PartitionData woken = only(waiting.get(10, TimeUnit.SECONDS));
             assertEquals(3, woken.lastStableOffset());
             assertTrue(woken.records().sizeInBytes() > 0);
@@ -260,42 +228,20 @@ class ReadCommittedTest {
      */
     @Test
     void readCommitted_answersAsApacheKafka_forAbortedCommittedAndOpenTransactions() throws Exception {
-        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
-        String topic = "rc-oracle-" + System.nanoTime();
-        TopicPartition tp = new TopicPartition(topic, 0);
         List<String> kafkaViews;
         String kafkaOffsets;
-        Properties common = new Properties();
-        common.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
-        common.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        common.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        Properties transactional = new Properties();
-        transactional.putAll(common);
-        transactional.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
-                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
-                        new org.apache.kafka.clients.producer.KafkaProducer<>(transactional);
-                org.apache.kafka.clients.producer.KafkaProducer<String, String> plain =
-                        new org.apache.kafka.clients.producer.KafkaProducer<>(common)) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            tx.initTransactions();
-            tx.beginTransaction();
-            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "aborted")).get();
-            tx.abortTransaction();
-            awaitHighWatermark(admin, tp, 2); // markers are written after EndTxn answers
-            plain.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "plain")).get();
-            tx.beginTransaction();
-            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "committed")).get();
-            tx.commitTransaction();
-            awaitHighWatermark(admin, tp, 5);
-            tx.beginTransaction();
-            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "open")).get();
-            plain.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "tail")).get();
-            kafkaViews = readCommittedViews(kafka, topic, 7);
-            kafkaOffsets = offsetsView(admin, tp);
-            tx.abortTransaction();
+        try (OracleTransactions kafka = new OracleTransactions("rc-oracle-", Map.of(), true)) {
+            kafka.transaction("aborted", false);
+            awaitHighWatermark(kafka.admin, kafka.tp, 2); // markers are written after EndTxn answers
+            kafka.send(kafka.plain, "plain");
+            kafka.transaction("committed", true);
+            awaitHighWatermark(kafka.admin, kafka.tp, 5);
+            kafka.tx.beginTransaction();
+            kafka.send(kafka.tx, "open");
+            kafka.send(kafka.plain, "tail");
+            kafkaViews = readCommittedViews(kafka.bootstrap, kafka.topic, 7);
+            kafkaOffsets = offsetsView(kafka.admin, kafka.tp);
+            kafka.tx.abortTransaction();
         }
         // What Kafka answered, so the comparison below cannot pass on two empty answers.
         assertEquals("from 0: error=0 hw=7 lso=5 batches=[0, 1, 2, 3, 4] aborted=[0]", kafkaViews.get(0));
@@ -303,19 +249,17 @@ class ReadCommittedTest {
         assertEquals("from 6: error=0 hw=7 lso=5 batches=[] aborted=[]", kafkaViews.get(6));
         assertEquals("latest read_committed=5 open transactions from [5]", kafkaOffsets);
 
-        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            PartitionLog log = leaderLog(broker, admin);
+        try (OnePartitionLog aloft = OnePartitionLog.start(dir, TOPIC, Map.of())) {
             short tv2 = 2;
-            log.append(batch(7, (short) 0, "aborted")).get(10, TimeUnit.SECONDS);        // 0
-            log.appendMarker(7, (short) 1, 0, false, tv2).get(10, TimeUnit.SECONDS);     // 1
-            log.append(batch(-1, (short) 0, "plain")).get(10, TimeUnit.SECONDS);         // 2
-            log.append(batch(7, (short) 1, "committed")).get(10, TimeUnit.SECONDS);      // 3
-            log.appendMarker(7, (short) 2, 0, true, tv2).get(10, TimeUnit.SECONDS);      // 4
-            log.append(batch(7, (short) 2, "open")).get(10, TimeUnit.SECONDS);           // 5
-            log.append(batch(-1, (short) 0, "tail")).get(10, TimeUnit.SECONDS);          // 6
-            assertEquals(kafkaViews, readCommittedViews(broker.bootstrap(), TOPIC, 7));
-            assertEquals(kafkaOffsets, offsetsView(admin, TP));
+            aloft.append(batch(7, (short) 0, "aborted"));         // 0
+            aloft.marker(7, (short) 1, 0, false, tv2);            // 1
+            aloft.append(batch(-1, (short) 0, "plain"));          // 2
+            aloft.append(batch(7, (short) 1, "committed"));       // 3
+            aloft.marker(7, (short) 2, 0, true, tv2);             // 4
+            aloft.append(batch(7, (short) 2, "open"));            // 5
+            aloft.append(batch(-1, (short) 0, "tail"));           // 6
+            assertEquals(kafkaViews, readCommittedViews(aloft.broker().bootstrap(), TOPIC, 7));
+            assertEquals(kafkaOffsets, offsetsView(aloft.admin(), TP));
         }
     }
 
@@ -340,60 +284,38 @@ class ReadCommittedTest {
      */
     @Test
     void deleteRecordsPastAnOpenTransaction_answersAsApacheKafka() throws Exception {
-        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
-        String topic = "rc-delete-" + System.nanoTime();
-        TopicPartition tp = new TopicPartition(topic, 0);
         List<String> kafkaViews = new ArrayList<>();
-        Properties common = new Properties();
-        common.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
-        common.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        common.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        Properties transactional = new Properties();
-        transactional.putAll(common);
-        transactional.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
-                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
-                        new org.apache.kafka.clients.producer.KafkaProducer<>(transactional);
-                org.apache.kafka.clients.producer.KafkaProducer<String, String> plain =
-                        new org.apache.kafka.clients.producer.KafkaProducer<>(common)) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            tx.initTransactions();
-            tx.beginTransaction();
-            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "aborted")).get();
-            tx.abortTransaction();
-            awaitHighWatermark(admin, tp, 2);
-            plain.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "plain")).get();
-            tx.beginTransaction();
-            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "open")).get();
-            plain.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "tail")).get();
-            deleteRecordsBefore(admin, tp, 4);
-            kafkaViews.addAll(readCommittedViews(kafka, topic, 5));
-            kafkaViews.add(startAndOffsetsView(admin, tp));
-            tx.commitTransaction();
-            awaitHighWatermark(admin, tp, 6);
-            kafkaViews.addAll(readCommittedViews(kafka, topic, 6));
-            kafkaViews.add(startAndOffsetsView(admin, tp));
+        try (OracleTransactions kafka = new OracleTransactions("rc-delete-", Map.of(), true)) {
+            kafka.transaction("aborted", false);
+            awaitHighWatermark(kafka.admin, kafka.tp, 2);
+            kafka.send(kafka.plain, "plain");
+            kafka.tx.beginTransaction();
+            kafka.send(kafka.tx, "open");
+            kafka.send(kafka.plain, "tail");
+            deleteRecordsBefore(kafka.admin, kafka.tp, 4);
+            kafkaViews.addAll(readCommittedViews(kafka.bootstrap, kafka.topic, 5));
+            kafkaViews.add(startAndOffsetsView(kafka.admin, kafka.tp));
+            kafka.tx.commitTransaction();
+            awaitHighWatermark(kafka.admin, kafka.tp, 6);
+            kafkaViews.addAll(readCommittedViews(kafka.bootstrap, kafka.topic, 6));
+            kafkaViews.add(startAndOffsetsView(kafka.admin, kafka.tp));
         }
         System.out.println("Kafka's answers:\n" + String.join("\n", kafkaViews));
 
         List<String> aloftViews = new ArrayList<>();
-        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            PartitionLog log = leaderLog(broker, admin);
+        try (OnePartitionLog aloft = OnePartitionLog.start(dir, TOPIC, Map.of())) {
             short tv2 = 2;
-            log.append(batch(7, (short) 0, "aborted")).get(10, TimeUnit.SECONDS);        // 0
-            log.appendMarker(7, (short) 1, 0, false, tv2).get(10, TimeUnit.SECONDS);     // 1
-            log.append(batch(-1, (short) 0, "plain")).get(10, TimeUnit.SECONDS);         // 2
-            log.append(batch(7, (short) 1, "open")).get(10, TimeUnit.SECONDS);           // 3
-            log.append(batch(-1, (short) 0, "tail")).get(10, TimeUnit.SECONDS);          // 4
-            deleteRecordsBefore(admin, TP, 4);
-            aloftViews.addAll(readCommittedViews(broker.bootstrap(), TOPIC, 5));
-            aloftViews.add(startAndOffsetsView(admin, TP));
-            log.appendMarker(7, (short) 2, 0, true, tv2).get(10, TimeUnit.SECONDS);      // 5
-            aloftViews.addAll(readCommittedViews(broker.bootstrap(), TOPIC, 6));
-            aloftViews.add(startAndOffsetsView(admin, TP));
+            aloft.append(batch(7, (short) 0, "aborted"));         // 0
+            aloft.marker(7, (short) 1, 0, false, tv2);            // 1
+            aloft.append(batch(-1, (short) 0, "plain"));          // 2
+            aloft.append(batch(7, (short) 1, "open"));            // 3
+            aloft.append(batch(-1, (short) 0, "tail"));           // 4
+            deleteRecordsBefore(aloft.admin(), TP, 4);
+            aloftViews.addAll(readCommittedViews(aloft.broker().bootstrap(), TOPIC, 5));
+            aloftViews.add(startAndOffsetsView(aloft.admin(), TP));
+            aloft.marker(7, (short) 2, 0, true, tv2);             // 5
+            aloftViews.addAll(readCommittedViews(aloft.broker().bootstrap(), TOPIC, 6));
+            aloftViews.add(startAndOffsetsView(aloft.admin(), TP));
         }
         assertEquals(kafkaViews, aloftViews);
     }
@@ -421,41 +343,23 @@ class ReadCommittedTest {
      */
     @Test
     void markerOnLogAppendTimeTopic_stampedAsApacheKafka() throws Exception {
-        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
-        String topic = "rc-lat-" + System.nanoTime();
         Map<String, String> lat = Map.of("message.timestamp.type", "LogAppendTime");
-        Properties props = new Properties();
-        props.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
-        props.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        props.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        props.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
         List<String> kafkaView;
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
-                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
-                        new org.apache.kafka.clients.producer.KafkaProducer<>(props)) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(lat))).all()
-                    .get(30, TimeUnit.SECONDS);
-            tx.initTransactions();
+        try (OracleTransactions kafka = new OracleTransactions("rc-lat-", lat, false)) {
             long from = System.currentTimeMillis();
-            tx.beginTransaction();
-            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "x")).get();
-            tx.commitTransaction();
-            awaitHighWatermark(admin, new TopicPartition(topic, 0), 2);
-            kafkaView = timestampView(kafka, topic, from, System.currentTimeMillis());
+            kafka.transaction("x", true);
+            awaitHighWatermark(kafka.admin, kafka.tp, 2);
+            kafkaView = timestampView(kafka.bootstrap, kafka.topic, from, System.currentTimeMillis());
         }
         assertEquals(List.of("data LogAppendTime appended-now=true", "marker LogAppendTime appended-now=true"),
                 kafkaView, "Kafka's answer");
 
-        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1).configs(lat))).all()
-                    .get(30, TimeUnit.SECONDS);
-            PartitionLog log = leaderLog(broker, admin);
+        try (OnePartitionLog aloft = OnePartitionLog.start(dir, TOPIC, lat)) {
             long from = System.currentTimeMillis();
-            log.append(batch(7, (short) 0, "x")).get(10, TimeUnit.SECONDS);                // 0
-            log.appendMarker(7, (short) 1, 0, true, (short) 2).get(10, TimeUnit.SECONDS);  // 1
-            assertEquals(kafkaView, timestampView(broker.bootstrap(), TOPIC, from, System.currentTimeMillis()));
+            aloft.append(batch(7, (short) 0, "x"));               // 0
+            aloft.marker(7, (short) 1, 0, true, (short) 2);       // 1
+            assertEquals(kafkaView,
+                    timestampView(aloft.broker().bootstrap(), TOPIC, from, System.currentTimeMillis()));
         }
     }
 
@@ -489,32 +393,17 @@ class ReadCommittedTest {
      */
     @Test
     void markerFencing_refusesWithApacheKafkasErrors() throws Exception {
-        String kafka = io.aloft.broker.conformance.KafkaOracle.bootstrap();
-        String topic = "rc-fence-" + System.nanoTime();
-        TopicPartition tp = new TopicPartition(topic, 0);
-        Properties props = new Properties();
-        props.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
-        props.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        props.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        props.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-tx");
         List<String> kafkaErrors = new ArrayList<>();
         ProducerState state;
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka));
-                org.apache.kafka.clients.producer.KafkaProducer<String, String> tx =
-                        new org.apache.kafka.clients.producer.KafkaProducer<>(props);
-                RawKafkaClient raw = new RawKafkaClient(kafka)) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            tx.initTransactions();
-            tx.beginTransaction();
-            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "x")).get();
-            tx.commitTransaction();
-            awaitHighWatermark(admin, tp, 2);
-            tx.beginTransaction();
-            tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "y")).get();
-            state = admin.describeProducers(List.of(tp)).partitionResult(tp).get(30, TimeUnit.SECONDS)
-                    .activeProducers().get(0);
+        try (OracleTransactions kafka = new OracleTransactions("rc-fence-", Map.of(), false);
+                RawKafkaClient raw = new RawKafkaClient(kafka.bootstrap)) {
+            String topic = kafka.topic;
+            kafka.transaction("x", true);
+            awaitHighWatermark(kafka.admin, kafka.tp, 2);
+            kafka.tx.beginTransaction();
+            kafka.send(kafka.tx, "y");
+            state = kafka.admin.describeProducers(List.of(kafka.tp)).partitionResult(kafka.tp)
+                    .get(30, TimeUnit.SECONDS).activeProducers().get(0);
             short epoch = (short) state.producerEpoch();
             int coordinator = state.coordinatorEpoch().orElseThrow();
             assertTrue(epoch >= 1, state.toString());
@@ -524,20 +413,19 @@ class ReadCommittedTest {
                     (byte) 0)));
             kafkaErrors.add(markerError(raw, marker(topic, state.producerId(), epoch, coordinator, (short) 2,
                     (byte) 2)));
-            tx.abortTransaction();
+            kafka.tx.abortTransaction();
         }
 
         List<String> aloftErrors = new ArrayList<>();
-        try (TestBroker broker = new TestBroker(dir); Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            PartitionLog log = leaderLog(broker, admin);
+        try (OnePartitionLog aloft = OnePartitionLog.start(dir, TOPIC, Map.of())) {
+            PartitionLog log = aloft.log();
             short epoch = (short) state.producerEpoch();
             int coordinator = state.coordinatorEpoch().orElseThrow();
-            log.append(MemoryRecords.withTransactionalRecords(Compression.NONE, 7, epoch, 0,
-                    new SimpleRecord("x".getBytes(StandardCharsets.UTF_8)))).get(10, TimeUnit.SECONDS);
-            log.appendMarker(7, epoch, coordinator, true, (short) 0).get(10, TimeUnit.SECONDS);
-            log.append(MemoryRecords.withTransactionalRecords(Compression.NONE, 7, epoch, 1,
-                    new SimpleRecord("y".getBytes(StandardCharsets.UTF_8)))).get(10, TimeUnit.SECONDS);
+            aloft.append(MemoryRecords.withTransactionalRecords(Compression.NONE, 7, epoch, 0,
+                    new SimpleRecord("x".getBytes(StandardCharsets.UTF_8))));
+            aloft.marker(7, epoch, coordinator, true, (short) 0);
+            aloft.append(MemoryRecords.withTransactionalRecords(Compression.NONE, 7, epoch, 1,
+                    new SimpleRecord("y".getBytes(StandardCharsets.UTF_8))));
             aloftErrors.add(markerRefusal(log.appendMarker(7, (short) (epoch - 1), coordinator, true, (short) 0)));
             aloftErrors.add(markerRefusal(log.appendMarker(7, epoch, coordinator - 1, true, (short) 0)));
             aloftErrors.add(markerRefusal(log.appendMarker(7, epoch, coordinator, true, (short) 2)));

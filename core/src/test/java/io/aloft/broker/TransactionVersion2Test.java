@@ -1,29 +1,24 @@
 package io.aloft.broker;
 
+import static io.aloft.broker.TransactionalClients.describe;
+import static io.aloft.broker.TransactionalClients.producer;
+import static io.aloft.broker.TransactionalClients.readToEnd;
+import static io.aloft.broker.TransactionalClients.values;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.FeatureMetadata;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TransactionDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -122,7 +117,7 @@ class TransactionVersion2Test {
         int partitions = 4;
         int perPartition = 100;
         try (TestBroker broker = new TestBroker(dir, ENABLED); Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            TransactionalClients.createTopic(broker, topic, partitions);
             try (KafkaProducer<String, String> producer = producer(broker, "tv2-many")) {
                 producer.initTransactions();
                 for (int txn = 0; txn < 2; txn++) {
@@ -139,27 +134,13 @@ class TransactionVersion2Test {
                     producer.commitTransaction();
                 }
             }
-            Properties p = new Properties();
-            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-            p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             List<TopicPartition> tps = new ArrayList<>();
             for (int i = 0; i < partitions; i++) {
                 tps.add(new TopicPartition(topic, i));
             }
             Map<Integer, List<String>> byPartition = new java.util.HashMap<>();
-            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
-                c.assign(tps);
-                c.seekToBeginning(tps);
-                Map<TopicPartition, Long> ends = c.endOffsets(tps);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (tps.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
-                    assertTrue(System.nanoTime() < deadline, "positions never reached " + ends);
-                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                        byPartition.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.value());
-                    }
-                }
+            for (ConsumerRecord<String, String> r : readToEnd(broker, "read_committed", tps)) {
+                byPartition.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.value());
             }
             List<String> expected = new ArrayList<>();
             for (int txn = 0; txn < 2; txn++) {
@@ -185,16 +166,10 @@ class TransactionVersion2Test {
             try (KafkaProducer<String, String> producer = producer(broker, "tv2-offsets")) {
                 producer.initTransactions();
                 producer.beginTransaction();
-                sendToEach(producer, "with-offsets");
-                producer.sendOffsetsToTransaction(Map.of(PARTITIONS.get(0),
-                        new org.apache.kafka.clients.consumer.OffsetAndMetadata(5)),
-                        new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("g-committed"));
+                sendWithOffsets(producer, "with-offsets", 5, "g-committed");
                 producer.commitTransaction();
                 producer.beginTransaction();
-                sendToEach(producer, "aborted-offsets");
-                producer.sendOffsetsToTransaction(Map.of(PARTITIONS.get(0),
-                        new org.apache.kafka.clients.consumer.OffsetAndMetadata(9)),
-                        new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("g-aborted"));
+                sendWithOffsets(producer, "aborted-offsets", 9, "g-aborted");
                 producer.abortTransaction();
             }
             assertEquals(2, broker.broker().requestsDispatched(ApiKeys.TXN_OFFSET_COMMIT, (short) 5));
@@ -225,56 +200,25 @@ class TransactionVersion2Test {
     }
 
     private static void createTopic(TestBroker broker) throws Exception {
-        try (Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS.size(), (short) 1))).all()
-                    .get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static TransactionDescription describe(TestBroker broker, String id) throws Exception {
-        try (Admin admin = Admin.create(broker.clientProps())) {
-            return admin.describeTransactions(List.of(id)).description(id).get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static KafkaProducer<String, String> producer(TestBroker broker, String transactionalId) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
-        return new KafkaProducer<>(p);
+        TransactionalClients.createTopic(broker, TOPIC, PARTITIONS.size());
     }
 
     private static void sendToEach(KafkaProducer<String, String> producer, String prefix) throws Exception {
-        for (TopicPartition tp : PARTITIONS) {
-            producer.send(new ProducerRecord<>(TOPIC, tp.partition(), null, prefix + "-" + tp.partition()))
-                    .get(30, TimeUnit.SECONDS);
-        }
+        TransactionalClients.sendToEach(producer, PARTITIONS, prefix);
+    }
+
+    /** In the open transaction: {@link #sendToEach}, then {@code offset} of partition 0 for {@code group}. */
+    private static void sendWithOffsets(KafkaProducer<String, String> producer, String prefix, long offset,
+            String group) throws Exception {
+        sendToEach(producer, prefix);
+        producer.sendOffsetsToTransaction(Map.of(PARTITIONS.get(0),
+                new org.apache.kafka.clients.consumer.OffsetAndMetadata(offset)),
+                new org.apache.kafka.clients.consumer.ConsumerGroupMetadata(group));
     }
 
     /** Every committed value, partition 0's then partition 1's... sorted: each partition in order. */
-    private static List<String> readCommitted(TestBroker broker) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "200");
-        List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
-            c.assign(PARTITIONS);
-            c.seekToBeginning(PARTITIONS);
-            Map<TopicPartition, Long> ends = c.endOffsets(PARTITIONS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (PARTITIONS.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
-                assertTrue(System.nanoTime() < deadline, "positions never reached " + ends);
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.add(r.value());
-                }
-            }
-        }
+    private static List<String> readCommitted(TestBroker broker) throws Exception {
+        List<String> out = new ArrayList<>(values(readToEnd(broker, "read_committed", PARTITIONS)));
         out.sort(String::compareTo);
         return out;
     }

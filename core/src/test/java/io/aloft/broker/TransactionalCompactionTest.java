@@ -7,13 +7,11 @@ import io.aloft.broker.log.PartitionLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -27,8 +25,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,18 +47,8 @@ class TransactionalCompactionTest {
     @TempDir
     Path dir;
 
-    private TestBroker broker;
-    private Admin admin;
-
-    @AfterEach
-    void tearDown() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    final CompactionBroker broker = new CompactionBroker();
 
     private static Properties producerProps(String bootstrap, Map<String, Object> extra) {
         Properties p = new Properties();
@@ -135,17 +123,6 @@ class TransactionalCompactionTest {
         return List.of(all, withRecord);
     }
 
-    private void cleanUntil(String what, BooleanSupplier done) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!done.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "no cleaning made it: " + what + "; "
-                    + broker.broker().logCleaner().stats());
-            if (broker.broker().logCleaner().cleanNow().isEmpty()) {
-                Thread.sleep(50); // poll: the next upload makes more data cleanable
-            }
-        }
-    }
-
     private boolean uncommittedHasNo(String prefix) {
         try {
             return read("read_uncommitted").stream().noneMatch(r -> r.contains("=" + prefix));
@@ -211,12 +188,8 @@ class TransactionalCompactionTest {
     @Test
     void transactionalProducerOnACompactedTopic_compactionRemovesAbortedRecords_thenSpentMarkers()
             throws Exception {
-        Map<String, String> props = new HashMap<>(Map.of("s3.wal.upload.interval.ms", "100",
-                "log.cleaner.enable", "false", "aloft.transactions.enable", "true"));
-        broker = new TestBroker(dir.resolve("broker"), props);
-        admin = Admin.create(broker.clientProps());
-        admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1).configs(COMPACT))).all()
-                .get(30, TimeUnit.SECONDS);
+        broker.start(dir.resolve("broker"), Map.of("aloft.transactions.enable", "true"));
+        broker.createTopic(TOPIC, COMPACT);
         writeLayout(broker.bootstrap(), TOPIC);
         List<String> uncommittedBefore = read("read_uncommitted");
         List<String> committedBefore = read("read_committed");
@@ -225,7 +198,7 @@ class TransactionalCompactionTest {
         assertTrue(committedBefore.stream().noneMatch(r -> r.contains("aborted")), committedBefore.toString());
         assertEquals(List.of(4, 4), markers());
 
-        cleanUntil("the aborted records gone", () -> uncommittedHasNo("aborted"));
+        broker.cleanUntil("the aborted records gone", () -> uncommittedHasNo("aborted"));
 
         Map<String, String> expected = latest(committedBefore);
         List<String> committedAfter = read("read_committed");
@@ -256,7 +229,7 @@ class TransactionalCompactionTest {
         Map<String, String> gotLast = latest(committedLast);
         gotLast.remove("tick");
         assertEquals(expectedLast, gotLast);
-        assertEquals(0, admin.listOffsets(Map.of(TP, OffsetSpec.earliest())).partitionResult(TP)
+        assertEquals(0, broker.admin().listOffsets(Map.of(TP, OffsetSpec.earliest())).partitionResult(TP)
                 .get(30, TimeUnit.SECONDS).offset(), "the log start does not move");
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.broker.conformance.RawConnection;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,10 +34,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Apache Kafka 4.3.1's {@code kafka-transactions.sh} (org.apache.kafka.tools.TransactionsCommand),
@@ -62,33 +58,11 @@ class TransactionsCliTest {
             "transaction.state.log.num.partitions", "4", "aloft.transaction.version", "1",
             "transaction.partition.verification.enable", "false");
 
-    @TempDir
-    static Path dir;
-    static TestBroker broker;
-    static Admin admin;
-    static KafkaCli cli;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new TestBroker(dir.resolve("broker"), ENABLED);
-        admin = Admin.create(broker.clientProps());
-        cli = new KafkaCli(dir.resolve("cli"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaCli.WithBroker cli = new KafkaCli.WithBroker(ENABLED);
 
     private static KafkaCli.Result transactions(String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of("--bootstrap-server", broker.bootstrap()));
-        all.addAll(List.of(args));
-        return cli.run(TRANSACTIONS, all.toArray(String[]::new));
+        return cli.runOnBroker(TRANSACTIONS, args);
     }
 
     /** The rows of a table the tool printed, each split on its column gaps (header first). */
@@ -97,12 +71,12 @@ class TransactionsCliTest {
     }
 
     private static void createTopic(String topic, int partitions) throws Exception {
-        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        cli.admin().createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
     }
 
     private static KafkaProducer<String, String> producer(String transactionalId) {
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cli.bootstrap());
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "300000");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
@@ -113,7 +87,7 @@ class TransactionsCliTest {
     void listDescribeDescribeProducers_committedAndOpenTransactions() throws Exception {
         String topic = "cli-txn";
         createTopic(topic, 2);
-        String node = Integer.toString(broker.broker().nodeId());
+        String node = Integer.toString(cli.broker().broker().nodeId());
         try (KafkaProducer<String, String> committed = producer("cli-tx-committed");
                 KafkaProducer<String, String> open = producer("cli-tx-open")) {
             committed.initTransactions();
@@ -180,7 +154,7 @@ class TransactionsCliTest {
     void findHanging_reportsOnlyTheTransactionItsCoordinatorNeverHeardOf() throws Exception {
         String topic = "cli-hanging";
         createTopic(topic, 2);
-        String node = Integer.toString(broker.broker().nodeId());
+        String node = Integer.toString(cli.broker().broker().nodeId());
         KafkaCli.Result none = findHanging(topic);
         assertEquals(List.of(HANGING_HEADER), table(none), none.toString());
 
@@ -225,7 +199,7 @@ class TransactionsCliTest {
         long halfAnHourAgo = System.currentTimeMillis() - Duration.ofMinutes(30).toMillis();
         InitProducerIdResponseData lost = writeWithoutTheCoordinator(topic, 0, "cli-abort-lost", halfAnHourAgo);
         try (KafkaProducer<String, String> plain = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrap()), new StringSerializer(), new StringSerializer())) {
+                cli.bootstrap()), new StringSerializer(), new StringSerializer())) {
             plain.send(new ProducerRecord<>(topic, 0, "k", "after")).get(30, TimeUnit.SECONDS);
         }
         assertEquals(2, table(findHanging(topic)).size());
@@ -247,7 +221,7 @@ class TransactionsCliTest {
 
     /** The values of a partition up to {@code end}, read from the start at that isolation level. */
     private static List<String> read(TopicPartition tp, String isolation, long end) {
-        Properties p = broker.clientProps();
+        Properties p = cli.broker().clientProps();
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<String> values = new ArrayList<>();
@@ -270,8 +244,8 @@ class TransactionsCliTest {
             "CoordinatorEpoch", "StartOffset", "LastTimestamp", "Duration(min)");
 
     private static KafkaCli.Result findHanging(String topic) throws Exception {
-        KafkaCli.Result r = transactions("find-hanging", "--broker-id", Integer.toString(broker.broker().nodeId()),
-                "--topic", topic);
+        KafkaCli.Result r = transactions("find-hanging", "--broker-id",
+                Integer.toString(cli.broker().broker().nodeId()), "--topic", topic);
         assertEquals(0, r.exitCode(), r.toString());
         return r;
     }
@@ -283,7 +257,7 @@ class TransactionsCliTest {
      */
     static InitProducerIdResponseData writeWithoutTheCoordinator(String topic, int partition, String transactionalId,
             long timestamp) throws Exception {
-        try (RawConnection c = RawConnection.open(broker.bootstrap())) {
+        try (RawConnection c = RawConnection.open(cli.bootstrap())) {
             // As a client does: FindCoordinator first (it creates __transaction_state on first use), then
             // InitProducerId until the coordinator is loaded.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -321,7 +295,7 @@ class TransactionsCliTest {
 
     /** The offset a read_committed consumer cannot read past (ListOffsets latest, read_committed). */
     static long lastStableOffset(TopicPartition tp) throws Exception {
-        return admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()),
+        return cli.admin().listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()),
                 new org.apache.kafka.clients.admin.ListOffsetsOptions(
                         org.apache.kafka.common.IsolationLevel.READ_COMMITTED))
                 .partitionResult(tp).get(30, TimeUnit.SECONDS).offset();
@@ -346,7 +320,7 @@ class TransactionsCliTest {
     }
 
     private static String producerIdOf(String transactionalId) throws Exception {
-        return Long.toString(admin.describeTransactions(List.of(transactionalId)).description(transactionalId)
+        return Long.toString(cli.admin().describeTransactions(List.of(transactionalId)).description(transactionalId)
                 .get(30, TimeUnit.SECONDS).producerId());
     }
 }

@@ -1,41 +1,31 @@
 package io.aloft.broker;
 
+import static io.aloft.broker.TransactionalClients.describe;
+import static io.aloft.broker.TransactionalClients.producer;
+import static io.aloft.broker.TransactionalClients.readUpTo;
+import static io.aloft.broker.TransactionalClients.values;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -185,61 +175,19 @@ class TransactionsTest {
     }
 
     private static void createTopic(TestBroker broker) throws Exception {
-        try (Admin admin = Admin.create(broker.clientProps())) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static TransactionDescription describe(TestBroker broker, String id) throws Exception {
-        try (Admin admin = Admin.create(broker.clientProps())) {
-            return admin.describeTransactions(List.of(id)).description(id).get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static KafkaProducer<String, String> producer(TestBroker broker, String transactionalId) {
-        return new KafkaProducer<>(producerProps(broker, transactionalId));
-    }
-
-    private static Properties producerProps(TestBroker broker, String transactionalId) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
-        return p;
+        TransactionalClients.createTopic(broker, TOPIC, PARTITIONS.size());
     }
 
     /** One record "prefix-N" to each partition N, waiting for each. */
     private static void sendToEach(KafkaProducer<String, String> producer, String prefix) throws Exception {
-        for (TopicPartition tp : PARTITIONS) {
-            producer.send(new ProducerRecord<>(TOPIC, tp.partition(), null, prefix + "-" + tp.partition()))
-                    .get(30, TimeUnit.SECONDS);
-        }
+        TransactionalClients.sendToEach(producer, PARTITIONS, prefix);
     }
 
-    /** Reads every partition from the start until each position reaches {@code end}. */
+    /** Reads every partition from the start until each position reaches {@code end}; the values. */
     private static List<String> readAll(TestBroker broker, String isolation, long end) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "200");
-        List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
-            c.assign(PARTITIONS);
-            c.seekToBeginning(PARTITIONS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (PARTITIONS.stream().anyMatch(tp -> c.position(tp) < end)) {
-                assertTrue(System.nanoTime() < deadline, "positions never reached " + end + ": "
-                        + PARTITIONS.stream().map(c::position).toList());
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.add(r.value());
-                }
-            }
-        }
-        return out;
+        Map<TopicPartition, Long> ends = new java.util.HashMap<>();
+        PARTITIONS.forEach(tp -> ends.put(tp, end));
+        return values(readUpTo(broker, isolation, ends));
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {

@@ -22,20 +22,43 @@ import org.junit.jupiter.api.Test;
  * and keep reading the old ones.
  */
 class CheckpointTest {
+    // The sections the fixtures below share (each fixture's javadoc says what state it holds).
+
+    /** Log start 3; one index entry (base 0, max timestamp 1000, 70 bytes) ending at 5. */
+    private static final String INDEX_TO_5 = "0000000000000003"
+            + "0000000000000005" + "00000001" + "0000000000000000" + "00000000000003e8" + "00000046";
+
+    /** Producer 7's one batch: sequences 0-4, offsets 0-4, max timestamp 1000, no log append time. */
+    private static final String BATCH_7 = "00000000" + "00000004" + "0000000000000000" + "0000000000000004"
+            + "00000000000003e8" + "ffffffffffffffff";
+
+    /** Versions 1-3: one producer, 7 epoch 2 (last timestamp 1000) with {@link #BATCH_7}. */
+    private static final String PRODUCER_7 = "00000001" + "0000000000000007" + "0002" + "00000000000003e8" + "01"
+            + BATCH_7;
+
+    /**
+     * Versions 4-5: producer 7 epoch 2 (no coordinator epoch, transaction open since 0) with
+     * {@link #BATCH_7}; producer 8 epoch 1 with coordinator epoch 6 from a marker and no batch.
+     */
+    private static final String TXN_PRODUCERS = "00000002"
+            + "0000000000000007" + "0002" + "00000000000003e8" + "ffffffff" + "0000000000000000" + "01"
+            + BATCH_7
+            + "0000000000000008" + "0001" + "00000000000003e8" + "00000006" + "ffffffffffffffff" + "00";
+
+    /** Leader epochs 1 from 0 and 4 from 5. */
+    private static final String EPOCHS = "00000002" + "00000001" + "0000000000000000" + "00000004"
+            + "0000000000000005";
+
+    /** Cleaned up to 2, no compaction pending. */
+    private static final String CLEANED_TO_2 = "0000000000000002" + "ffffffffffffffff";
+
     /**
      * Version 4: {@link #V3}'s index, epochs and cleaner state; producer 7 epoch 2 with its batch
      * (sequences 0-4, offsets 0-4) in a transaction open since offset 0, producer 8 epoch 1 with no
      * batch and coordinator epoch 6 from a marker; one aborted transaction (producer 9, 1 to 4).
      */
-    static final String V4 = "414c4350" + "04" + "01" + "dc0863ad" + "0000000000000003"
-            + "0000000000000005" + "00000001" + "0000000000000000" + "00000000000003e8" + "00000046"
-            + "00000002"
-            + "0000000000000007" + "0002" + "00000000000003e8" + "ffffffff" + "0000000000000000" + "01"
-            + "00000000" + "00000004" + "0000000000000000" + "0000000000000004" + "00000000000003e8"
-            + "ffffffffffffffff"
-            + "0000000000000008" + "0001" + "00000000000003e8" + "00000006" + "ffffffffffffffff" + "00"
-            + "00000002" + "00000001" + "0000000000000000" + "00000004" + "0000000000000005"
-            + "0000000000000002" + "ffffffffffffffff"
+    static final String V4 = "414c4350" + "04" + "01" + "dc0863ad" + INDEX_TO_5 + TXN_PRODUCERS + EPOCHS
+            + CLEANED_TO_2
             + "00000001" + "0000000000000009" + "0000000000000001" + "0000000000000004";
 
     /**
@@ -51,60 +74,24 @@ class CheckpointTest {
      */
     static final String V5_PARTIAL = "414c4350" + "05" + "02" + "234f2f73" + "0000000000000003"
             + "0000000000000007" + "00000001" + "0000000000000000" + "00000000000003e8" + "0000008c"
-            + "00000002"
-            + "0000000000000007" + "0002" + "00000000000003e8" + "ffffffff" + "0000000000000000" + "01"
-            + "00000000" + "00000004" + "0000000000000000" + "0000000000000004" + "00000000000003e8"
-            + "ffffffffffffffff"
-            + "0000000000000008" + "0001" + "00000000000003e8" + "00000006" + "ffffffffffffffff" + "00"
-            + "00000002" + "00000001" + "0000000000000000" + "00000004" + "0000000000000005"
-            + "0000000000000002" + "ffffffffffffffff"
+            + TXN_PRODUCERS + EPOCHS + CLEANED_TO_2
             + "00000001" + "000000000000000a" + "0000000000000005" + "0000000000000006";
 
     /** {@link #V2}'s state, cleaned up to 2 with no compaction pending, as version 3 writes it. */
-    static final String V3 = "414c4350" + "03" + "01" + "0ac5c0cc" + "0000000000000003"
-            + "0000000000000005" + "00000001" + "0000000000000000" + "00000000000003e8" + "00000046"
-            + "00000001" + "0000000000000007" + "0002" + "00000000000003e8" + "01"
-            + "00000000" + "00000004" + "0000000000000000" + "0000000000000004" + "00000000000003e8"
-            + "ffffffffffffffff"
-            + "00000002" + "00000001" + "0000000000000000" + "00000004" + "0000000000000005"
-            + "0000000000000002" + "ffffffffffffffff";
+    static final String V3 = "414c4350" + "03" + "01" + "0ac5c0cc" + INDEX_TO_5 + PRODUCER_7 + EPOCHS + CLEANED_TO_2;
 
     /**
      * A full version-2 checkpoint of: log start 3, one index entry (base 0, max timestamp 1000, 70
      * bytes) ending at 5, producer 7 epoch 2 with one batch (sequences 0-4, offsets 0-4, max timestamp
      * 1000, no log append time), and leader epochs 1 from 0 and 4 from 5.
      */
-    static final String V2 = "414c4350" + "02" + "01" + "c9682679" + "0000000000000003"
-            + "0000000000000005" + "00000001" + "0000000000000000" + "00000000000003e8" + "00000046"
-            + "00000001" + "0000000000000007" + "0002" + "00000000000003e8" + "01"
-            + "00000000" + "00000004" + "0000000000000000" + "0000000000000004" + "00000000000003e8"
-            + "ffffffffffffffff"
-            + "00000002" + "00000001" + "0000000000000000" + "00000004" + "0000000000000005";
+    static final String V2 = "414c4350" + "02" + "01" + "c9682679" + INDEX_TO_5 + PRODUCER_7 + EPOCHS;
 
     /** The same state as version 1 wrote it: no leader-epoch section. */
-    static final String V1 = "414c4350" + "01" + "01" + "3225672f" + "0000000000000003"
-            + "0000000000000005" + "00000001" + "0000000000000000" + "00000000000003e8" + "00000046"
-            + "00000001" + "0000000000000007" + "0002" + "00000000000003e8" + "01"
-            + "00000000" + "00000004" + "0000000000000000" + "0000000000000004" + "00000000000003e8"
-            + "ffffffffffffffff";
+    static final String V1 = "414c4350" + "01" + "01" + "3225672f" + INDEX_TO_5 + PRODUCER_7;
 
     private static ByteBuffer bytes(String hex) {
         return ByteBuffer.wrap(HexFormat.of().parseHex(hex));
-    }
-
-    @Test
-    void encode_withoutTransactions_isVersion3_byteForByte() {
-        LogIndex index = new LogIndex(0);
-        index.add(0, 5, 1000, 70, 4096);
-        ProducerStateManager producers = new ProducerStateManager();
-        producers.replay(batch(false), new TransactionIndex());
-        LeaderEpochCache epochs = new LeaderEpochCache();
-        epochs.assign(1, 0);
-        epochs.assign(4, 5);
-        CleanerState cleaner = new CleanerState();
-        cleaner.cleanedUpTo = 2;
-        ByteBuffer encoded = Checkpoint.encode(true, 3, index, producers, epochs, cleaner, new TransactionIndex());
-        assertEquals(V3, HexFormat.of().formatHex(encoded.array(), encoded.position(), encoded.limit()));
     }
 
     /** Prints an encoded checkpoint (to write a fixture). */
@@ -112,52 +99,73 @@ class CheckpointTest {
         return HexFormat.of().formatHex(encoded.array(), encoded.position(), encoded.limit());
     }
 
+    /** The state a checkpoint holds, each part empty until a test fills it or applies a checkpoint to it. */
+    private static final class State {
+        final LogIndex index = new LogIndex(0);
+        final ProducerStateManager producers = new ProducerStateManager();
+        final LeaderEpochCache epochs = new LeaderEpochCache();
+        final CleanerState cleaner = new CleanerState();
+        final TransactionIndex txns = new TransactionIndex();
+
+        /** The fixtures' index entry, leader epochs and cleaner progress; no producer yet. */
+        static State withoutProducers() {
+            State state = new State();
+            state.index.add(0, 5, 1000, 70, 4096);
+            state.epochs.assign(1, 0);
+            state.epochs.assign(4, 5);
+            state.cleaner.cleanedUpTo = 2;
+            return state;
+        }
+
+        ByteBuffer encode(boolean full, long logStartOffset) {
+            return Checkpoint.encode(full, logStartOffset, index, producers, epochs, cleaner, txns);
+        }
+
+        /** Applies the checkpoint {@code hex}; the log start offset it holds. */
+        long apply(String hex) {
+            return Checkpoint.apply(bytes(hex), index, producers, epochs, cleaner, txns);
+        }
+    }
+
+    @Test
+    void encode_withoutTransactions_isVersion3_byteForByte() {
+        State state = State.withoutProducers();
+        state.producers.replay(batch(false), new TransactionIndex());
+        assertEquals(V3, hex(state.encode(true, 3)));
+    }
+
     @Test
     void encode_withTransactions_isVersion5_byteForByte() {
-        LogIndex index = new LogIndex(0);
-        index.add(0, 5, 1000, 70, 4096);
-        ProducerStateManager producers = new ProducerStateManager();
-        TransactionIndex txns = new TransactionIndex();
-        producers.replay(batch(true), txns);
-        producers.endTransaction(8, (short) 1, 6, 1000);
-        txns.end(9, 1, 4, true);
-        LeaderEpochCache epochs = new LeaderEpochCache();
-        epochs.assign(1, 0);
-        epochs.assign(4, 5);
-        CleanerState cleaner = new CleanerState();
-        cleaner.cleanedUpTo = 2;
-        ByteBuffer encoded = Checkpoint.encode(true, 3, index, producers, epochs, cleaner, txns);
-        assertEquals(V5, hex(encoded));
+        State state = State.withoutProducers();
+        state.producers.replay(batch(true), state.txns);
+        state.producers.endTransaction(8, (short) 1, 6, 1000);
+        state.txns.end(9, 1, 4, true);
+        assertEquals(V5, hex(state.encode(true, 3)));
 
         // A partial one after another aborted transaction: that one alone.
-        index.add(5, 2, 1000, 70, 4096);
-        txns.end(10, 5, 6, true);
-        assertEquals(V5_PARTIAL, hex(Checkpoint.encode(false, 3, index, producers, epochs, cleaner, txns)));
+        state.index.add(5, 2, 1000, 70, 4096);
+        state.txns.end(10, 5, 6, true);
+        assertEquals(V5_PARTIAL, hex(state.encode(false, 3)));
     }
 
     @Test
     void apply_version5FullThenPartial_restoresEveryAbortedTransaction() {
-        LogIndex index = new LogIndex(0);
-        ProducerStateManager producers = new ProducerStateManager();
-        LeaderEpochCache epochs = new LeaderEpochCache();
-        CleanerState cleaner = new CleanerState();
-        TransactionIndex txns = new TransactionIndex();
-        Checkpoint.apply(bytes(V5), index, producers, epochs, cleaner, txns);
-        assertEquals(List.of(new AbortedTxn(9, 1, 4)), txns.aborted());
-        assertEquals(3, Checkpoint.apply(bytes(V5_PARTIAL), index, producers, epochs, cleaner, txns));
-        assertEquals(List.of(new AbortedTxn(9, 1, 4), new AbortedTxn(10, 5, 6)), txns.aborted());
-        assertEquals(7, index.endOffset());
-        assertEquals(List.of(0L), producers.openTransactions());
+        State state = new State();
+        state.apply(V5);
+        assertEquals(List.of(new AbortedTxn(9, 1, 4)), state.txns.aborted());
+        assertEquals(3, state.apply(V5_PARTIAL));
+        assertEquals(List.of(new AbortedTxn(9, 1, 4), new AbortedTxn(10, 5, 6)), state.txns.aborted());
+        assertEquals(7, state.index.endOffset());
+        assertEquals(List.of(0L), state.producers.openTransactions());
     }
 
     /** A version-4 partial checkpoint's section is complete: it replaces the list. */
     @Test
     void apply_version4_replacesTheAbortedTransactions() {
-        TransactionIndex txns = new TransactionIndex();
-        txns.end(1, 0, 0, true);
-        Checkpoint.apply(bytes(V4), new LogIndex(0), new ProducerStateManager(), new LeaderEpochCache(),
-                new CleanerState(), txns);
-        assertEquals(List.of(new AbortedTxn(9, 1, 4)), txns.aborted());
+        State state = new State();
+        state.txns.end(1, 0, 0, true);
+        state.apply(V4);
+        assertEquals(List.of(new AbortedTxn(9, 1, 4)), state.txns.aborted());
     }
 
     /**
@@ -167,21 +175,17 @@ class CheckpointTest {
      */
     @Test
     void encode_partialWith10000Aborted_holdsOnlyTheNewOne() {
-        LogIndex index = new LogIndex(0);
-        ProducerStateManager producers = new ProducerStateManager();
-        TransactionIndex txns = new TransactionIndex();
+        State state = new State();
         for (int i = 0; i < 10_000; i++) {
-            index.add(2L * i, 2, 1000, 140, 4096);
-            txns.end(i, 2L * i, 2L * i + 1, true);
+            state.index.add(2L * i, 2, 1000, 140, 4096);
+            state.txns.end(i, 2L * i, 2L * i + 1, true);
         }
-        LeaderEpochCache epochs = new LeaderEpochCache();
-        epochs.assign(1, 0);
-        CleanerState cleaner = new CleanerState();
-        int full = Checkpoint.encode(true, 0, index, producers, epochs, cleaner, txns).remaining();
-        index.markClean();
-        index.add(20_000, 2, 1000, 140, 4096);
-        txns.end(10_000, 20_000, 20_001, true);
-        int partial = Checkpoint.encode(false, 0, index, producers, epochs, cleaner, txns).remaining();
+        state.epochs.assign(1, 0);
+        int full = state.encode(true, 0).remaining();
+        state.index.markClean();
+        state.index.add(20_000, 2, 1000, 140, 4096);
+        state.txns.end(10_000, 20_000, 20_001, true);
+        int partial = state.encode(false, 0).remaining();
         System.out.println("checkpoint bytes with 10,000 aborted transactions: full " + full + ", next partial "
                 + partial);
 
@@ -191,38 +195,31 @@ class CheckpointTest {
 
     @Test
     void apply_version4_restoresEveryPart() {
-        LogIndex index = new LogIndex(0);
-        ProducerStateManager producers = new ProducerStateManager();
-        LeaderEpochCache epochs = new LeaderEpochCache();
-        CleanerState cleaner = new CleanerState();
-        TransactionIndex txns = new TransactionIndex();
-        assertEquals(3, Checkpoint.apply(bytes(V4), index, producers, epochs, cleaner, txns));
-        assertEquals(5, index.endOffset());
+        State state = new State();
+        assertEquals(3, state.apply(V4));
+        assertEquals(5, state.index.endOffset());
         assertEquals(java.util.Set.of(new ActiveProducer(7, (short) 2, 4, 1000, -1, 0),
-                new ActiveProducer(8, (short) 1, -1, 1000, 6, -1)), java.util.Set.copyOf(producers.activeProducers()));
-        assertEquals(List.of(0L), producers.openTransactions());
-        assertEquals(List.of(new AbortedTxn(9, 1, 4)), txns.aborted());
-        assertEquals(new EpochEndOffset(4, 9), epochs.endOffsetFor(4, 9));
-        assertEquals(2, cleaner.cleanedUpTo);
+                new ActiveProducer(8, (short) 1, -1, 1000, 6, -1)),
+                java.util.Set.copyOf(state.producers.activeProducers()));
+        assertEquals(List.of(0L), state.producers.openTransactions());
+        assertEquals(List.of(new AbortedTxn(9, 1, 4)), state.txns.aborted());
+        assertEquals(new EpochEndOffset(4, 9), state.epochs.endOffsetFor(4, 9));
+        assertEquals(2, state.cleaner.cleanedUpTo);
     }
 
     /** A checkpoint the previous version wrote still loads: no transaction, nothing aborted. */
     @Test
     void apply_version3_restoresEverythingWithoutTransactions() {
-        LogIndex index = new LogIndex(0);
-        ProducerStateManager producers = new ProducerStateManager();
-        LeaderEpochCache epochs = new LeaderEpochCache();
-        CleanerState cleaner = new CleanerState();
-        TransactionIndex txns = new TransactionIndex();
-        assertEquals(3, Checkpoint.apply(bytes(V3), index, producers, epochs, cleaner, txns));
-        assertEquals(5, index.endOffset());
-        assertEquals(List.of(new ActiveProducer(7, (short) 2, 4, 1000, -1, -1)), producers.activeProducers());
-        assertEquals(new EpochEndOffset(1, 5), epochs.endOffsetFor(1, 9));
-        assertEquals(new EpochEndOffset(4, 9), epochs.endOffsetFor(4, 9));
-        assertEquals(2, cleaner.cleanedUpTo);
-        assertEquals(-1, cleaner.pendingEnd);
-        assertEquals(0, txns.abortedCount());
-        assertEquals(List.of(), producers.openTransactions());
+        State state = new State();
+        assertEquals(3, state.apply(V3));
+        assertEquals(5, state.index.endOffset());
+        assertEquals(List.of(new ActiveProducer(7, (short) 2, 4, 1000, -1, -1)), state.producers.activeProducers());
+        assertEquals(new EpochEndOffset(1, 5), state.epochs.endOffsetFor(1, 9));
+        assertEquals(new EpochEndOffset(4, 9), state.epochs.endOffsetFor(4, 9));
+        assertEquals(2, state.cleaner.cleanedUpTo);
+        assertEquals(-1, state.cleaner.pendingEnd);
+        assertEquals(0, state.txns.abortedCount());
+        assertEquals(List.of(), state.producers.openTransactions());
     }
 
     /** Aborted transactions are always complete: a later version-3 checkpoint was written when there were none. */
@@ -239,28 +236,22 @@ class CheckpointTest {
 
     @Test
     void apply_version2_restoresEverythingButCleanerProgress() {
-        LogIndex index = new LogIndex(0);
-        ProducerStateManager producers = new ProducerStateManager();
-        LeaderEpochCache epochs = new LeaderEpochCache();
-        CleanerState cleaner = new CleanerState();
-        assertEquals(3, Checkpoint.apply(bytes(V2), index, producers, epochs, cleaner, new TransactionIndex()));
-        assertEquals(5, index.endOffset());
-        assertEquals(List.of(new ActiveProducer(7, (short) 2, 4, 1000, -1, -1)), producers.activeProducers());
-        assertEquals(new EpochEndOffset(4, 9), epochs.endOffsetFor(4, 9));
-        assertEquals(0, cleaner.cleanedUpTo);
-        assertEquals(-1, cleaner.pendingEnd);
+        State state = new State();
+        assertEquals(3, state.apply(V2));
+        assertEquals(5, state.index.endOffset());
+        assertEquals(List.of(new ActiveProducer(7, (short) 2, 4, 1000, -1, -1)), state.producers.activeProducers());
+        assertEquals(new EpochEndOffset(4, 9), state.epochs.endOffsetFor(4, 9));
+        assertEquals(0, state.cleaner.cleanedUpTo);
+        assertEquals(-1, state.cleaner.pendingEnd);
     }
 
     @Test
     void apply_version1_restoresEverythingButEpochs() {
-        LogIndex index = new LogIndex(0);
-        ProducerStateManager producers = new ProducerStateManager();
-        LeaderEpochCache epochs = new LeaderEpochCache();
-        assertEquals(3, Checkpoint.apply(bytes(V1), index, producers, epochs, new CleanerState(),
-                new TransactionIndex()));
-        assertEquals(5, index.endOffset());
-        assertEquals(1, producers.size());
-        assertEquals(0, epochs.size());
+        State state = new State();
+        assertEquals(3, state.apply(V1));
+        assertEquals(5, state.index.endOffset());
+        assertEquals(1, state.producers.size());
+        assertEquals(0, state.epochs.size());
     }
 
     @Test

@@ -4,15 +4,11 @@ import static io.aloft.broker.log.LogFixture.batch;
 import static io.aloft.broker.log.LogFixture.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Leader epochs of a partition log: each batch is stamped with the epoch the log was opened for,
@@ -20,21 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (replayed from the stamped batches), or the store restarted. The fixture opens with leader epoch
  * 1, 2, 3... on each open.
  */
-class PartitionLogEpochsTest {
-    @TempDir
-    Path dir;
-    private LogFixture fx;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        fx = new LogFixture(dir);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        fx.close();
-    }
-
+class PartitionLogEpochsTest extends WithLogFixture {
     private enum Handover { CLOSE, NO_CLOSE, STORE_RESTART }
 
     private PartitionLog reopen(PartitionLog old, Handover how) throws Exception {

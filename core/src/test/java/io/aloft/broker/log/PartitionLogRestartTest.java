@@ -9,7 +9,6 @@ import static io.aloft.broker.log.LogFixture.rec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.compress.Compression;
@@ -17,35 +16,18 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * State that must survive a new owner: producer state, the time index, the log start. Each test
  * reopens the partition on the same streams with a higher epoch, after a clean close (state from
  * checkpoints), without one (state replayed from the records), or across a store restart.
  */
-class PartitionLogRestartTest {
+class PartitionLogRestartTest extends WithLogFixture {
     /** One index entry per batch, so retention and lookups are exact per batch. */
     /** With {@link #entryBatch}: one time-index entry per batch (an entry covers at least 1 MiB). */
     private static final Map<String, String> ENTRY_PER_BATCH = Map.of(LogConfig.INDEX_INTERVAL_BYTES_CONFIG, "1",
             LogConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(4 << 20));
-
-    @TempDir
-    Path dir;
-    private LogFixture fx;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        fx = new LogFixture(dir);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        fx.close();
-    }
 
     /** How a partition changes hands in a test. */
     private enum Handover { CLOSE, NO_CLOSE, STORE_RESTART }

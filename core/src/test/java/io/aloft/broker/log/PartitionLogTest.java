@@ -14,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,29 +32,12 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Appends, reads, validation, idempotence and waiting on one partition log over real streams. */
-class PartitionLogTest {
-    @TempDir
-    Path dir;
-    private LogFixture fx;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        fx = new LogFixture(dir);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        fx.close();
-    }
-
+class PartitionLogTest extends WithLogFixture {
     /**
      * Issue 14 (object-storage outage): with uploads failing, appends go on into the WAL and the log
      * cache until data not yet uploaded nears the budget (4 MiB here), then are refused with the

@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +25,7 @@ import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The partition side of transactions (issue 16): transactional batches open a transaction,
@@ -38,25 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
  * survives a new owner. Markers here come straight from {@link PartitionLog#appendMarker}, as the
  * transaction coordinator will send them.
  */
-class PartitionLogTransactionsTest {
+class PartitionLogTransactionsTest extends WithLogFixture {
     private static final IsolationLevel COMMITTED = IsolationLevel.READ_COMMITTED;
     private static final IsolationLevel UNCOMMITTED = IsolationLevel.READ_UNCOMMITTED;
     private static final short TV0 = 0;
     private static final short TV2 = 2;
-
-    @TempDir
-    Path dir;
-    private LogFixture fx;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        fx = new LogFixture(dir);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        fx.close();
-    }
 
     private static AppendResult commit(PartitionLog log, long pid, short epoch) throws Exception {
         return get(log.appendMarker(pid, epoch, 0, true, TV0));

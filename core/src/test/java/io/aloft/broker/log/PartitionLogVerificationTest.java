@@ -8,12 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import java.nio.file.Path;
 import org.apache.kafka.common.protocol.Errors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The partition's half of KIP-890 part 1 (Kafka's verification guards): a transactional batch that
@@ -22,23 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * that spares them the round trip); a marker voids a guard, so a late batch cannot reopen a
  * transaction that ended (a hanging transaction).
  */
-class PartitionLogVerificationTest {
+class PartitionLogVerificationTest extends WithLogFixture {
     private static final long PID = 7;
     private static final short EPOCH = 3;
-
-    @TempDir
-    Path dir;
-    private LogFixture fx;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        fx = new LogFixture(dir);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        fx.close();
-    }
 
     @Test
     void firstBatch_needsTheGuard_laterBatchesTheSentinel() throws Exception {
