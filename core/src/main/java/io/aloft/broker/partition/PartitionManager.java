@@ -262,23 +262,21 @@ public final class PartitionManager implements AutoCloseable {
     }
 
     /**
-     * A coordinator's own batch ({@link PartitionLog#appendAsCoordinator}: a group coordinator's
-     * transactional offsets), in order with the partition's other appends; acknowledged as
-     * {@link #append(TopicPartition, MemoryRecords)} is.
+     * A coordinator's write to its own partition ({@code write} on the log: a plain batch,
+     * {@link PartitionLog#appendAsCoordinator} or {@link PartitionLog#appendMarker}) in order with the
+     * partition's other appends (so its records and markers reach the log in the order it issued
+     * them), acknowledged as {@link #append(TopicPartition, MemoryRecords)} is; refused with
+     * NOT_LEADER_OR_FOLLOWER unless the log is at {@code leaderEpoch}, the one the coordinator
+     * loaded the partition at: a partition that moved away and back since is at a higher epoch, and
+     * another broker may have written to it meanwhile, so state loaded before must not be written
+     * into it (the coordinator reloads first).
      */
-    public CompletableFuture<AppendResult> appendAsCoordinator(TopicPartition tp, MemoryRecords records) {
-        return acknowledged(tp, writers.write(tp, log -> log.appendAsCoordinator(records)));
-    }
-
-    /**
-     * A transaction marker ({@link PartitionLog#appendMarker}) in order with the partition's other
-     * appends: what a coordinator writing markers into its own partition needs, so that its records
-     * and markers reach the log in the order it issued them.
-     */
-    public CompletableFuture<AppendResult> appendMarker(TopicPartition tp, long producerId, short producerEpoch,
-            int coordinatorEpoch, boolean commit, short transactionVersion) {
-        return acknowledged(tp, writers.write(tp, log -> log.appendMarker(producerId, producerEpoch, coordinatorEpoch,
-                commit, transactionVersion)));
+    public CompletableFuture<AppendResult> appendAtLeaderEpoch(TopicPartition tp, int leaderEpoch,
+            java.util.function.Function<PartitionLog, CompletableFuture<AppendResult>> write) {
+        return acknowledged(tp, writers.write(tp, log -> log.leaderEpoch() == leaderEpoch ? write.apply(log)
+                : CompletableFuture.failedFuture(new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp
+                        + " is at leader epoch " + log.leaderEpoch() + ", its coordinator loaded it at "
+                        + leaderEpoch))));
     }
 
     /**
