@@ -405,18 +405,25 @@ public final class PartitionManager implements AutoCloseable {
     /**
      * Closes every log at once (each uploads what only this broker's WAL holds and closes its
      * streams); later opens fail with NOT_LEADER_OR_FOLLOWER. Whether every log closed cleanly
-     * within a minute (a log that never opened counts as closed).
+     * within a minute (a log that never opened counts as closed). Logs already released and still
+     * closing (moved away just before: a drain's moves reach the change feed listener first) are
+     * waited for too: a broker leaves the cluster after this, and the new owners wait for their
+     * streams only while this broker is live, so leaving before those uploads end would let a new
+     * owner open a partition without the records only this broker's WAL held.
      */
     public boolean closeLogs() {
         List<CompletableFuture<PartitionLog>> all;
+        List<CompletableFuture<Void>> released;
         synchronized (this) {
             closed = true;
             all = logs.values().stream().map(Entry::log).toList();
             logs.clear();
+            released = List.copyOf(this.closing.values());
         }
-        CompletableFuture<?>[] closing = all.stream()
+        CompletableFuture<?>[] closing = java.util.stream.Stream.concat(all.stream()
                 .map(f -> f.handle((pl, openError) -> pl)
-                        .thenCompose(pl -> pl == null ? CompletableFuture.completedFuture(null) : pl.close()))
+                        .thenCompose(pl -> pl == null ? CompletableFuture.completedFuture(null) : pl.close())),
+                        released.stream())
                 .toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(closing).get(60, TimeUnit.SECONDS);
