@@ -8,10 +8,9 @@ import io.aloft.controller.command.CreateTopic;
 import io.aloft.controller.model.PartitionInfo;
 import io.aloft.controller.model.TopicInfo;
 import io.aloft.controller.query.Queries;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -20,6 +19,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,9 +33,15 @@ import org.slf4j.LoggerFactory;
  * partition's log and only its leader may append, so a broker coordinates what its partitions hold
  * and nothing else; FindCoordinator points clients at the leader.
  *
- * <p>Leadership is read from the metadata cache every {@link #SYNC_INTERVAL_MS} ms: a newly led
- * partition is loaded into the runtime (replayed from its log), one led elsewhere now is unloaded.
- * Loading blocks, so it runs on this class's own thread, never on a network thread.
+ * <p>Leadership is read from the metadata cache whenever a topic changes in it (a move reaches a
+ * broker through the change feed, as Kafka's brokers learn of theirs from the metadata log) and every
+ * {@link #SYNC_INTERVAL_MS} ms besides: a newly led partition is loaded into the runtime (replayed
+ * from its log), one led elsewhere now is unloaded. A partition is owned at the leader epoch it was
+ * loaded at: one led at another epoch since (moved away and back between two looks, so another
+ * broker may have coordinated it meanwhile and written to its log) is unloaded and loaded again, so
+ * the coordinator never serves state older than its log, and its coordinator epoch (the leader
+ * epoch, for transaction markers) is the current one. Loading blocks, so it runs on this class's
+ * own thread, never on a network thread.
  *
  * <p>Thread-safe: {@code owned} is confined to the loader thread.
  */
@@ -85,8 +91,10 @@ public final class CoordinatorTopic implements AutoCloseable {
     private final int streamsPerPartition;
     private final Partitions coordinator;
     private final ScheduledExecutorService loader;
-    /** Partitions loaded into the coordinator; confined to the loader thread. */
-    private final Set<Integer> owned = new HashSet<>();
+    /** Partitions loaded into the coordinator, with the leader epoch each was loaded at; loader thread only. */
+    private final Map<Integer, Integer> owned = new HashMap<>();
+    /** A sync asked for by a cache change and not started yet: one pass for a burst of changes. */
+    private final AtomicBoolean syncQueued = new AtomicBoolean();
     /** The creation in flight or done, so that a burst of lookups submits one CreateTopic. */
     private final AtomicReference<CompletableFuture<TopicInfo>> creation = new AtomicReference<>();
 
@@ -121,6 +129,21 @@ public final class CoordinatorTopic implements AutoCloseable {
         }
         loader.submit(this::sync).get(START_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         loader.scheduleWithFixedDelay(this::sync, SYNC_INTERVAL_MS, SYNC_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        // A move away unloads at once rather than up to a poll later (until then this broker would
+        // answer reads from the state it had); a move here loads at once. Runs on the cache's thread:
+        // only hands the sync over.
+        cache.onTopicsChanged(() -> {
+            if (syncQueued.compareAndSet(false, true)) {
+                try {
+                    loader.execute(() -> {
+                        syncQueued.set(false);
+                        sync();
+                    });
+                } catch (RejectedExecutionException closed) {
+                    syncQueued.set(false); // closing: nothing to follow any more
+                }
+            }
+        });
     }
 
     /**
@@ -221,20 +244,28 @@ public final class CoordinatorTopic implements AutoCloseable {
         return e instanceof ControllerException ce && ce.code() == ControllerException.Code.TOPIC_EXISTS;
     }
 
-    /** Loads newly led partitions and unloads ones led elsewhere now. Runs on the loader thread. */
+    /**
+     * Loads newly led partitions, unloads ones led elsewhere now, and reloads ones led at another
+     * leader epoch than they were loaded at. Runs on the loader thread.
+     */
     private void sync() {
         try {
-            Set<Integer> led = ledPartitions();
-            for (int p : Set.copyOf(owned)) {
-                if (!led.contains(p)) {
-                    coordinator.unloadPartition(p);
-                    owned.remove(p);
+            Map<Integer, Integer> led = ledPartitions();
+            for (Map.Entry<Integer, Integer> o : Map.copyOf(owned).entrySet()) {
+                Integer epoch = led.get(o.getKey());
+                if (epoch == null || epoch.intValue() != o.getValue()) {
+                    if (epoch != null) {
+                        log.info("{}-{}: led again at leader epoch {}, loaded at {}: reloading", topic, o.getKey(),
+                                epoch, o.getValue());
+                    }
+                    coordinator.unloadPartition(o.getKey());
+                    owned.remove(o.getKey());
                 }
             }
-            for (int p : led) {
-                if (!owned.contains(p) || !coordinator.isServing(p)) {
-                    owned.remove(p);
-                    load(p);
+            for (Map.Entry<Integer, Integer> p : led.entrySet()) {
+                if (!owned.containsKey(p.getKey()) || !coordinator.isServing(p.getKey())) {
+                    owned.remove(p.getKey());
+                    load(p.getKey(), p.getValue());
                 }
             }
         } catch (RuntimeException e) {
@@ -243,23 +274,24 @@ public final class CoordinatorTopic implements AutoCloseable {
         }
     }
 
-    private void load(int partition) {
+    private void load(int partition, int leaderEpoch) {
         try {
             coordinator.loadPartition(partition);
-            owned.add(partition);
+            owned.put(partition, leaderEpoch);
         } catch (RuntimeException e) {
             // Left unowned, so the next sync retries; clients meanwhile get NOT_COORDINATOR and retry too.
             log.warn("{}-{}: could not load; retrying in {} ms", topic, partition, SYNC_INTERVAL_MS, e);
         }
     }
 
-    private Set<Integer> ledPartitions() {
+    /** The partitions this broker leads, with their leader epochs. */
+    private Map<Integer, Integer> ledPartitions() {
         TopicInfo t = cache.view().topic(topic);
-        Set<Integer> led = new HashSet<>();
+        Map<Integer, Integer> led = new HashMap<>();
         if (t != null) {
             for (PartitionInfo p : t.partitions()) {
                 if (p.brokerId() == nodeId) {
-                    led.add(p.partition());
+                    led.put(p.partition(), p.leaderEpoch());
                 }
             }
         }

@@ -34,7 +34,12 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * partition's marker checks (a stale producer epoch, a fenced coordinator epoch). Replay hands
  * each back through the serde with what its batch says.
  *
- * <p>Ordering comes from {@link PartitionManager#append}, which submits appends to one partition in
+ * <p>Appends are fenced by leader epoch: each is refused (NOT_LEADER_OR_FOLLOWER) unless the
+ * partition's log is still at the leader epoch of the last replay, the one the coordinator's state
+ * was loaded at. A partition that moved away and back is at a higher epoch; the coordinator must
+ * load it again before it writes there.
+ *
+ * <p>Ordering comes from {@link PartitionManager#appendAtLeaderEpoch}, which submits appends to one partition in
  * call order; the partition log acknowledges them in offset order. The acknowledgements arrive on
  * the stream store's threads; the runtime only hands them to the shard's thread from there, so no
  * coordinator code runs on the store's threads.
@@ -62,6 +67,8 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
     private final String topic;
     private final CoordinatorRecordSerde<R> serde;
     private final LongSupplier clock;
+    /** Each partition's leader epoch at its last replay: its appends must find the log still at it. */
+    private final java.util.Map<Integer, Integer> loadedAt = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** @param clock the records' timestamps */
     public PartitionCoordinatorLog(PartitionManager partitions, String topic, CoordinatorRecordSerde<R> serde,
@@ -89,14 +96,20 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
             return CompletableFuture.completedFuture(null);
         }
         TopicPartition tp = new TopicPartition(topic, partition);
+        Integer leaderEpoch = loadedAt.get(partition);
+        if (leaderEpoch == null) {
+            return CompletableFuture.failedFuture(new CompletionException(Errors.NOT_LEADER_OR_FOLLOWER.exception(
+                    tp + " was never loaded here")));
+        }
         TransactionMarker marker = serde.markerOf(records.get(0));
         if (marker != null) {
             if (records.size() != 1) {
                 throw new IllegalArgumentException("a transaction marker is appended alone, not with "
                         + (records.size() - 1) + " other records");
             }
-            return failuresAsKafkaExceptions(partitions.appendMarker(tp, marker.producerId(), marker.producerEpoch(),
-                    marker.coordinatorEpoch(), marker.commit(), TRANSACTION_VERSION));
+            return failuresAsKafkaExceptions(partitions.appendAtLeaderEpoch(tp, leaderEpoch, log -> log.appendMarker(
+                    marker.producerId(), marker.producerEpoch(), marker.coordinatorEpoch(), marker.commit(),
+                    TRANSACTION_VERSION)));
         }
         long now = clock.getAsLong();
         TransactionalProducer producer = serde.producerOf(records.get(0));
@@ -113,10 +126,11 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
             // A coordinator's own batch of the producer's transaction: no sequence of the producer's own.
             MemoryRecords batch = MemoryRecords.withTransactionalRecords(Compression.NONE, producer.producerId(),
                     producer.producerEpoch(), 0, encoded);
-            return failuresAsKafkaExceptions(partitions.appendAsCoordinator(tp, batch, guard));
+            return failuresAsKafkaExceptions(partitions.appendAtLeaderEpoch(tp, leaderEpoch,
+                    log -> log.appendAsCoordinator(batch, guard)));
         }
         MemoryRecords batch = MemoryRecords.withRecords(Compression.NONE, encoded);
-        return failuresAsKafkaExceptions(partitions.append(tp, batch));
+        return failuresAsKafkaExceptions(partitions.appendAtLeaderEpoch(tp, leaderEpoch, log -> log.append(batch)));
     }
 
     @Override
@@ -152,6 +166,7 @@ public class PartitionCoordinatorLog<R> implements CoordinatorLog<R> {
     public void replay(int partition, Consumer<R> sink) {
         TopicPartition tp = new TopicPartition(topic, partition);
         PartitionLog log = await(partitions.leaderLog(tp), tp);
+        loadedAt.put(partition, log.leaderEpoch());
         long offset = log.logStartOffset();
         long end = log.highWatermark();
         while (offset < end) {

@@ -294,13 +294,21 @@ public final class PartitionManager implements AutoCloseable {
     }
 
     /**
-     * A coordinator's own batch ({@link PartitionLog#appendAsCoordinator}: a group coordinator's
-     * transactional offsets, with the guard of the producer's transaction or null), in order with
-     * the partition's other appends; acknowledged as {@link #append(TopicPartition, MemoryRecords)} is.
+     * A coordinator's write to its own partition ({@code write} on the log: a plain batch,
+     * {@link PartitionLog#appendAsCoordinator} or {@link PartitionLog#appendMarker}) in order with the
+     * partition's other appends (so its records and markers reach the log in the order it issued
+     * them), acknowledged as {@link #append(TopicPartition, MemoryRecords)} is; refused with
+     * NOT_LEADER_OR_FOLLOWER unless the log is at {@code leaderEpoch}, the one the coordinator
+     * loaded the partition at: a partition that moved away and back since is at a higher epoch, and
+     * another broker may have written to it meanwhile, so state loaded before must not be written
+     * into it (the coordinator reloads first).
      */
-    public CompletableFuture<AppendResult> appendAsCoordinator(TopicPartition tp, MemoryRecords records,
-            VerificationGuard guard) {
-        return acknowledged(tp, writers.write(tp, log -> log.appendAsCoordinator(records, guard)));
+    public CompletableFuture<AppendResult> appendAtLeaderEpoch(TopicPartition tp, int leaderEpoch,
+            java.util.function.Function<PartitionLog, CompletableFuture<AppendResult>> write) {
+        return acknowledged(tp, writers.write(tp, log -> log.leaderEpoch() == leaderEpoch ? write.apply(log)
+                : CompletableFuture.failedFuture(new PartitionLogException(Errors.NOT_LEADER_OR_FOLLOWER, tp
+                        + " is at leader epoch " + log.leaderEpoch() + ", its coordinator loaded it at "
+                        + leaderEpoch))));
     }
 
     /**
@@ -311,17 +319,6 @@ public final class PartitionManager implements AutoCloseable {
     public CompletableFuture<VerificationGuard> startTransactionVerification(TopicPartition tp, long producerId,
             short producerEpoch) {
         return leaderLog(tp).thenApply(log -> log.startTransactionVerification(producerId, producerEpoch));
-    }
-
-    /**
-     * A transaction marker ({@link PartitionLog#appendMarker}) in order with the partition's other
-     * appends: what a coordinator writing markers into its own partition needs, so that its records
-     * and markers reach the log in the order it issued them.
-     */
-    public CompletableFuture<AppendResult> appendMarker(TopicPartition tp, long producerId, short producerEpoch,
-            int coordinatorEpoch, boolean commit, short transactionVersion) {
-        return acknowledged(tp, writers.write(tp, log -> log.appendMarker(producerId, producerEpoch, coordinatorEpoch,
-                commit, transactionVersion)));
     }
 
     /**
@@ -450,18 +447,25 @@ public final class PartitionManager implements AutoCloseable {
     /**
      * Closes every log at once (each uploads what only this broker's WAL holds and closes its
      * streams); later opens fail with NOT_LEADER_OR_FOLLOWER. Whether every log closed cleanly
-     * within a minute (a log that never opened counts as closed).
+     * within a minute (a log that never opened counts as closed). Logs already released and still
+     * closing (moved away just before: a drain's moves reach the change feed listener first) are
+     * waited for too: a broker leaves the cluster after this, and the new owners wait for their
+     * streams only while this broker is live, so leaving before those uploads end would let a new
+     * owner open a partition without the records only this broker's WAL held.
      */
     public boolean closeLogs() {
         List<CompletableFuture<PartitionLog>> all;
+        List<CompletableFuture<Void>> released;
         synchronized (this) {
             closed = true;
             all = logs.values().stream().map(Entry::log).toList();
             logs.clear();
+            released = List.copyOf(this.closing.values());
         }
-        CompletableFuture<?>[] closing = all.stream()
+        CompletableFuture<?>[] closing = java.util.stream.Stream.concat(all.stream()
                 .map(f -> f.handle((pl, openError) -> pl)
-                        .thenCompose(pl -> pl == null ? CompletableFuture.completedFuture(null) : pl.close()))
+                        .thenCompose(pl -> pl == null ? CompletableFuture.completedFuture(null) : pl.close())),
+                        released.stream())
                 .toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(closing).get(60, TimeUnit.SECONDS);
