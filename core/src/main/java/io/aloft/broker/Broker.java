@@ -304,7 +304,7 @@ public final class Broker implements AutoCloseable {
                 groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
         // Request, connection, topic, partition and group-lag meters (see README "Broker meters").
         BrokerMetrics brokerMetrics = BrokerMetrics.bind(endpoint.metrics(), settings.metrics(), nodeId, cache,
-                partitions, groups);
+                partitions, groups, fetchSessions);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         // Metadata's and DescribeCluster's "controller": clients send it what Kafka routes to its
         // controller, and any broker here handles those. Kafka's brokers name a random live broker;

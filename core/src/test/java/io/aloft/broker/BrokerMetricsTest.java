@@ -155,6 +155,10 @@ class BrokerMetricsTest {
                     "Fetch") >= 1);
             assertTrue(consumed.delta(produced, "kafka_network_requestmetrics_requests_total", "request",
                     "OffsetCommit") >= 1);
+            // The Java consumer fetches in an incremental session (KIP-227) holding its one partition.
+            assertTrue(consumed.delta(produced, "aloft_fetch_sessions_opened_total") >= 1);
+            assertTrue(consumed.sum("kafka_server_fetchsessioncache_numincrementalfetchsessions") >= 1);
+            assertTrue(consumed.sum("kafka_server_fetchsessioncache_numincrementalfetchpartitionscached") >= 1);
         }
         Scrape after = scrape();
         assertTrue(after.delta(before, "kafka_server_socketservermetrics_connection_creation_total") >= 2);

@@ -1,6 +1,7 @@
 package io.aloft.broker.metrics;
 
 import io.aloft.broker.group.CommittedOffset;
+import io.aloft.broker.fetch.FetchSessionCache;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
@@ -65,8 +66,9 @@ public final class BrokerMetrics {
      * through {@link #topics()}.
      */
     public static BrokerMetrics bind(ServerMetrics metrics, MetricsConfig config, int nodeId, MetadataCache cache,
-            PartitionManager partitions, GroupCoordinator groups) {
+            PartitionManager partitions, GroupCoordinator groups, FetchSessionCache fetchSessions) {
         MeterRegistry registry = metrics.registry();
+        FetchSessionMeters.bind(registry, fetchSessions);
         BrokerTopicMetrics topics = new BrokerTopicMetrics(registry, config.topicSeriesMax(),
                 topic -> cache.view().topic(topic) != null);
         // A deleted topic's series go with it.
