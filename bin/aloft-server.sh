@@ -5,7 +5,7 @@
 #   bin/aloft-server.sh [config/server.properties]
 #
 # Without a file: embedded defaults — WAL, metadata log and objects under ./data, one controller
-# voter, Kafka clients on 127.0.0.1:9092. Builds the broker jar on first use (Maven, JDK 17+).
+# voter, Kafka clients on 127.0.0.1:9092, /metrics /healthz /readyz on 127.0.0.1:9464. Builds the broker jar on first use (Maven, JDK 17+).
 # JVM options: ALOFT_HEAP_OPTS (default -Xms1g -Xmx3g: the log cache, upload buffers and block
 # cache need about 2 GiB with default settings), ALOFT_GC_OPTS (default -XX:+UseZGC: G1's pauses
 # while it copies the log cache and allocates upload buffers put hundreds of milliseconds on the

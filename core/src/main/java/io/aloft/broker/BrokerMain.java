@@ -6,6 +6,7 @@ import io.aloft.config.ConfigException;
 import io.aloft.config.PathChecks;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.controller.server.ControllerMain;
+import io.aloft.metrics.MetricsConfig;
 import io.aloft.wal.device.WalDevice;
 import java.io.IOException;
 import java.io.Reader;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * {@code bin/aloft-server.sh [server.properties]}: runs one broker until SIGTERM/SIGINT, then shuts
  * down gracefully (the WAL tail is uploaded and streams are closed before the controller stops).
  * Without a file, embedded defaults: WAL, metadata and objects under {@code ./data}, one controller
- * voter, clients on 127.0.0.1:9092.
+ * voter, clients on 127.0.0.1:9092, {@code /metrics}, {@code /healthz} and {@code /readyz} on
+ * http://127.0.0.1:9464 (as config/server.properties sets it).
  *
  * <p>With {@code process.roles=controller} the process is a dedicated controller voter instead
  * (only the controller's keys matter; see {@link ControllerMain}).
@@ -74,6 +76,8 @@ public final class BrokerMain {
                 System.exit(2);
             }
             file.stringPropertyNames().forEach(k -> props.put(k, file.getProperty(k).trim()));
+        } else {
+            props.put(MetricsConfig.LISTENER_CONFIG, "http://127.0.0.1:9464");
         }
         if (controllerOnly(props)) {
             // process.roles=controller: a dedicated controller node, from the same kind of file.
