@@ -11,6 +11,7 @@ import io.aloft.metrics.Http;
 import java.net.http.HttpResponse;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -66,5 +67,52 @@ class BrokerHealthTest {
         }
         // Closed with the broker: the port is free again.
         assertThrows(java.net.ConnectException.class, () -> Http.get(port, "/healthz"));
+    }
+
+    @Test
+    void healthzAndReadyz_answerWhileProducersLoadTheBroker(@TempDir Path dir) throws Exception {
+        try (TestBroker broker = new TestBroker(dir, Map.of("metrics.listener", "http://127.0.0.1:0"))) {
+            int port = broker.broker().metrics().port().getAsInt();
+            java.util.Properties pp = broker.clientProps();
+            pp.put("linger.ms", "0");
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong acked = new java.util.concurrent.atomic.AtomicLong();
+            List<Thread> producers = new java.util.ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                Thread thread = new Thread(() -> {
+                    try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(pp,
+                            new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+                        byte[] value = new byte[1024];
+                        while (!stop.get()) {
+                            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>("loaded", value),
+                                    (md, e) -> {
+                                        if (e == null) {
+                                            acked.incrementAndGet();
+                                        }
+                                    });
+                        }
+                    }
+                }, "load-" + t);
+                thread.start();
+                producers.add(thread);
+            }
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (acked.get() < 10_000 && System.nanoTime() < deadline) {
+                    TimeUnit.MILLISECONDS.sleep(50); // until the load is really on
+                }
+                assertTrue(acked.get() >= 10_000, "the producers load the broker: " + acked.get());
+                for (int i = 0; i < 20; i++) {
+                    assertEquals(200, Http.get(port, "/healthz").statusCode());
+                    assertEquals(200, Http.get(port, "/readyz").statusCode());
+                }
+            } finally {
+                stop.set(true);
+                for (Thread thread : producers) {
+                    thread.join(30_000);
+                }
+            }
+        }
     }
 }
