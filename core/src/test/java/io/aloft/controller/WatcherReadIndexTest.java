@@ -36,9 +36,11 @@ class WatcherReadIndexTest {
             self.submit(new PutKv("own-write", new byte[] {1})).get(30, TimeUnit.SECONDS);
             long ownWrite = ClientAccess.lastSeenIndex(self);
             CompletableFuture<long[]> seen = new CompletableFuture<>();
+            CompletableFuture<Void> firstImage = new CompletableFuture<>();
             MetadataWatcher watcher = MetadataWatcher.start(self, new MetadataWatcher.Listener() {
                 @Override
                 public void onImage(ClusterImage image) {
+                    firstImage.complete(null);
                 }
 
                 @Override
@@ -49,6 +51,9 @@ class WatcherReadIndexTest {
                 }
             });
             try {
+                // The topic must come as an event, after the watcher's first image: made before that
+                // image (a slow start under load), it would be in the image and never an event.
+                firstImage.get(30, TimeUnit.SECONDS);
                 TopicInfo created = other.submit(new CreateTopic(UUID.randomUUID(), "by-another-node", 1, 1,
                         Map.of()), TopicInfo.class).get(30, TimeUnit.SECONDS);
                 long[] atEvent = seen.get(30, TimeUnit.SECONDS);
