@@ -150,7 +150,7 @@ public final class SnapshotCollector implements AutoCloseable {
                     error = "HTTP " + r.statusCode();
                 }
             } catch (IOException e) {
-                error = e.toString();
+                error = describe(e);
             }
             boolean isReady;
             try {
@@ -184,6 +184,17 @@ public final class SnapshotCollector implements AutoCloseable {
             f.cancel(true);
             throw new IOException("no answer in " + (REQUEST_TIMEOUT.plus(CONNECT_TIMEOUT)).toSeconds() + " s");
         }
+    }
+
+    /** The exception and the first message in its causes (HttpClient's ConnectException has none itself). */
+    static String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                return e.getClass().getSimpleName() + (t == e ? "" : " (" + t.getClass().getSimpleName() + ")") + ": "
+                        + t.getMessage();
+            }
+        }
+        return e.getClass().getSimpleName();
     }
 
     /** Logs a scrape failure when it starts or changes, and the recovery; nothing while steady. */
