@@ -1,6 +1,7 @@
 package io.aloft.autoscaler.collect;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -129,30 +130,41 @@ public final class MetricsLocator {
     /** {@code listener} made reachable from here, or the template when it is absent or unusable. */
     private URI resolve(Node broker, String listener) {
         if (listener != null) {
-            try {
-                URI uri = URI.create(listener);
-                String host = uri.getHost();
-                if (uri.getPort() > 0 && host != null && "http".equalsIgnoreCase(uri.getScheme())) {
-                    if (host.equals("0.0.0.0") || host.equals("[::]") || host.equals("::")) {
-                        host = broker.host();
-                    }
-                    URI out = URI.create("http://" + bracket(host) + ":" + uri.getPort());
-                    log.info("Broker {} serves metrics at {} (its {})", broker.id(), out, METRICS_LISTENER_CONFIG);
-                    return out;
-                }
-                log.warn("Broker {} has {}={}, which gives no port or host to reach; using the template {}",
-                        broker.id(), METRICS_LISTENER_CONFIG, listener, template);
-            } catch (IllegalArgumentException e) {
-                log.warn("Broker {} has {}={}, not a URL ({}); using the template {}", broker.id(),
-                        METRICS_LISTENER_CONFIG, listener, e.getMessage(), template);
+            URI out = fromListener(broker, listener);
+            if (out != null) {
+                log.info("Broker {} serves metrics at {} (its {})", broker.id(), out, METRICS_LISTENER_CONFIG);
+                return out;
             }
+            log.warn("Broker {} has {}={}, which gives no http URL with a host and a port to reach; using the "
+                    + "template {}", broker.id(), METRICS_LISTENER_CONFIG, listener, template);
         }
         URI out = fill(template, broker);
         log.info("Broker {} serves metrics at {} (template {})", broker.id(), out, template);
         return out;
     }
 
-    private static URI fill(String template, Node broker) {
+    /**
+     * The base URL a {@code metrics.listener} value gives, with a wildcard host replaced by the
+     * broker's own; null when it is not an http URL with a host and a fixed port (port 0 means a
+     * port only the broker knows).
+     */
+    static URI fromListener(Node broker, String listener) {
+        try {
+            URI uri = new URI(listener.strip());
+            String host = uri.getHost();
+            if (uri.getPort() <= 0 || host == null || !"http".equalsIgnoreCase(uri.getScheme())) {
+                return null;
+            }
+            if (host.equals("0.0.0.0") || host.equals("[::]") || host.equals("::")) {
+                host = broker.host();
+            }
+            return URI.create("http://" + bracket(host) + ":" + uri.getPort());
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    static URI fill(String template, Node broker) {
         String url = template.replace("{host}", bracket(broker.host())).replace("{id}", Integer.toString(broker.id()));
         try {
             URI uri = URI.create(url);

@@ -8,6 +8,7 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
+/** Rates on hand-made counters and histograms: the arithmetic Prometheus' rate() and histogram_quantile() define. */
 class RatesTest {
 
     private static NavigableMap<Double, Double> hist(double... boundAndCount) {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** Batches and ExecutionLimits without a cluster (ReassignmentExecutorTest runs batches on one). */
 class BatchesTest {
 
     private static Move move(String topic, int p, int from, int to) {
