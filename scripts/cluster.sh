@@ -18,13 +18,26 @@
 #   scripts/cluster.sh kill ID [--dir DIR]    SIGKILL node ID (by the pid this script recorded)
 #   scripts/cluster.sh restart ID [--dir DIR] stops node ID if it runs (SIGTERM), starts it again
 #                                             on the same data and ports, returns once it serves
+#   scripts/cluster.sh add [--dir DIR] [--set key=value ...] [--no-build]
+#       starts one more broker (broker only, never a voter) in the running cluster: node id one above
+#       the highest broker id, fresh ports, the quorum, object store, sizing and --set extras of an
+#       existing broker (plus those given here). Returns once it serves and prints "ID ADDRESS"
+#       (last stdout line).
+#   scripts/cluster.sh remove ID [--dir DIR]  SIGTERMs broker ID (its graceful drain: its partitions
+#                                             move to other brokers, it uploads and leaves the
+#                                             cluster's metadata), waits for its exit, then moves
+#                                             its directory to DIR/removed/node-ID-<UTC time>, so a
+#                                             `start` on DIR does not bring it back. Refuses (exit 2)
+#                                             a node with a controller voter or a dedicated
+#                                             controller; keeps the directory (exit 1) when the node
+#                                             does not run or did not stop gracefully.
 # DIR defaults to $ALOFT_CLUSTER_DIR or ./cluster.
 # JVM options per node: ALOFT_HEAP_OPTS (default -Xms256m -Xmx768m; the properties this script
 # writes size the WAL and caches for that), ALOFT_GC_OPTS (default -XX:+UseZGC), ALOFT_JVM_OPTS.
 # ALOFT_CLUSTER_START_TIMEOUT (seconds, default 120) bounds the wait for nodes to serve;
 # ALOFT_CLUSTER_STOP_TIMEOUT (seconds, default 60) the wait for a node to stop before SIGKILL.
 # ALOFT_CLASSPATH replaces the broker jar's class path (tests run the classes they built).
-# Exit status: 0 done, 1 failed (the node's log is named), 2 bad arguments.
+# Exit status: 0 done, 1 failed (the node's log is named), 2 bad arguments or a node `remove` refuses.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -32,6 +45,13 @@ usage() { sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; 
 die() {
   echo "cluster.sh: $*" >&2
   # A start that fails leaves nothing running: the nodes it launched and its object store go.
+  # An `add` that fails leaves no half-started broker: it is stopped and its directory set aside.
+  if [ -n "${adding:-}" ]; then
+    if alive "$adding"; then kill -KILL "$(cat "$adding/pid")" 2>/dev/null || true; fi
+    rm -f "$adding/pid"
+    mkdir -p "$dir/removed"
+    mv "$adding" "$dir/removed/$(basename "$adding")-failed-$(date -u +%Y%m%dT%H%M%SZ)" 2>/dev/null || true
+  fi
   if [ "${starting:-0}" = 1 ]; then
     local n
     for n in $(node_dirs) "$dir/s3"; do
@@ -57,7 +77,7 @@ while [ $# -gt 0 ]; do
     -*) echo "cluster.sh: unknown option $1" >&2; usage ;;
     *)
       if [ "$cmd" = start ] && [ -z "$count" ]; then count="$1"
-      elif { [ "$cmd" = kill ] || [ "$cmd" = restart ]; } && [ -z "$node" ]; then node="$1"
+      elif { [ "$cmd" = kill ] || [ "$cmd" = restart ] || [ "$cmd" = remove ]; } && [ -z "$node" ]; then node="$1"
       else echo "cluster.sh: unexpected argument $1" >&2; usage; fi
       shift ;;
   esac
@@ -176,6 +196,14 @@ create_s3() {
   echo "s3://aloft?endpoint=http://127.0.0.1:$port&region=us-east-1&pathStyle=true&accessKey=$key&secretKey=$secret"
 }
 
+# Builds the broker jar unless --no-build; with --no-build, only if it is missing and ALOFT_CLASSPATH
+# does not replace it.
+build_core() {
+  if [ "$build" = 1 ] || { [ -z "${ALOFT_CLASSPATH:-}" ] && [ ! -f "$root/core/target/aloft-core.jar" ]; }; then
+    (cd "$root" && mvn -B -q -pl core -am package -DskipTests >&2)
+  fi
+}
+
 # ---- commands ----
 
 cmd_start() {
@@ -189,9 +217,7 @@ cmd_start() {
   fi
   [[ "$count" =~ ^[1-9][0-9]*$ ]] || { echo "cluster.sh: start needs a broker count" >&2; usage; }
   [[ "$controllers" =~ ^(0|1|3|5)$ ]] || { echo "cluster.sh: --controllers is 1, 3 or 5" >&2; usage; }
-  if [ "$build" = 1 ] || [ ! -f "$root/core/target/aloft-core.jar" ]; then
-    (cd "$root" && mvn -B -q -pl core -am package -DskipTests >&2)
-  fi
+  build_core
   rm -rf "$dir"/node-* "$dir/s3"
   starting=1
   local url ids=() roles=() i id voters=() vcount
@@ -255,9 +281,7 @@ restart_all() {
     die "$dir holds a cluster of $brokers brokers and $ctrls dedicated controllers; start it with no count" \
       "to run it again, or delete it (or use another --dir) for a new one"
   fi
-  if [ "$build" = 1 ] || [ ! -f "$root/core/target/aloft-core.jar" ]; then
-    (cd "$root" && mvn -B -q -pl core -am package -DskipTests >&2)
-  fi
+  build_core
   starting=1
   if [ -f "$dir/s3/env" ]; then launch_s3; fi
   for n in $(node_dirs); do launch "$n"; done
@@ -327,11 +351,98 @@ cmd_restart() {
   echo "cluster.sh: node $node serving again (pid $(cat "$n/pid"))" >&2
 }
 
+# The broker whose settings a new broker copies: the highest broker-only node, else the highest
+# node embedding a broker. Prints its directory.
+template_node() {
+  local n best="" fallback=""
+  for n in $(node_dirs); do
+    case "$(role_of "$n")" in
+      broker) best="$n" ;;
+      controller) ;;
+      *) fallback="$n" ;;
+    esac
+  done
+  echo "${best:-$fallback}"
+}
+
+cmd_add() {
+  local n template id=0 i running=0
+  for n in $(node_dirs); do alive "$n" && running=1; done
+  [ "$running" = 1 ] || die "no node of the cluster in $dir runs; start it first"
+  template="$(template_node)"
+  [ -n "$template" ] || die "no broker in $dir to copy settings from"
+  for n in $(node_dirs); do
+    [ "$(role_of "$n")" = controller ] && continue
+    i="$(basename "$n" | sed 's/node-//')"
+    [ "$i" -gt "$id" ] && id="$i"
+  done
+  id=$((id + 1))
+  # Dedicated controllers hold ids 101 and up.
+  [ -e "$dir/node-$id" ] && die "node id $id is taken in $dir (a dedicated controller?)"
+  build_core
+  n="$dir/node-$id"
+  # mkdir without -p claims the id: an `add` running at the same time fails here rather than share it.
+  mkdir "$n" || die "node id $id is taken in $dir (another add running?)"
+  adding="$n"
+  mkdir -p "$n/data"
+  local port; port="$(free_port)"
+  {
+    echo "# Generated by scripts/cluster.sh add: node $id of a local cluster, settings of $(basename "$template")"
+    echo "node.id=$id"
+    echo "process.roles=broker"
+    echo "aloft.data.dir=$n/data"
+    echo "metrics.listener=http://127.0.0.1:$(free_port)"
+    echo "listeners=PLAINTEXT://127.0.0.1:$port"
+    # Everything else the template has (quorum, s3.url, sizing, --set extras), but not what is its own.
+    grep -v -E '^(#|node\.id=|process\.roles=|aloft\.data\.dir=|metrics\.listener=|listeners=)' \
+      "$template/server.properties" || true
+    local kv
+    for kv in "${extra[@]+"${extra[@]}"}"; do echo "$kv"; done
+  } >"$n/server.properties"
+  launch "$n"
+  await_serving "$n"
+  adding=""
+  echo "cluster.sh: broker $id serving under $n (pid $(cat "$n/pid")); id and address:" >&2
+  echo "$id 127.0.0.1:$port"
+}
+
+cmd_remove() {
+  local n; n="$(node_dir)"
+  case "$(role_of "$n")" in
+    broker) ;;
+    controller)
+      echo "cluster.sh: node $node is a dedicated controller (a quorum voter); remove removes brokers only" >&2
+      exit 2 ;;
+    *)
+      echo "cluster.sh: node $node embeds a controller voter ($(role_of "$n")); removing it would shrink" \
+        "the quorum" >&2
+      exit 2 ;;
+  esac
+  # A node that does not run may hold acknowledged data only in its WAL (if it was killed), which its
+  # next start recovers and uploads: its directory must stay.
+  alive "$n" || die "node $node is not running; start it (restart $node) so that it drains, then remove it"
+  local from; from="$(cat "$n/started-at-line")"
+  signal_node "$n" TERM
+  await_exit "$n"
+  # The broker logs this line only at the end of a graceful close (drained, uploaded, left the
+  # metadata); without it (SIGKILLed after the stop timeout, crashed) its WAL may hold data.
+  tail -n +"$((from + 1))" "$n/node.log" | grep -q "Broker $node stopped" \
+    || die "node $node did not stop gracefully; its directory stays (its WAL may hold data its next" \
+      "start uploads); see $n/node.log"
+  mkdir -p "$dir/removed"
+  local to; to="$dir/removed/node-$node-$(date -u +%Y%m%dT%H%M%SZ)"
+  mv "$n" "$to"
+  echo "cluster.sh: broker $node drained, stopped and removed; its directory is now:" >&2
+  echo "$to"
+}
+
 case "$cmd" in
   start) cmd_start ;;
   status) cmd_status ;;
   stop) cmd_stop ;;
   kill) cmd_kill ;;
   restart) cmd_restart ;;
+  add) cmd_add ;;
+  remove) cmd_remove ;;
   *) usage ;;
 esac
