@@ -83,10 +83,10 @@ public final class ScalingDecider {
         }
         if (current < bounds.low()) {
             return new Decision(Decision.Action.SCALE_OUT, current, bounds.low(), bounds.lowRule(),
-                    current + " brokers, below the " + bounds.lowRule() + " bound of " + bounds.low());
+                    brokers(current) + ", below the " + bounds.lowRule() + " bound of " + bounds.low());
         }
         if (current > bounds.high()) {
-            String why = current + " brokers, above the " + bounds.highRule() + " bound of " + bounds.high();
+            String why = brokers(current) + ", above the " + bounds.highRule() + " bound of " + bounds.high();
             return scaleIn(current, bounds.highRule(), why, now).orElseGet(
                     () -> new Decision(Decision.Action.SCALE_IN, current, current - 1, bounds.highRule(), why));
         }
@@ -166,7 +166,7 @@ public final class ScalingDecider {
         }
         int ceiling = Math.max(policy.maxBrokers(), bounds.low());
         int desired = Math.max(bounds.low(), Math.min(ceiling, current + rule.add()));
-        String why = breach.get() + " for " + breachStreak + " evaluations";
+        String why = breach.get() + " for " + breachStreak + (breachStreak == 1 ? " evaluation" : " evaluations");
         if (desired <= current) {
             return Optional.of(Decision.none(current, "emergency", why + "; already at maxBrokers " + ceiling));
         }
@@ -204,6 +204,10 @@ public final class ScalingDecider {
             return Optional.empty();
         }
         return Optional.of(lowSince == null ? Duration.ZERO : Duration.between(lowSince, now));
+    }
+
+    private static String brokers(int count) {
+        return count + (count == 1 ? " broker" : " brokers");
     }
 
     private void remember(Instant now, int wanted) {

@@ -285,6 +285,14 @@ class PolicyLoaderTest {
     }
 
     @Test
+    void parse_emptyFile_needsMaxBrokers() {
+        assertEquals(List.of("maxBrokers: required"),
+                assertThrows(PolicyException.class, () -> PolicyLoader.parse("")).errors());
+        assertEquals(List.of("maxBrokers: required"),
+                assertThrows(PolicyException.class, () -> PolicyLoader.parse("# nothing\n")).errors());
+    }
+
+    @Test
     void parse_scalingRulesWithoutBackend_isAnError() {
         PolicyException e = assertThrows(PolicyException.class, () -> PolicyLoader.parse("""
                 maxBrokers: 5

@@ -218,6 +218,24 @@ class ScalingDeciderTest {
     }
 
     @Test
+    void emergency_produceP99_unreportedNeverBreaches() throws Exception {
+        Policy p = policy(1, 6, "emergency: {produceP99: 200ms, walFillRatio: 0.9}\n");
+        ScalingDecider decider = new ScalingDecider(p);
+        BrokerLoad unknown = BrokerLoad.ofNetwork(0, null, MIB, MIB);
+        BrokerLoad slow = new BrokerLoad(1, Optional.empty(), MIB, MIB, Double.NaN, Double.NaN, 0.35, Double.NaN,
+                0.2, true);
+        for (int i = 0; i < 5; i++) {
+            ClusterSnapshot s = new ClusterSnapshot(0, List.of(unknown), List.of());
+            assertEquals(NONE, decider.decide(s, 1, 1, T0.plus(INTERVAL.multipliedBy(i))).action());
+        }
+        ClusterSnapshot s = new ClusterSnapshot(0, List.of(unknown, slow), List.of());
+        assertEquals(NONE, decider.decide(s, 2, 1, T0.plus(INTERVAL.multipliedBy(5))).action());
+        assertEquals(new Decision(SCALE_OUT, 2, 3, "emergency",
+                "broker 1 produceP99 350ms > 200ms for 2 evaluations; adding 1"),
+                decider.decide(s, 2, 1, T0.plus(INTERVAL.multipliedBy(6))));
+    }
+
+    @Test
     void emergency_ignoresScaleOutCooldownAndScheduledMax_butNotMaxBrokers() throws Exception {
         Policy p = policy(1, 5, """
                 emergency: {walFillRatio: 0.9, for: 1}
@@ -231,14 +249,14 @@ class ScalingDeciderTest {
         ClusterSnapshot s = new ClusterSnapshot(0, List.of(full), List.of());
         Decision first = decider.decide(s, 3, 1, T0);
         assertEquals(new Decision(SCALE_OUT, 3, 4, "emergency",
-                "broker 0 walFillRatio 0.97 > 0.90 for 1 evaluations; adding 1"), first);
+                "broker 0 walFillRatio 0.97 > 0.90 for 1 evaluation; adding 1"), first);
         decider.scaled(first, T0);
         Decision second = decider.decide(s, 4, 1, T0.plus(INTERVAL));
         assertEquals(5, second.desiredBrokers(), "inside the 10m scale-out cooldown: " + second);
         decider.scaled(second, T0.plus(INTERVAL));
         Decision atMax = decider.decide(s, 5, 1, T0.plus(INTERVAL.multipliedBy(2)));
         assertEquals(Decision.none(5, "emergency",
-                "broker 0 walFillRatio 0.97 > 0.90 for 1 evaluations; already at maxBrokers 5"), atMax);
+                "broker 0 walFillRatio 0.97 > 0.90 for 1 evaluation; already at maxBrokers 5"), atMax);
     }
 
     @Test
@@ -318,7 +336,7 @@ class ScalingDeciderTest {
         assertTrue(big.reason().endsWith("needs 20 brokers; clamped to 6 by maxBrokers"), big.reason());
         assertEquals(new Decision(SCALE_IN, 8, 7, "maxBrokers", "8 brokers, above the maxBrokers bound of 6"),
                 new ScalingDecider(p).decide(load(8, 800 * MIB), 8, 1, T0));
-        assertEquals(new Decision(SCALE_OUT, 1, 2, "minBrokers", "1 brokers, below the minBrokers bound of 2"),
+        assertEquals(new Decision(SCALE_OUT, 1, 2, "minBrokers", "1 broker, below the minBrokers bound of 2"),
                 new ScalingDecider(p).decide(load(1, 0), 1, 1, T0));
         List<Decision> idle = run(new ScalingDecider(p), 2, T0, 40, i -> 0);
         assertEquals(List.of(), actions(idle), "never below minBrokers");
@@ -344,5 +362,22 @@ class ScalingDeciderTest {
                 cpu(2, MIB, Double.NaN)), List.of());
         Decision out = new ScalingDecider(p).decide(partial, 3, 1, T0);
         assertEquals(5, out.desiredBrokers(), "2.4 CPUs (the unreported broker at the mean) over 0.5: " + out);
+    }
+
+    @Test
+    void simulation_stepFrom100MiBTo1GiB_oneDecisionOutThenOneBrokerPerCooldownIn() throws Exception {
+        // 35 MiB/s per broker: 100 MiB/s needs 3 brokers, 1 GiB/s needs 30 (the maximum).
+        Policy p = policy(3, 30, "targetTracking: [{metric: bytesInPerBroker, target: 35MiB}]\n");
+        IntToDoubleFunction load = i -> i >= 10 && i < 40 ? 1024 * MIB : 100 * MIB;
+        List<Decision> decisions = run(new ScalingDecider(p), 3, T0, 100, load);
+        List<Integer> when = IntStream.range(0, decisions.size()).filter(i -> decisions.get(i).action() != NONE)
+                .boxed().toList();
+        assertEquals(new Decision(SCALE_OUT, 3, 30, "targetTracking[0]", "bytesInPerBroker 341.3 MiB/s per broker"
+                + " on 3 (target 35.0 MiB/s, total 1.00 GiB/s): needs 30 brokers"), decisions.get(10),
+                "the whole step at the first evaluation that sees it");
+        // Back to 100 MiB/s at evaluation 40: the stabilization window (300s, evaluations 40-50) then
+        // one broker per 300s scale-in cooldown.
+        assertEquals(List.of(10, 50, 60, 70, 80, 90), when);
+        assertEquals(25, decisions.get(99).currentBrokers());
     }
 }
