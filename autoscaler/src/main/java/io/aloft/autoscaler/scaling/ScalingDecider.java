@@ -92,7 +92,7 @@ public final class ScalingDecider {
         }
         if (top.isEmpty()) {
             return Decision.none(current, "none",
-                    recommendations.isEmpty() && scaling.targetTracking().isEmpty() && scaling.step().isEmpty()
+                    scaling.targetTracking().isEmpty() && scaling.step().isEmpty()
                             ? "no target-tracking or step rule" : "no rule has data or a matching step");
         }
         Recommendation best = top.get();
