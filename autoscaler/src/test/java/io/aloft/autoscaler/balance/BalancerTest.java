@@ -9,11 +9,13 @@ import io.aloft.autoscaler.model.BrokerLoad;
 import io.aloft.autoscaler.model.ClusterSnapshot;
 import io.aloft.autoscaler.model.PartitionLoad;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** The balancer's goals on small synthetic snapshots, each built so one goal is at stake. */
@@ -213,8 +215,8 @@ class BalancerTest {
             int[] perRack = new int[racks.size()];
             s.partitions().stream().filter(p -> p.topic().equals(topic))
                     .forEach(p -> perRack[racks.indexOf(s.broker(p.broker()).orElseThrow().rack().orElse(""))]++);
-            int max = java.util.Arrays.stream(perRack).max().orElse(0);
-            int min = java.util.Arrays.stream(perRack).min().orElse(0);
+            int max = Arrays.stream(perRack).max().orElse(0);
+            int min = Arrays.stream(perRack).min().orElse(0);
             return max - min > 1;
         }).count();
     }
@@ -263,7 +265,7 @@ class BalancerTest {
 
         Plan first = balancer.plan(s, Set.of(3));
         Plan again = balancer.plan(s, Set.of(3));
-        Plan fromShuffled = new Balancer(BalancerConfig.defaults()).plan(shuffled, new java.util.TreeSet<>(Set.of(3)));
+        Plan fromShuffled = new Balancer(BalancerConfig.defaults()).plan(shuffled, new TreeSet<>(Set.of(3)));
 
         assertFalse(first.isEmpty());
         assertEquals(first, again);
@@ -297,6 +299,57 @@ class BalancerTest {
         }
         BalanceSimulation.Result settled = BalanceSimulation.run(s, Set.of(), balancer, 10);
         assertTrue(settled.plans() < 10, "settles: " + settled.summary());
+    }
+
+    @Test
+    void plan_partitionCounts_evenedWithinTheirBand() {
+        ClusterSnapshot s = snapshot(List.of(broker(1, null), broker(2, null), broker(3, null)),
+                concat(parts("a", 0, 20, 1, 0.001), parts("a", 20, 5, 2, 0.001), parts("a", 25, 5, 3, 0.001)));
+
+        Plan plan = balancer.plan(s, Set.of());
+        ClusterSnapshot after = Balancer.apply(s, plan);
+
+        for (int id = 1; id <= 3; id++) {
+            assertTrue(partitionsOn(after, id) >= 9 && partitionsOn(after, id) <= 11, plan.toString());
+        }
+        assertTrue(plan.moves().stream().allMatch(m -> m.reason().startsWith("partition count band 9..11: broker 1")),
+                plan.toString());
+        assertEquals("partition count: max deviation +10.0 (broker 1 has 20) -> ", plan.findings().get(5)
+                .substring(0, "partition count: max deviation +10.0 (broker 1 has 20) -> ".length()));
+    }
+
+    @Test
+    void plan_egressOnlyFixableBySwap_exchangesTwoPartitions() {
+        // Ingress 20/20 is balanced; egress 40/20 is not. Moving any one partition breaks the ingress
+        // band; exchanging a high-egress partition for a low-egress one of the same ingress does not.
+        List<PartitionLoad> partitions = List.of(new PartitionLoad("a", 0, 1, 10 * MIB, 20 * MIB),
+                new PartitionLoad("a", 1, 1, 10 * MIB, 20 * MIB), new PartitionLoad("b", 0, 2, 10 * MIB, 10 * MIB),
+                new PartitionLoad("b", 1, 2, 10 * MIB, 10 * MIB));
+        ClusterSnapshot s = snapshot(List.of(broker(1, null), broker(2, null)), partitions);
+
+        Plan plan = balancer.plan(s, Set.of());
+        ClusterSnapshot after = Balancer.apply(s, plan);
+
+        assertEquals(2, plan.moves().size(), plan.toString());
+        assertTrue(plan.moves().get(0).reason().startsWith("network-out band +-10%: exchange a-0 and b-0"),
+                plan.moves().get(0).reason());
+        assertEquals(0, BalanceSimulation.maxInDeviationPercent(after), 1e-9);
+        assertEquals(0, BalanceSimulation.maxOutDeviationPercent(after), 1e-9);
+    }
+
+    @Test
+    void plan_drain_movesInternalTopicsAndAvoidsSlowBrokers() {
+        ClusterSnapshot s = snapshot(List.of(broker(1, null, 0.004, true), broker(2, null, 0.004, true),
+                broker(3, null, 0.5, true), broker(4, null, 0.005, true)),
+                concat(parts("a", 0, 4, 1, 2), parts("a", 4, 4, 2, 2), parts("a", 8, 2, 3, 2), parts("a", 12, 4, 4, 2),
+                        parts("__consumer_offsets", 0, 5, 2, 0.01)));
+
+        Plan plan = balancer.plan(s, Set.of(2));
+        ClusterSnapshot after = Balancer.apply(s, plan);
+
+        assertEquals(0, partitionsOn(after, 2), plan.toString());
+        assertTrue(plan.moves().stream().noneMatch(m -> m.toBroker() == 3 || m.toBroker() == 2), plan.toString());
+        assertTrue(plan.moves().stream().filter(m -> m.topic().equals("__consumer_offsets")).count() == 5);
     }
 
     @Test
