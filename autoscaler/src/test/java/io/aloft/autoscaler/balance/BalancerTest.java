@@ -353,6 +353,18 @@ class BalancerTest {
     }
 
     @Test
+    void plan_everyBrokerDraining_movesNothingAndSaysWhy() {
+        ClusterSnapshot s = snapshot(List.of(broker(1, null), broker(2, null)),
+                concat(parts("a", 0, 2, 1, 2), parts("a", 2, 2, 2, 2)));
+
+        Plan plan = balancer.plan(s, Set.of(1, 2));
+
+        assertTrue(plan.isEmpty());
+        assertEquals("drain: brokers [1, 2] hold 4 partitions -> 4 partitions (no ready broker to move partitions to)",
+                plan.findings().get(0));
+    }
+
+    @Test
     void apply_moveFromWrongBroker_isRejected() {
         ClusterSnapshot s = snapshot(List.of(broker(1, null), broker(2, null)), parts("t", 0, 1, 1, 1));
         Plan wrong = new Plan(List.of(new Move("t", 0, 2, 1, 0, 0, "test")), List.of());
