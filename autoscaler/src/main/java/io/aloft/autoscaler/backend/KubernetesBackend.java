@@ -125,7 +125,12 @@ public final class KubernetesBackend implements ScalingBackend {
      * the backend.
      */
     public static KubernetesBackend connect(Config config) {
-        return new KubernetesBackend(new KubernetesClientBuilder().build(), config, true, () -> { });
+        return connect(config, new KubernetesClientBuilder().build());
+    }
+
+    /** A backend on {@code client} (e.g. built from a kubeconfig file), closed with the backend. */
+    public static KubernetesBackend connect(Config config, KubernetesClient client) {
+        return new KubernetesBackend(client, config, true, () -> { });
     }
 
     @Override

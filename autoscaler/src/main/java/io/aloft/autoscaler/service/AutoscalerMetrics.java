@@ -86,6 +86,12 @@ public final class AutoscalerMetrics implements AutoCloseable {
         count("deferred", deferred);
     }
 
+    /** Decisions of {@code action} counted so far (tests, the step-load benchmark). */
+    public double decisions(Decision.Action action) {
+        return registry.find("aloft_autoscaler_decisions").tag("action", action.name()).counters().stream()
+                .mapToDouble(Counter::count).sum();
+    }
+
     Timer evaluation() {
         return evaluation;
     }

@@ -112,7 +112,10 @@ public final class ControlLoop {
         this.clock = Objects.requireNonNull(clock);
     }
 
-    /** Evaluates until {@code stop} answers true (checked between evaluations) or the thread is interrupted. */
+    /**
+     * Evaluates until {@code stop} answers true (checked between evaluations and while waiting for the
+     * next) or the thread is interrupted.
+     */
     public void run(BooleanSupplier stop) throws InterruptedException {
         while (!stop.getAsBoolean()) {
             long started = System.nanoTime();
@@ -122,9 +125,10 @@ public final class ControlLoop {
                 // A failed scrape or backend call is logged and retried at the next evaluation.
                 log.warn("Evaluation failed: {}", e.toString());
             }
-            long waitNanos = settings.interval().toNanos() - (System.nanoTime() - started);
-            if (waitNanos > 0) {
-                Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
+            // Waits in short steps so a stop request ends the wait, never an evaluation under way.
+            long end = started + settings.interval().toNanos();
+            while (!stop.getAsBoolean() && System.nanoTime() < end) {
+                Thread.sleep(Math.max(1, Math.min(200, (end - System.nanoTime()) / 1_000_000)));
             }
         }
     }
@@ -156,8 +160,8 @@ public final class ControlLoop {
     }
 
     private void scaleOut(Decision decision, int running) throws IOException, InterruptedException {
-        log.info("Scale out {} -> {} brokers ({}: {})", decision.currentBrokers(), decision.desiredBrokers(),
-                decision.rule(), decision.reason());
+        log.info("Scale out {} -> {} brokers ({})", decision.currentBrokers(), decision.desiredBrokers(),
+                why(decision));
         if (settings.dryRun()) {
             return;
         }
@@ -171,7 +175,7 @@ public final class ControlLoop {
                         settings.brokerStartTimeout());
                 break;
             }
-            log.info("Broker {} serves, {} after the decision", id, Duration.between(started, clock.instant()));
+            log.info("Broker {} serves, {} after the decision", id, since(started));
         }
         decider.scaled(decision, clock.instant());
         // Fill the new brokers now rather than an interval later: a snapshot taken now shows them empty.
@@ -182,12 +186,12 @@ public final class ControlLoop {
     private void scaleIn(Decision decision, ClusterSnapshot snapshot) throws IOException, InterruptedException {
         int id = backend.removalCandidate();
         if (id < 0) {
-            log.info("Scale in wanted ({}: {}) but no broker may be removed (the rest embed controller voters)",
-                    decision.rule(), decision.reason());
+            log.info("Scale in wanted ({}) but no broker may be removed (the rest embed controller voters)",
+                    why(decision));
             return;
         }
-        log.info("Scale in {} -> {} brokers: draining broker {} ({}: {})", decision.currentBrokers(),
-                decision.desiredBrokers(), id, decision.rule(), decision.reason());
+        log.info("Scale in {} -> {} brokers: draining broker {} ({})", decision.currentBrokers(),
+                decision.desiredBrokers(), id, why(decision));
         Instant started = clock.instant();
         Plan drain = planner.plan(snapshot, Set.of(id));
         run(drain);
@@ -204,7 +208,7 @@ public final class ControlLoop {
         backend.removeBroker(id);
         decider.scaled(decision, clock.instant());
         metrics.scaling("in", true, Duration.between(started, clock.instant()));
-        log.info("Broker {} drained and removed, {} after the decision", id, Duration.between(started, clock.instant()));
+        log.info("Broker {} drained and removed, {} after the decision", id, since(started));
         settling = settings.settleEvaluations();
     }
 
@@ -246,10 +250,19 @@ public final class ControlLoop {
 
     private void logQuiet(Decision decision) {
         if (!decision.rule().equals(lastQuietRule)) {
-            log.info("No scaling ({}: {})", decision.rule(), decision.reason());
+            log.info("No scaling ({})", why(decision));
             lastQuietRule = decision.rule();
         } else {
-            log.debug("No scaling ({}: {})", decision.rule(), decision.reason());
+            log.debug("No scaling ({})", why(decision));
         }
+    }
+
+    /** "rule: reason", unless the reason already starts with its rule. */
+    private static String why(Decision d) {
+        return d.reason().startsWith(d.rule()) ? d.reason() : d.rule() + ": " + d.reason();
+    }
+
+    private String since(Instant start) {
+        return String.format("%.1f s", Duration.between(start, clock.instant()).toMillis() / 1000.0);
     }
 }
