@@ -46,7 +46,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link LocalBackend} on real broker processes started by {@code scripts/cluster.sh} from the
  * classes on this module's test class path ({@code ALOFT_CLASSPATH}; aloft-core is a test
  * dependency): a 1-broker cluster with an embedded voter grows to 2 brokers, both serving a topic,
- * and shrinks back by draining the added one, every record still readable; the voter is refused.
+ * and shrinks back by draining the added one, every record still readable; the voter is refused; a
+ * new broker 2 (the id reused) serves again; a killed broker's directory is kept. One cluster for
+ * the whole scenario: starting one costs more than each step.
  */
 class LocalBackendTest {
     private static final Path SCRIPT = Path.of("..", "scripts", "cluster.sh").toAbsolutePath().normalize();
@@ -79,7 +81,7 @@ class LocalBackendTest {
     }
 
     @Test
-    void addBroker_thenRemoveBroker_growsAndShrinksTheClusterWithoutLosingRecords() throws Exception {
+    void addBroker_removeBroker_addAgain_growsAndShrinksTheClusterWithoutLosingRecords() throws Exception {
         cluster = dir.resolve("cluster");
         String bootstrap = script("start", "1", "--no-build");
         try (LocalBackend backend = backend(cluster);
@@ -108,7 +110,7 @@ class LocalBackendTest {
             admin.alterPartitionReassignments(placement).all().get(60, TimeUnit.SECONDS);
             await("every partition has a leader on brokers 1 and 2", () -> leaders(admin, topic).equals(Set.of(1, 2)));
             int records = 40;
-            produce(bootstrap, topic, 4, records);
+            produce(bootstrap, topic, 4, 0, records);
 
             backend.removeBroker(2);
             assertEquals(List.of(1), backend.brokers());
@@ -125,6 +127,24 @@ class LocalBackendTest {
             IllegalStateException refused = assertThrows(IllegalStateException.class, () -> backend.removeBroker(1));
             assertTrue(refused.getMessage().contains("voter"), refused.getMessage());
             assertEquals(List.of(1), backend.brokers(), "the voter still runs");
+
+            // Scale out after scale in: the next id is 2 again (one above the highest broker's, as a
+            // StatefulSet reuses ordinals), on a fresh directory, and it serves a partition moved onto it.
+            assertEquals(2, backend.addBroker());
+            awaitBrokers(admin, Set.of(1, 2));
+            admin.alterPartitionReassignments(Map.of(new TopicPartition(topic, 1),
+                    Optional.of(new NewPartitionReassignment(List.of(2))))).all().get(60, TimeUnit.SECONDS);
+            await("broker 2 leads partition 1 again", () -> leaders(admin, topic).equals(Set.of(1, 2)));
+            produce(bootstrap, topic, 4, records, records);
+            assertEquals(2 * records, consume(bootstrap, topic, 4, 2 * records).size(), "both rounds' records");
+
+            // A broker that did not drain (SIGKILL) may hold acknowledged data only in its WAL: the
+            // script refuses to set its directory aside.
+            script("kill", "2");
+            IOException killed = assertThrows(IOException.class, () -> backend.removeBroker(2));
+            assertTrue(killed.getMessage().contains("not running"), killed.getMessage());
+            assertTrue(Files.isDirectory(cluster.resolve("node-2/data")), "its data stays where its restart finds it");
+            assertEquals(List.of(1), backend.brokers(), "a stopped broker is not one of the brokers");
         }
     }
 
@@ -176,13 +196,15 @@ class LocalBackendTest {
         }
     }
 
-    private static void produce(String bootstrap, String topic, int partitions, int records) throws Exception {
+    /** Writes values {@code from .. from + records - 1}, round robin over the partitions, each acknowledged. */
+    private static void produce(String bootstrap, String topic, int partitions, int from, int records)
+            throws Exception {
         Properties pp = new Properties();
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         pp.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp, new StringSerializer(),
                 new StringSerializer())) {
-            for (int i = 0; i < records; i++) {
+            for (int i = from; i < from + records; i++) {
                 producer.send(new ProducerRecord<>(topic, i % partitions, null, Integer.toString(i)))
                         .get(60, TimeUnit.SECONDS);
             }
