@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -166,16 +167,21 @@ public final class ControlLoop {
             return;
         }
         Instant started = clock.instant();
+        // All brokers are started first, then awaited together: a scale-out by 20 brokers takes one
+        // start-up time, not twenty (a StatefulSet starts pods in parallel with Parallel pod management).
+        List<Integer> added = new ArrayList<>();
         for (int n = running; n < decision.desiredBrokers(); n++) {
-            int id = backend.addBroker();
-            boolean serving = awaitServing(id);
+            added.add(backend.addBroker());
+        }
+        for (int id : added) {
+            boolean serving = awaitServing(id, started);
             metrics.scaling("out", serving, Duration.between(started, clock.instant()));
-            if (!serving) {
-                log.warn("Broker {} did not register within {}; not adding more this evaluation", id,
+            if (serving) {
+                log.info("Broker {} serves, {} after the decision", id, since(started));
+            } else {
+                log.warn("Broker {} did not register within {} of the decision; balancing onto those that did", id,
                         settings.brokerStartTimeout());
-                break;
             }
-            log.info("Broker {} serves, {} after the decision", id, since(started));
         }
         decider.scaled(decision, clock.instant());
         // Fill the new brokers now rather than an interval later: a snapshot taken now shows them empty.
@@ -237,9 +243,9 @@ public final class ControlLoop {
         }
     }
 
-    private boolean awaitServing(int id) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + settings.brokerStartTimeout().toNanos();
-        while (System.nanoTime() < deadline) {
+    private boolean awaitServing(int id, Instant since) throws IOException, InterruptedException {
+        Instant deadline = since.plus(settings.brokerStartTimeout());
+        while (clock.instant().isBefore(deadline)) {
             if (watch.serving(id)) {
                 return true;
             }
