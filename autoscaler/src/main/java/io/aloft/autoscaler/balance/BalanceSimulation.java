@@ -116,6 +116,16 @@ public final class BalanceSimulation {
         return new ClusterSnapshot(snapshot.timeMs(), brokers, snapshot.partitions());
     }
 
+    /**
+     * {@code snapshot} with every partition's rates multiplied by {@code factor} and the brokers'
+     * rates set to their sums: a load step (e.g. 10 for 100 MiB/s to 1 GiB/s) with the same shape.
+     */
+    public static ClusterSnapshot withLoadScaled(ClusterSnapshot snapshot, double factor) {
+        List<PartitionLoad> partitions = snapshot.partitions().stream().map(p -> new PartitionLoad(p.topic(),
+                p.partition(), p.broker(), p.bytesInPerSec() * factor, p.bytesOutPerSec() * factor)).toList();
+        return withBrokerSums(new ClusterSnapshot(snapshot.timeMs(), snapshot.brokers(), partitions));
+    }
+
     /** {@code snapshot} with each broker's rates set to the sum of its partitions' (other signals kept). */
     public static ClusterSnapshot withBrokerSums(ClusterSnapshot snapshot) {
         Map<Integer, double[]> sums = new HashMap<>();

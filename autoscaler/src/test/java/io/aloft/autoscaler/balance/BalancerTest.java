@@ -389,13 +389,16 @@ class BalancerTest {
     @Test
     void config_badValues_areRejectedNamingTheField() {
         BalancerConfig d = BalancerConfig.defaults();
+        assertEquals(100, d.withNetworkBandPercent(100).withPartitionCountBandPercent(100).networkBandPercent());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withNetworkBandPercent(101)).getMessage()
+                .equals("networkBandPercent must be above 0 and at most 100, was 101.0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withNetworkBandPercent(0)).getMessage()
                 .startsWith("networkBandPercent"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withTrivialBrokerBytesPerSec(-1))
                 .getMessage().startsWith("trivialBrokerBytesPerSec"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withMinMoveBytesPerSec(Double.NaN))
                 .getMessage().startsWith("minMoveBytesPerSec"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withPartitionCountBandPercent(100))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withPartitionCountBandPercent(100.5))
                 .getMessage().startsWith("partitionCountBandPercent"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withSlowBrokerWalP99Seconds(0))
                 .getMessage().startsWith("slowBrokerWalP99Seconds"));
