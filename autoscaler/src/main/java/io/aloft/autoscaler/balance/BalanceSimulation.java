@@ -54,16 +54,17 @@ public final class BalanceSimulation {
 
     /**
      * A cluster with skewed loads: topics of {@value #PARTITIONS_PER_TOPIC} partitions whose ingress
-     * follows a Zipf-like law (exponent {@value #ZIPF_EXPONENT}, so the hottest partition stays well under a broker's
-     * share and a band is reachable), each topic read by 1 to 3 consumers (egress = ingress x
-     * fan-out), placed at random with broker {@code i} (from 1) weighted {@code i}, so the high ids
+     * follows a Zipf-like law (exponent {@value #ZIPF_EXPONENT}, so the hottest partition stays well
+     * under a broker's share and a band is reachable), each topic read by 1 to 3 consumers (egress =
+     * ingress x fan-out), placed at random with broker {@code i} (from 1) weighted {@code i}, so the high ids
      * are overloaded. Broker ids 1..{@code brokers}, in {@code racks} racks ({@code rack-0}...; 0 for
      * no racks), all ready. Broker rates are the sums of their partitions'.
      */
     public static ClusterSnapshot skewedCluster(int brokers, int racks, int partitions, double totalBytesInPerSec,
             long seed) {
         if (brokers < 1 || partitions < 0 || racks < 0) {
-            throw new IllegalArgumentException("brokers " + brokers + ", racks " + racks + ", partitions " + partitions);
+            throw new IllegalArgumentException(
+                    "brokers " + brokers + ", racks " + racks + ", partitions " + partitions);
         }
         Random random = new Random(seed);
         double[] weight = new double[partitions];

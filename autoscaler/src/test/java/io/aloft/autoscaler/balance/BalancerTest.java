@@ -37,7 +37,7 @@ class BalancerTest {
                 Double.NaN, ready);
     }
 
-    /** {@code count} partitions of {@code topic} (numbered from {@code first}) on {@code broker}, each at {@code mib}. */
+    /** {@code count} partitions of {@code topic} from number {@code first} on {@code broker}, each at {@code mib}. */
     static List<PartitionLoad> parts(String topic, int first, int count, int broker, double mib) {
         List<PartitionLoad> list = new ArrayList<>();
         for (int i = first; i < first + count; i++) {
@@ -158,8 +158,8 @@ class BalancerTest {
         Plan plan = balancer.plan(s, Set.of());
         ClusterSnapshot after = Balancer.apply(s, plan);
 
-        assertTrue(plan.moves().stream().anyMatch(m -> m.reason().startsWith("rack spread: t has 6 partitions in rack a")),
-                plan.toString());
+        assertTrue(plan.moves().stream()
+                .anyMatch(m -> m.reason().startsWith("rack spread: t has 6 partitions in rack a")), plan.toString());
         for (String topic : List.of("t", "u")) {
             long inA = after.partitions().stream().filter(p -> p.topic().equals(topic) && p.broker() <= 2).count();
             assertEquals(3, inA, topic + " after " + plan);
