@@ -54,16 +54,17 @@ public final class BalanceSimulation {
 
     /**
      * A cluster with skewed loads: topics of {@value #PARTITIONS_PER_TOPIC} partitions whose ingress
-     * follows a Zipf-like law (exponent {@value #ZIPF_EXPONENT}, so the hottest partition stays well under a broker's
-     * share and a band is reachable), each topic read by 1 to 3 consumers (egress = ingress x
-     * fan-out), placed at random with broker {@code i} (from 1) weighted {@code i}, so the high ids
+     * follows a Zipf-like law (exponent {@value #ZIPF_EXPONENT}, so the hottest partition stays well
+     * under a broker's share and a band is reachable), each topic read by 1 to 3 consumers (egress =
+     * ingress x fan-out), placed at random with broker {@code i} (from 1) weighted {@code i}, so the high ids
      * are overloaded. Broker ids 1..{@code brokers}, in {@code racks} racks ({@code rack-0}...; 0 for
      * no racks), all ready. Broker rates are the sums of their partitions'.
      */
     public static ClusterSnapshot skewedCluster(int brokers, int racks, int partitions, double totalBytesInPerSec,
             long seed) {
         if (brokers < 1 || partitions < 0 || racks < 0) {
-            throw new IllegalArgumentException("brokers " + brokers + ", racks " + racks + ", partitions " + partitions);
+            throw new IllegalArgumentException(
+                    "brokers " + brokers + ", racks " + racks + ", partitions " + partitions);
         }
         Random random = new Random(seed);
         double[] weight = new double[partitions];
@@ -114,6 +115,16 @@ public final class BalanceSimulation {
             brokers.add(BrokerLoad.ofNetwork(id, racks == 0 ? null : "rack-" + (id % racks), 0, 0));
         }
         return new ClusterSnapshot(snapshot.timeMs(), brokers, snapshot.partitions());
+    }
+
+    /**
+     * {@code snapshot} with every partition's rates multiplied by {@code factor} and the brokers'
+     * rates set to their sums: a load step (e.g. 10 for 100 MiB/s to 1 GiB/s) with the same shape.
+     */
+    public static ClusterSnapshot withLoadScaled(ClusterSnapshot snapshot, double factor) {
+        List<PartitionLoad> partitions = snapshot.partitions().stream().map(p -> new PartitionLoad(p.topic(),
+                p.partition(), p.broker(), p.bytesInPerSec() * factor, p.bytesOutPerSec() * factor)).toList();
+        return withBrokerSums(new ClusterSnapshot(snapshot.timeMs(), snapshot.brokers(), partitions));
     }
 
     /** {@code snapshot} with each broker's rates set to the sum of its partitions' (other signals kept). */

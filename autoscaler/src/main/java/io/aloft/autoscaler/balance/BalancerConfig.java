@@ -42,9 +42,9 @@ public record BalancerConfig(
     public static final int DEFAULT_MAX_MOVES_PER_PLAN = 100;
 
     public BalancerConfig {
-        if (!(networkBandPercent > 0 && networkBandPercent < 100)) {
+        if (!(networkBandPercent > 0 && networkBandPercent <= 100)) {
             throw new IllegalArgumentException(
-                    "networkBandPercent must be above 0 and below 100, was " + networkBandPercent);
+                    "networkBandPercent must be above 0 and at most 100, was " + networkBandPercent);
         }
         if (!(trivialBrokerBytesPerSec >= 0) || Double.isInfinite(trivialBrokerBytesPerSec)) {
             throw new IllegalArgumentException(
@@ -54,9 +54,9 @@ public record BalancerConfig(
             throw new IllegalArgumentException(
                     "minMoveBytesPerSec must be a finite rate >= 0, was " + minMoveBytesPerSec);
         }
-        if (!(partitionCountBandPercent >= 0 && partitionCountBandPercent < 100)) {
+        if (!(partitionCountBandPercent >= 0 && partitionCountBandPercent <= 100)) {
             throw new IllegalArgumentException(
-                    "partitionCountBandPercent must be >= 0 and below 100, was " + partitionCountBandPercent);
+                    "partitionCountBandPercent must be >= 0 and at most 100, was " + partitionCountBandPercent);
         }
         if (!(slowBrokerWalP99Seconds > 0) || Double.isInfinite(slowBrokerWalP99Seconds)) {
             throw new IllegalArgumentException(

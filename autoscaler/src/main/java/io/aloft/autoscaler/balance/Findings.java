@@ -64,7 +64,8 @@ final class Findings {
             lines.add("rack spread: the ready brokers are in one rack, nothing to spread");
         } else {
             lines.add("rack spread: " + before.get(RACK) + " -> " + after.get(RACK) + " over racks "
-                    + String.join(", ", List.of(s.spread.names).stream().map(r -> r.isEmpty() ? "(none)" : r).toList()));
+                    + String.join(", ",
+                            List.of(s.spread.names).stream().map(r -> r.isEmpty() ? "(none)" : r).toList()));
         }
         String median = Double.isNaN(s.walMedian) ? "unknown" : number3(s.walMedian) + " s";
         lines.add(before.get(SLOW).isEmpty()

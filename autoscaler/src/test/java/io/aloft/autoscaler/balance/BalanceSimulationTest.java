@@ -73,6 +73,23 @@ class BalanceSimulationTest {
         assertWithinBands(remaining, 27, result.summary());
     }
 
+    @Test
+    void run_stepFrom100MiBTo1GiBAndScaleOut_balancedAgain() {
+        // The README's paper scenario: balanced at 100 MiB/s on 20 brokers, the load steps 10x and the
+        // autoscaler adds 10 brokers; the balancer fills them.
+        Balancer balancer = new Balancer(BalancerConfig.defaults());
+        ClusterSnapshot calm = BalanceSimulation.run(BalanceSimulation.skewedCluster(20, 3, 1000, 100 * MIB, 5),
+                Set.of(), balancer, 50).after();
+        ClusterSnapshot stepped = BalanceSimulation.withLoadScaled(calm, 10);
+        assertEquals(10 * calm.totalBytesInPerSec(), stepped.totalBytesInPerSec(), 1e-3 * MIB);
+
+        BalanceSimulation.Result result = BalanceSimulation.run(BalanceSimulation.withNewBrokers(stepped, 10, 3),
+                Set.of(), balancer, 50);
+
+        assertWithinBands(result.after(), 30, result.summary());
+        assertTrue(result.plans() > 1, "more than one default budget of 100 moves: " + result.summary());
+    }
+
     /** Network in and out within +-10%, partition counts within the count band, racks even. */
     private static void assertWithinBands(ClusterSnapshot s, int brokers, String context) {
         assertEquals(brokers, s.brokers().size());

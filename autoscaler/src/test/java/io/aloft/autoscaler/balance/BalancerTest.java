@@ -37,7 +37,7 @@ class BalancerTest {
                 Double.NaN, ready);
     }
 
-    /** {@code count} partitions of {@code topic} (numbered from {@code first}) on {@code broker}, each at {@code mib}. */
+    /** {@code count} partitions of {@code topic} from number {@code first} on {@code broker}, each at {@code mib}. */
     static List<PartitionLoad> parts(String topic, int first, int count, int broker, double mib) {
         List<PartitionLoad> list = new ArrayList<>();
         for (int i = first; i < first + count; i++) {
@@ -158,8 +158,8 @@ class BalancerTest {
         Plan plan = balancer.plan(s, Set.of());
         ClusterSnapshot after = Balancer.apply(s, plan);
 
-        assertTrue(plan.moves().stream().anyMatch(m -> m.reason().startsWith("rack spread: t has 6 partitions in rack a")),
-                plan.toString());
+        assertTrue(plan.moves().stream()
+                .anyMatch(m -> m.reason().startsWith("rack spread: t has 6 partitions in rack a")), plan.toString());
         for (String topic : List.of("t", "u")) {
             long inA = after.partitions().stream().filter(p -> p.topic().equals(topic) && p.broker() <= 2).count();
             assertEquals(3, inA, topic + " after " + plan);
@@ -389,13 +389,16 @@ class BalancerTest {
     @Test
     void config_badValues_areRejectedNamingTheField() {
         BalancerConfig d = BalancerConfig.defaults();
+        assertEquals(100, d.withNetworkBandPercent(100).withPartitionCountBandPercent(100).networkBandPercent());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withNetworkBandPercent(101)).getMessage()
+                .equals("networkBandPercent must be above 0 and at most 100, was 101.0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withNetworkBandPercent(0)).getMessage()
                 .startsWith("networkBandPercent"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withTrivialBrokerBytesPerSec(-1))
                 .getMessage().startsWith("trivialBrokerBytesPerSec"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withMinMoveBytesPerSec(Double.NaN))
                 .getMessage().startsWith("minMoveBytesPerSec"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withPartitionCountBandPercent(100))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withPartitionCountBandPercent(100.5))
                 .getMessage().startsWith("partitionCountBandPercent"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.withSlowBrokerWalP99Seconds(0))
                 .getMessage().startsWith("slowBrokerWalP99Seconds"));
