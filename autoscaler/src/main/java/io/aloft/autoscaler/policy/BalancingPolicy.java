@@ -1,5 +1,6 @@
 package io.aloft.autoscaler.policy;
 
+import io.aloft.autoscaler.balance.BalancerConfig;
 import java.time.Duration;
 
 /**
@@ -17,11 +18,11 @@ import java.time.Duration;
  * @param minMoveBytesPerSec a partition carrying less than this is not worth moving for network
  *     goals (default 64KiB/s)
  * @param partitionCountBandPercent per-broker partition count within this percentage of the mean
- *     (default 20, in (0, 100])
+ *     (default 10, in (0, 100])
  * @param rackAware spread each topic's partitions over {@code broker.rack}s where set (default true)
  * @param slowBrokerWalP99 a broker whose WAL append p99 exceeds this receives no partitions
- *     (default 100ms)
- * @param maxMovesPerPlan most moves one plan proposes (default 50)
+ *     (default 50ms)
+ * @param maxMovesPerPlan most moves one plan proposes (default 100)
  */
 public record BalancingPolicy(
         boolean enabled,
@@ -35,6 +36,10 @@ public record BalancingPolicy(
         int maxMovesPerPlan) {
 
     /** The defaults, used when the section or a key is absent. */
-    public static final BalancingPolicy DEFAULTS = new BalancingPolicy(true, false, 10, 1 << 20, 64 << 10, 20, true,
-            Duration.ofMillis(100), 50);
+    public static final BalancingPolicy DEFAULTS = new BalancingPolicy(true, false,
+            BalancerConfig.DEFAULT_NETWORK_BAND_PERCENT, BalancerConfig.DEFAULT_TRIVIAL_BROKER_BYTES_PER_SEC,
+            BalancerConfig.DEFAULT_MIN_MOVE_BYTES_PER_SEC, BalancerConfig.DEFAULT_PARTITION_COUNT_BAND_PERCENT,
+            BalancerConfig.DEFAULT_RACK_AWARE,
+            Duration.ofNanos((long) (BalancerConfig.DEFAULT_SLOW_BROKER_WAL_P99_SECONDS * 1e9)),
+            BalancerConfig.DEFAULT_MAX_MOVES_PER_PLAN);
 }
