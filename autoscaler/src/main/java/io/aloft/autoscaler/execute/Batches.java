@@ -16,12 +16,12 @@ import java.util.Set;
  *
  * <p>Stateless.
  */
-final class Batches {
+public final class Batches {
 
     private Batches() {
     }
 
-    static List<List<Move>> split(List<Move> moves, int maxPerBroker) {
+    public static List<List<Move>> split(List<Move> moves, int maxPerBroker) {
         List<Move> pending = new ArrayList<>(moves);
         List<List<Move>> out = new ArrayList<>();
         while (!pending.isEmpty()) {
