@@ -303,8 +303,12 @@ public final class Broker implements AutoCloseable {
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
                 groupConfig.offsetsTopicPartitions(), new NamedThreadFactory("aloft-group-loader", true, failures));
         // Request, connection, topic, partition and group-lag meters (see README "Broker meters").
+        // The group lag asks partition leaders for their high watermarks over the inter-broker client
+        // (made before, so closed after it).
         BrokerMetrics brokerMetrics = BrokerMetrics.bind(endpoint.metrics(), settings.metrics(), nodeId, cache,
-                partitions, groups, fetchSessions);
+                partitions, groups, fetchSessions, interBroker,
+                new NamedThreadFactory("aloft-group-lag", true, failures));
+        resources.add(brokerMetrics);
         AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
         // Metadata's and DescribeCluster's "controller": clients send it what Kafka routes to its
         // controller, and any broker here handles those. Kafka's brokers name a random live broker;

@@ -60,8 +60,9 @@ public final class MetricsConfig {
     public static final ConfigKey<Integer> GROUP_LAG_SERIES_MAX = ConfigKey.intKey(GROUP_LAG_SERIES_MAX_CONFIG)
             .defaultValue(1000).validator(Validator.between(0, 1_000_000))
             .doc("Brokers: most series of aloft_group_lag_records{group,topic,partition} one scrape serves "
-                    + "(committed offsets of the groups this broker coordinates, in partitions it leads); the rest "
-                    + "are left out, with one WARN line when the limit is first reached. 0: no lag series.")
+                    + "(committed offsets of the groups this broker coordinates, in any partition; only those served "
+                    + "are refreshed); the rest are left out, with one WARN line when the limit is first reached. "
+                    + "0: no lag series (and no refreshes).")
             .build();
 
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("metrics", LISTENER, TOPIC_SERIES_MAX,

@@ -145,6 +145,13 @@ class BrokerMetricsTest {
             Scrape consumed = scrape();
             assertTrue(consumed.sum("kafka_server_socketservermetrics_connections", "listener", "PLAINTEXT") >= 1,
                     "the consumer's connections are open");
+            // The lag is refreshed in the background (every few seconds while scraped), not at the scrape.
+            long lagDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (consumed.sum("aloft_group_lag_records", "group", "metered-group", "topic", TOPIC, "partition",
+                    "0") != RECORDS - got.size() && System.nanoTime() < lagDeadline) {
+                TimeUnit.MILLISECONDS.sleep(100);
+                consumed = scrape();
+            }
             assertEquals(RECORDS - got.size(), consumed.sum("aloft_group_lag_records", "group", "metered-group",
                     "topic", TOPIC, "partition", "0"));
             assertEquals(batchBytes, consumed.delta(produced, "kafka_server_brokertopicmetrics_bytesout_total",

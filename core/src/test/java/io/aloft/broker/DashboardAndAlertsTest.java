@@ -46,8 +46,14 @@ class DashboardAndAlertsTest {
         try (TestBroker broker = new TestBroker(dir, Map.of("metrics.listener", "http://127.0.0.1:0"))) {
             traffic(broker);
             System.gc(); // the GC pause timer appears with the first collection
-            String body = Http.get(broker.broker().metrics().port().getAsInt(), "/metrics").body();
-            exposed = sampleNames(body);
+            int port = broker.broker().metrics().port().getAsInt();
+            exposed = sampleNames(Http.get(port, "/metrics").body());
+            // The group lag is refreshed in the background (every few seconds while scraped), not at the scrape.
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!exposed.contains("aloft_group_lag_records") && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                exposed = sampleNames(Http.get(port, "/metrics").body());
+            }
         }
         for (String file : List.of("config/grafana/aloft-dashboard.json", "config/prometheus/aloft-alerts.yaml")) {
             Set<String> missing = new TreeSet<>();

@@ -4,7 +4,8 @@
  * its response), implemented on kafka-clients' NetworkClient by
  * {@link io.aloft.broker.interbroker.NetworkInterBrokerClient}, with the brokers' addresses from the
  * metadata cache ({@link io.aloft.broker.interbroker.BrokerAddresses}). Used for transaction markers
- * (WriteTxnMarkers from a transaction coordinator to partition leaders); the client knows nothing of
- * what it carries, and retrying is its callers' business.
+ * (WriteTxnMarkers from a transaction coordinator to partition leaders) and the group lag meter
+ * (ListOffsets from a group coordinator to partition leaders); the client knows nothing of what it
+ * carries, and retrying is its callers' business.
  */
 package io.aloft.broker.interbroker;

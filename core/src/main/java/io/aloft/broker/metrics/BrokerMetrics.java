@@ -1,8 +1,8 @@
 package io.aloft.broker.metrics;
 
-import io.aloft.broker.group.CommittedOffset;
 import io.aloft.broker.fetch.FetchSessionCache;
 import io.aloft.broker.group.GroupCoordinator;
+import io.aloft.broker.interbroker.InterBrokerClient;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
@@ -19,46 +19,31 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.ToDoubleFunction;
 import org.apache.kafka.common.TopicPartition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A broker's own meters beyond the network layer's: {@link BrokerTopicMetrics} (which the produce
  * and fetch handlers update), partition and broker counts read from the metadata cache, consumer
- * group lag and, when {@code aloft.metrics.partition.series.enable} is on, per-partition offsets
- * and sizes. The last two are computed at scrape time, on the scraping thread: their label sets
- * change from one scrape to the next.
+ * consumer group lag ({@link GroupLag}: served by each group's coordinator for every partition
+ * the group committed, refreshed in the background) and, when
+ * {@code aloft.metrics.partition.series.enable} is on, per-partition offsets and sizes. The last two
+ * have label sets that change from one scrape to the next, so they are collectors rather than
+ * registered meters; the per-partition ones are computed at scrape time, on the scraping thread.
  *
- * <p><b>Group lag</b> ({@code aloft_group_lag_records{group,topic,partition}}) is what Kafka's
- * {@code kafka-consumer-groups.sh --describe} shows as LAG: the partition's high watermark (its log
- * end: Aloft acknowledges only durable records) minus the group's committed offset. Kafka's broker
- * has no such meter (Burrow and kafka-lag-exporter compute it from outside). Here each broker serves
- * the lag of the groups it coordinates, for the partitions it leads (another broker's log end is not
- * known here without a request), at most {@code aloft.metrics.group.lag.series.max} series a
- * scrape (each coordinator shard gives at most that many committed offsets; those served are the
- * first in group, topic, partition order). Reading the committed offsets asks every coordinator
- * shard, on its own thread; a scrape waits for them at most {@link #LAG_WAIT_MS} and otherwise
- * serves no lag series that time.
- *
- * <p>Thread-safe.
+ * <p>Thread-safe. Closing stops the group lag's refresh thread.
  */
-public final class BrokerMetrics {
-    private static final Logger log = LoggerFactory.getLogger(BrokerMetrics.class);
-    /** How long one scrape waits for the group coordinator's committed offsets. */
-    static final long LAG_WAIT_MS = 2_000;
-
+public final class BrokerMetrics implements AutoCloseable {
     private final BrokerTopicMetrics topics;
+    /** Null when aloft.metrics.group.lag.series.max is 0. */
+    private final GroupLag groupLag;
 
-    private BrokerMetrics(BrokerTopicMetrics topics) {
+    private BrokerMetrics(BrokerTopicMetrics topics, GroupLag groupLag) {
         this.topics = topics;
+        this.groupLag = groupLag;
     }
 
     /**
@@ -66,7 +51,8 @@ public final class BrokerMetrics {
      * through {@link #topics()}.
      */
     public static BrokerMetrics bind(ServerMetrics metrics, MetricsConfig config, int nodeId, MetadataCache cache,
-            PartitionManager partitions, GroupCoordinator groups, FetchSessionCache fetchSessions) {
+            PartitionManager partitions, GroupCoordinator groups, FetchSessionCache fetchSessions,
+            InterBrokerClient interBroker, ThreadFactory threads) {
         MeterRegistry registry = metrics.registry();
         FetchSessionMeters.bind(registry, fetchSessions);
         BrokerTopicMetrics topics = new BrokerTopicMetrics(registry, config.topicSeriesMax(),
@@ -74,13 +60,34 @@ public final class BrokerMetrics {
         // A deleted topic's series go with it.
         cache.onTopicsChanged(() -> topics.retainTopics(cache.view().topicsByName().keySet()));
         bindPartitionCounts(registry, nodeId, cache);
+        GroupLag groupLag = null;
         if (config.groupLagSeriesMax() > 0) {
-            metrics.registerCollector(new GroupLag(groups, partitions, config.groupLagSeriesMax()));
+            groupLag = new GroupLag(groups::committedOffsets, tp -> leaderOf(cache, tp),
+                    tp -> partitions.leaderLog(tp).thenApply(PartitionLog::highWatermark), interBroker, nodeId,
+                    config.groupLagSeriesMax(), System::currentTimeMillis,
+                    Executors.newSingleThreadScheduledExecutor(threads));
+            metrics.registerCollector(groupLag);
         }
         if (config.partitionSeries()) {
             metrics.registerCollector(new PartitionSeries(partitions));
         }
-        return new BrokerMetrics(topics);
+        return new BrokerMetrics(topics, groupLag);
+    }
+
+    /** A partition's leader in this broker's metadata; -1 if the partition does not exist. */
+    private static int leaderOf(MetadataCache cache, TopicPartition tp) {
+        TopicInfo topic = cache.view().topic(tp.topic());
+        if (topic == null || tp.partition() < 0 || tp.partition() >= topic.partitions().size()) {
+            return -1;
+        }
+        return topic.partitions().get(tp.partition()).brokerId();
+    }
+
+    @Override
+    public void close() {
+        if (groupLag != null) {
+            groupLag.close();
+        }
     }
 
     /** The per-topic meters, for the produce and fetch handlers. */
@@ -122,62 +129,6 @@ public final class BrokerMetrics {
             }
         }
         return n;
-    }
-
-    /** Group lag, computed at scrape time (see the class comment). */
-    private static final class GroupLag implements MultiCollector {
-        private static final String NAME = "aloft_group_lag_records";
-        private final GroupCoordinator groups;
-        private final PartitionManager partitions;
-        private final int max;
-        private final AtomicBoolean warned = new AtomicBoolean();
-
-        GroupLag(GroupCoordinator groups, PartitionManager partitions, int max) {
-            this.groups = groups;
-            this.partitions = partitions;
-            this.max = max;
-        }
-
-        @Override
-        public MetricSnapshots collect() {
-            List<CommittedOffset> committed;
-            try {
-                committed = new ArrayList<>(groups.committedOffsets(max).get(LAG_WAIT_MS, TimeUnit.MILLISECONDS));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return MetricSnapshots.of();
-            } catch (Exception e) {
-                log.debug("No group lag this scrape: the committed offsets could not be read", e);
-                return MetricSnapshots.of();
-            }
-            committed.sort(Comparator.comparing(CommittedOffset::group).thenComparing(CommittedOffset::topic)
-                    .thenComparingInt(CommittedOffset::partition));
-            Map<TopicPartition, PartitionLog> logs = partitions.openLogs();
-            GaugeSnapshot.Builder lag = GaugeSnapshot.builder().name(NAME)
-                    .help("Records of a partition a consumer group has not committed: the high watermark minus the "
-                            + "group's committed offset (kafka-consumer-groups.sh LAG), for the groups this broker "
-                            + "coordinates in the partitions it leads");
-            int n = 0;
-            for (CommittedOffset c : committed) {
-                PartitionLog partition = logs.get(new TopicPartition(c.topic(), c.partition()));
-                if (partition == null) {
-                    continue;
-                }
-                if (n == max) {
-                    if (warned.compareAndSet(false, true)) {
-                        log.warn("Group lag is served for at most {} group partitions "
-                                + "(aloft.metrics.group.lag.series.max); the rest are left out", max);
-                    }
-                    break;
-                }
-                lag.dataPoint(GaugeDataPointSnapshot.builder()
-                        .labels(Labels.of("group", c.group(), "partition", Integer.toString(c.partition()),
-                                "topic", c.topic()))
-                        .value(Math.max(0, partition.highWatermark() - c.offset())).build());
-                n++;
-            }
-            return n == 0 ? MetricSnapshots.of() : MetricSnapshots.of(lag.build());
-        }
     }
 
     /** Per-partition series of the partitions led here (aloft.metrics.partition.series.enable). */
