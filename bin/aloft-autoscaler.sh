@@ -7,6 +7,8 @@
 #       prints the balancing plan for the cluster now (draining the given brokers) and changes nothing
 #   bin/aloft-autoscaler.sh validate --policy POLICY.yaml
 #       checks a policy file; errors name the field
+#   bin/aloft-autoscaler.sh simulate --policy POLICY.yaml [--brokers 3] [--partitions 1000] [--from 100MiB] [--to 1GiB] [--boot 60s] [--move 3s]
+#       plays a load step on synthetic metrics with the policy's own decisions and plans (virtual time)
 #
 # Policy files: autoscaler/POLICY.md, examples in autoscaler/examples/. Builds the autoscaler jar on
 # first use (Maven, JDK 17+). JVM options: ALOFT_AUTOSCALER_HEAP_OPTS (default -Xmx256m), ALOFT_JVM_OPTS.

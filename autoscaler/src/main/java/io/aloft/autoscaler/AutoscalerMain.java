@@ -6,6 +6,8 @@ import io.aloft.autoscaler.policy.PolicyException;
 import io.aloft.autoscaler.policy.PolicyLoader;
 import io.aloft.autoscaler.service.Autoscaler;
 import io.aloft.autoscaler.service.AutoscalerMetrics;
+import io.aloft.autoscaler.simulate.StepSimulation;
+import io.aloft.autoscaler.policy.Units;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -15,6 +17,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -38,9 +41,11 @@ public final class AutoscalerMain {
             usage: aloft-autoscaler run --policy FILE --bootstrap HOST:PORT[,...] [--metrics-listener http://HOST:PORT] [--dry-run] [--command-config FILE]
                    aloft-autoscaler plan --policy FILE --bootstrap HOST:PORT[,...] [--drain ID[,ID...]] [--command-config FILE]
                    aloft-autoscaler validate --policy FILE
+                   aloft-autoscaler simulate --policy FILE [--brokers 3] [--partitions 1000] [--racks 3] [--from 100MiB] [--to 1GiB] [--boot 60s] [--move 3s]
               run       evaluate the policy every interval: scale out, drain and scale in, balance; log each decision
               plan      print the balancing plan for the cluster now (draining the given brokers); change nothing
               validate  check a policy file (see autoscaler/POLICY.md)
+              simulate  play a load step on synthetic metrics with the policy's own decisions and plans (virtual time)
               --command-config  Admin client properties (security, timeouts), as Kafka's tools take them""";
 
     private AutoscalerMain() {}
@@ -59,11 +64,11 @@ public final class AutoscalerMain {
             }
             command = args[0];
             options = options(Arrays.copyOfRange(args, 1, args.length));
-            if (!List.of("run", "plan", "validate").contains(command)) {
+            if (!List.of("run", "plan", "validate", "simulate").contains(command)) {
                 throw new IllegalArgumentException("unknown command " + command);
             }
             require(options, "--policy");
-            if (!command.equals("validate")) {
+            if (command.equals("run") || command.equals("plan")) {
                 require(options, "--bootstrap");
             }
         } catch (IllegalArgumentException e) {
@@ -84,6 +89,14 @@ public final class AutoscalerMain {
         if (command.equals("validate")) {
             out.println(options.get("--policy") + ": valid");
             return 0;
+        }
+        if (command.equals("simulate")) {
+            try {
+                return simulate(policy, options, out);
+            } catch (IllegalArgumentException e) {
+                err.println("aloft-autoscaler: " + e.getMessage());
+                return 2;
+            }
         }
         try {
             Map<String, Object> adminConfig = adminConfig(options.get("--command-config"));
@@ -127,6 +140,30 @@ public final class AutoscalerMain {
             }
         }
         return 0;
+    }
+
+    private static int simulate(Policy policy, Map<String, String> options, PrintStream out) {
+        StepSimulation.Scenario d = StepSimulation.Scenario.issue18();
+        StepSimulation.Scenario scenario = new StepSimulation.Scenario(
+                Integer.parseInt(options.getOrDefault("--brokers", String.valueOf(d.brokers()))),
+                Integer.parseInt(options.getOrDefault("--partitions", String.valueOf(d.partitions()))),
+                Integer.parseInt(options.getOrDefault("--racks", String.valueOf(d.racks()))),
+                options.containsKey("--from") ? Units.parseSize(options.get("--from")) : d.fromBytesPerSec(),
+                options.containsKey("--to") ? Units.parseSize(options.get("--to")) : d.toBytesPerSec(),
+                options.containsKey("--boot") ? Units.parseDuration(options.get("--boot")) : d.brokerBoot(),
+                options.containsKey("--move") ? Units.parseDuration(options.get("--move")) : d.moveTime(),
+                d.horizon(), d.seed());
+        StepSimulation.Result r = StepSimulation.run(policy, scenario);
+        r.events().forEach(out::println);
+        out.printf(Locale.ROOT, "decision %s, brokers serving %s, balanced %s after the step; %d brokers, %d moves"
+                        + " (assumed: broker boot %s, %s per batch of moves)%n", secs(r.decision()),
+                secs(r.serving()), secs(r.balanced()), r.brokers(), r.moves(), secs(scenario.brokerBoot()),
+                secs(scenario.moveTime()));
+        return 0;
+    }
+
+    private static String secs(java.time.Duration d) {
+        return d == null ? "never" : String.format(Locale.ROOT, "%.0f s", d.toMillis() / 1000.0);
     }
 
     private static int serve(Policy policy, Map<String, String> options, Map<String, Object> adminConfig)
@@ -179,7 +216,8 @@ public final class AutoscalerMain {
             String a = args[i];
             switch (a) {
                 case "--dry-run" -> options.put(a, "true");
-                case "--policy", "--bootstrap", "--metrics-listener", "--drain", "--command-config" -> {
+                case "--policy", "--bootstrap", "--metrics-listener", "--drain", "--command-config", "--brokers",
+                        "--partitions", "--racks", "--from", "--to", "--boot", "--move" -> {
                     if (i + 1 >= args.length) {
                         throw new IllegalArgumentException(a + " needs a value");
                     }

@@ -42,4 +42,10 @@ public record BalancingPolicy(
             BalancerConfig.DEFAULT_RACK_AWARE,
             Duration.ofNanos((long) (BalancerConfig.DEFAULT_SLOW_BROKER_WAL_P99_SECONDS * 1e9)),
             BalancerConfig.DEFAULT_MAX_MOVES_PER_PLAN);
+
+    /** The balancer's configuration for these values. */
+    public BalancerConfig toBalancerConfig() {
+        return new BalancerConfig(networkBandPercent, trivialBrokerBytesPerSec, minMoveBytesPerSec,
+                partitionCountBandPercent, rackAware, slowBrokerWalP99.toNanos() / 1e9, maxMovesPerPlan);
+    }
 }

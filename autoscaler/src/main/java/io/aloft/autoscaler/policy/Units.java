@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * <p>Stateless; the methods throw {@link IllegalArgumentException} with a message meant to follow
  * the field's path in a {@link PolicyException}.
  */
-final class Units {
+public final class Units {
 
     private static final Pattern SIZE = Pattern.compile("([+-]?[0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]*)(/s)?");
     private static final Pattern DURATION = Pattern.compile("(-?[0-9]+(?:\\.[0-9]+)?)\\s*(ms|s|m|h|d)");
@@ -25,7 +25,7 @@ final class Units {
     }
 
     /** Bytes in {@code text} ("50MiB", "40MB", "1.5GiB/s", "1048576"). */
-    static double parseSize(String text) {
+    public static double parseSize(String text) {
         Matcher m = SIZE.matcher(text.trim());
         if (!m.matches()) {
             throw new IllegalArgumentException("not a size (e.g. 50MiB, 40MB, 1048576), was '" + text + "'");
@@ -48,7 +48,7 @@ final class Units {
     }
 
     /** The duration in {@code text} ("30s", "5m", "500ms", "PT30S"). */
-    static Duration parseDuration(String text) {
+    public static Duration parseDuration(String text) {
         String t = text.trim();
         if (t.regionMatches(true, 0, "P", 0, 1)) {
             try {
@@ -81,7 +81,7 @@ final class Units {
     }
 
     /** A rate for logs: "41.9 MiB/s". */
-    static String formatRate(double bytesPerSec) {
+    public static String formatRate(double bytesPerSec) {
         if (Double.isNaN(bytesPerSec)) {
             return "unknown";
         }

@@ -4,7 +4,6 @@ import io.aloft.autoscaler.backend.KubernetesBackend;
 import io.aloft.autoscaler.backend.LocalBackend;
 import io.aloft.autoscaler.backend.ScalingBackend;
 import io.aloft.autoscaler.balance.Balancer;
-import io.aloft.autoscaler.balance.BalancerConfig;
 import io.aloft.autoscaler.balance.Plan;
 import io.aloft.autoscaler.collect.MetricsLocator;
 import io.aloft.autoscaler.collect.SnapshotCollector;
@@ -13,7 +12,6 @@ import io.aloft.autoscaler.execute.ExecutionResult;
 import io.aloft.autoscaler.execute.ReassignmentExecutor;
 import io.aloft.autoscaler.model.ClusterSnapshot;
 import io.aloft.autoscaler.policy.BackendPolicy;
-import io.aloft.autoscaler.policy.BalancingPolicy;
 import io.aloft.autoscaler.policy.ExecutionPolicy;
 import io.aloft.autoscaler.policy.MetricsPolicy;
 import io.aloft.autoscaler.policy.Policy;
@@ -70,7 +68,7 @@ public final class Autoscaler implements AutoCloseable {
         Duration window = policy.interval().dividedBy(2).compareTo(SnapshotCollector.DEFAULT_MIN_WINDOW) < 0
                 ? policy.interval().dividedBy(2) : SnapshotCollector.DEFAULT_MIN_WINDOW;
         this.collector = new SnapshotCollector(admin, locator, window.isZero() ? Duration.ofMillis(500) : window);
-        this.balancer = new Balancer(balancerConfig(policy.balancing()));
+        this.balancer = new Balancer(policy.balancing().toBalancerConfig());
         this.executor = new ReassignmentExecutor(admin, limits(policy.execution()), planPrinter);
         this.backend = backend;
         ScalingDecider decider = new ScalingDecider(policy);
@@ -160,13 +158,8 @@ public final class Autoscaler implements AutoCloseable {
         }
     }
 
-    static BalancerConfig balancerConfig(BalancingPolicy b) {
-        return new BalancerConfig(b.networkBandPercent(), b.trivialBrokerBytesPerSec(), b.minMoveBytesPerSec(),
-                b.partitionCountBandPercent(), b.rackAware(), b.slowBrokerWalP99().toNanos() / 1e9,
-                b.maxMovesPerPlan());
-    }
-
-    static ExecutionLimits limits(ExecutionPolicy e) {
+    /** The executor's limits for the policy's {@code execution} section. */
+    public static ExecutionLimits limits(ExecutionPolicy e) {
         return new ExecutionLimits(e.maxConcurrentMovesPerBroker(), e.pauseBetweenBatches(), e.maxMovesPerRun(),
                 e.moveTimeout());
     }

@@ -130,6 +130,18 @@ class AutoscalerStepLoadTest {
                     stop.set(true);
                     loop.join(120_000);
                 }
+                // `plan` prints what draining broker 2 would move, and moves nothing.
+                Map<Integer, Integer> placed = leaders(admin);
+                long onBroker2 = placed.values().stream().filter(b -> b == 2).count();
+                var printed = new java.io.ByteArrayOutputStream();
+                var ps = new java.io.PrintStream(printed, true, StandardCharsets.UTF_8);
+                assertEquals(0, io.aloft.autoscaler.AutoscalerMainAccess.run(new String[] {"plan", "--policy",
+                        policy.toString(), "--bootstrap", bootstrap, "--drain", "2"}, ps, ps), printed::toString);
+                String plan = printed.toString(StandardCharsets.UTF_8);
+                assertTrue(plan.contains("drain: brokers [2] hold"), plan);
+                assertTrue(plan.lines().filter(l -> l.contains("from broker 2 to broker 1")).count() >= onBroker2, plan);
+                assertEquals(placed, leaders(admin), "plan changed nothing");
+
                 load.close();
                 assertTrue(load.failures().isEmpty(), "failed sends: " + load.failures());
                 assertEquals(load.sent(), load.acked(), "every send acknowledged");

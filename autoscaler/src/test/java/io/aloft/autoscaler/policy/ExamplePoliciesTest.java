@@ -21,7 +21,7 @@ class ExamplePoliciesTest {
         try (Stream<Path> list = Files.list(EXAMPLES)) {
             files = list.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
         }
-        assertEquals(List.of("balance-only.yaml", "kubernetes.yaml", "local.yaml", "step.yaml",
+        assertEquals(List.of("balance-only.yaml", "burst-to-1gib.yaml", "kubernetes.yaml", "local.yaml", "step.yaml",
                 "target-tracking.yaml"), files.stream().map(f -> f.getFileName().toString()).toList());
         for (Path file : files) {
             try {
