@@ -5,6 +5,10 @@
 #       evaluates the policy every interval until SIGTERM / Ctrl-C; logs each decision with its reason
 #   bin/aloft-autoscaler.sh plan --policy POLICY.yaml --bootstrap HOST:PORT [--drain ID[,ID...]]
 #       prints the balancing plan for the cluster now (draining the given brokers) and changes nothing
+#   bin/aloft-autoscaler.sh drain --broker ID --policy POLICY.yaml --bootstrap HOST:PORT
+#       moves every partition off broker ID in the policy's batches (before maintenance or unregister)
+#   bin/aloft-autoscaler.sh remove --broker ID --policy POLICY.yaml --bootstrap HOST:PORT
+#       drains broker ID, then stops it through the policy's backend (not a voter; Kubernetes: highest ordinal)
 #   bin/aloft-autoscaler.sh validate --policy POLICY.yaml
 #       checks a policy file; errors name the field
 #   bin/aloft-autoscaler.sh simulate --policy POLICY.yaml [--brokers 3] [--partitions 1000] [--from 100MiB] [--to 1GiB] [--boot 60s] [--move 3s]

@@ -40,10 +40,14 @@ public final class AutoscalerMain {
     static final String USAGE = """
             usage: aloft-autoscaler run --policy FILE --bootstrap HOST:PORT[,...] [--metrics-listener http://HOST:PORT] [--dry-run] [--command-config FILE]
                    aloft-autoscaler plan --policy FILE --bootstrap HOST:PORT[,...] [--drain ID[,ID...]] [--command-config FILE]
+                   aloft-autoscaler drain --broker ID --policy FILE --bootstrap HOST:PORT[,...] [--command-config FILE]
+                   aloft-autoscaler remove --broker ID --policy FILE --bootstrap HOST:PORT[,...] [--command-config FILE]
                    aloft-autoscaler validate --policy FILE
                    aloft-autoscaler simulate --policy FILE [--brokers 3] [--partitions 1000] [--racks 3] [--from 100MiB] [--to 1GiB] [--boot 60s] [--move 3s]
               run       evaluate the policy every interval: scale out, drain and scale in, balance; log each decision
               plan      print the balancing plan for the cluster now (draining the given brokers); change nothing
+              drain     move every partition off a broker (in the policy's batches); it keeps running
+              remove    drain a broker, then stop it through the policy's backend
               validate  check a policy file (see autoscaler/POLICY.md)
               simulate  play a load step on synthetic metrics with the policy's own decisions and plans (virtual time)
               --command-config  Admin client properties (security, timeouts), as Kafka's tools take them""";
@@ -64,12 +68,15 @@ public final class AutoscalerMain {
             }
             command = args[0];
             options = options(Arrays.copyOfRange(args, 1, args.length));
-            if (!List.of("run", "plan", "validate", "simulate").contains(command)) {
+            if (!List.of("run", "plan", "drain", "remove", "validate", "simulate").contains(command)) {
                 throw new IllegalArgumentException("unknown command " + command);
             }
             require(options, "--policy");
-            if (command.equals("run") || command.equals("plan")) {
+            if (List.of("run", "plan", "drain", "remove").contains(command)) {
                 require(options, "--bootstrap");
+            }
+            if (command.equals("drain") || command.equals("remove")) {
+                require(options, "--broker");
             }
         } catch (IllegalArgumentException e) {
             err.println("aloft-autoscaler: " + e.getMessage());
@@ -100,9 +107,11 @@ public final class AutoscalerMain {
         }
         try {
             Map<String, Object> adminConfig = adminConfig(options.get("--command-config"));
-            return command.equals("plan")
-                    ? plan(policy, options, adminConfig, out)
-                    : serve(policy, options, adminConfig);
+            return switch (command) {
+                case "plan" -> plan(policy, options, adminConfig, out);
+                case "drain", "remove" -> drain(command.equals("remove"), policy, options, adminConfig, out);
+                default -> serve(policy, options, adminConfig);
+            };
         } catch (IllegalArgumentException e) {
             err.println("aloft-autoscaler: " + e.getMessage());
             return 2;
@@ -140,6 +149,29 @@ public final class AutoscalerMain {
             }
         }
         return 0;
+    }
+
+    private static int drain(boolean remove, Policy policy, Map<String, String> options,
+            Map<String, Object> adminConfig, PrintStream out) throws IOException, InterruptedException {
+        int id;
+        try {
+            id = Integer.parseInt(options.get("--broker"));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--broker takes a broker id, not " + options.get("--broker"));
+        }
+        try (AutoscalerMetrics metrics = new AutoscalerMetrics();
+                Autoscaler autoscaler = Autoscaler.create(policy, options.get("--bootstrap"), adminConfig, metrics,
+                        false, out::println)) {
+            if (remove) {
+                autoscaler.remove(id);
+                out.println("Broker " + id + " drained and removed.");
+                return 0;
+            }
+            int left = autoscaler.drain(id, 5);
+            out.println(left == 0 ? "Broker " + id + " serves no partition." : "Broker " + id + " still serves " + left
+                    + " partitions (moves failed or were deferred; see the log).");
+            return left == 0 ? 0 : 1;
+        }
     }
 
     private static int simulate(Policy policy, Map<String, String> options, PrintStream out) {
@@ -216,7 +248,7 @@ public final class AutoscalerMain {
             String a = args[i];
             switch (a) {
                 case "--dry-run" -> options.put(a, "true");
-                case "--policy", "--bootstrap", "--metrics-listener", "--drain", "--command-config", "--brokers",
+                case "--policy", "--bootstrap", "--metrics-listener", "--drain", "--command-config", "--broker", "--brokers",
                         "--partitions", "--racks", "--from", "--to", "--boot", "--move" -> {
                     if (i + 1 >= args.length) {
                         throw new IllegalArgumentException(a + " needs a value");

@@ -43,6 +43,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * <p>Owned by one thread (the one that runs it); {@link #close} from that thread after {@link #run} returns.
  */
 public final class Autoscaler implements AutoCloseable {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Autoscaler.class);
     /** How long a started broker may take to register before the loop stops waiting for it. */
     static final Duration BROKER_START_TIMEOUT = Duration.ofSeconds(120);
     /** Evaluations without balancing after moves (rates measured across a move describe no placement). */
@@ -139,6 +140,51 @@ public final class Autoscaler implements AutoCloseable {
     /** Prints {@code plan} as its batches would run (the executor's dry run). */
     public void print(Plan plan) throws InterruptedException {
         executor.execute(plan, true);
+    }
+
+    /**
+     * Drains broker {@code id} now (an operator marking it for removal): its partitions move to the
+     * other brokers by the balancer's drain goal, in the policy's batches, until a fresh snapshot
+     * shows it serving nothing (at most {@code rounds} plans, as deferred moves wait for the next).
+     * The broker keeps running; {@link #remove} also stops it.
+     *
+     * @return the partitions still on it (0: drained)
+     */
+    public int drain(int id, int rounds) throws IOException, InterruptedException {
+        for (int round = 0; round < rounds; round++) {
+            ClusterSnapshot snapshot = collector.sample();
+            if (snapshot.broker(id).isEmpty()) {
+                throw new IOException("broker " + id + " is not registered");
+            }
+            // Only the drain's moves: the other goals wait for the service's next evaluation.
+            Plan all = balancer.plan(snapshot, Set.of(id));
+            Plan plan = new Plan(all.moves().stream().filter(m -> m.fromBroker() == id).toList(), all.findings());
+            if (plan.isEmpty()) {
+                break;
+            }
+            plan.findings().forEach(f -> log.info("Drain: {}", f));
+            executor.execute(plan, false);
+        }
+        return collector.sample().partitionsByBroker().getOrDefault(id, java.util.List.of()).size();
+    }
+
+    /**
+     * Drains broker {@code id} and then removes it through the backend (which must allow it: the
+     * local backend refuses voters, the Kubernetes one anything but the highest ordinal).
+     *
+     * @throws IOException if the drain leaves partitions on it (nothing is stopped then)
+     */
+    public void remove(int id) throws IOException, InterruptedException {
+        if (backend.removalCandidate() != id) {
+            throw new IOException("the " + backend.name() + " backend cannot remove broker " + id + " (it would remove "
+                    + backend.removalCandidate() + "; voters and, on Kubernetes, all but the highest ordinal stay)");
+        }
+        int left = drain(id, 5);
+        if (left > 0) {
+            throw new IOException("broker " + id + " still serves " + left + " partitions; not removed");
+        }
+        backend.removeBroker(id);
+        log.info("Broker {} drained and removed", id);
     }
 
     public Policy policy() {

@@ -142,6 +142,16 @@ class AutoscalerStepLoadTest {
                 assertTrue(plan.lines().filter(l -> l.contains("from broker 2 to broker 1")).count() >= onBroker2, plan);
                 assertEquals(placed, leaders(admin), "plan changed nothing");
 
+                // `drain` moves them all to broker 1 and leaves broker 2 running; `remove` refuses the voter.
+                assertEquals(0, io.aloft.autoscaler.AutoscalerMainAccess.run(new String[] {"drain", "--broker", "2",
+                        "--policy", policy.toString(), "--bootstrap", bootstrap}, ps, ps), printed::toString);
+                Map<Integer, Integer> drained = leaders(admin);
+                assertTrue(drained.values().stream().allMatch(b -> b == 1), drained::toString);
+                assertEquals(List.of(1, 2), brokers(admin));
+                assertEquals(1, io.aloft.autoscaler.AutoscalerMainAccess.run(new String[] {"remove", "--broker", "1",
+                        "--policy", policy.toString(), "--bootstrap", bootstrap}, ps, ps));
+                assertTrue(printed.toString(StandardCharsets.UTF_8).contains("cannot remove broker 1"), printed::toString);
+
                 load.close();
                 assertTrue(load.failures().isEmpty(), "failed sends: " + load.failures());
                 assertEquals(load.sent(), load.acked(), "every send acknowledged");
