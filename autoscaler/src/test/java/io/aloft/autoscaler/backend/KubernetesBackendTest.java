@@ -24,12 +24,9 @@ import org.junit.jupiter.api.Test;
  * nothing, a concurrent scale that wins (409 Conflict on the stale resourceVersion, which the mock
  * enforces as the API server does), and isolation between namespaces.
  *
- * <p>Why a mock and not a real kube-apiserver: none can run on this machine without a long build
- * (kube-apiserver and etcd from source through the Go module proxy, far beyond a unit test's
- * budget), and the mock exercises the same client calls over HTTP (GET of the StatefulSet and of its
- * {@code scale} subresource, PUT of the new Scale). What it does not model is the API server's own
- * behaviour: the StatefulSet controller creating and deleting pods, admission and RBAC. A test against a real API server (kind, or envtest's binaries) is
- * future work.
+ * <p>The mock is here for what a real API server makes hard to stage: a write racing another
+ * (injected between the backend's read and write). The same backend against a real kube-apiserver,
+ * with only the RBAC rights the README names: {@link KubernetesApiServerTest}.
  */
 @EnableKubernetesMockClient(crud = true)
 class KubernetesBackendTest {
@@ -45,7 +42,7 @@ class KubernetesBackendTest {
     }
 
     /** A broker StatefulSet: {@code replicas} pods, selector and template. */
-    private static StatefulSet statefulSet(String name, int replicas) {
+    static StatefulSet statefulSet(String name, int replicas) {
         return new StatefulSetBuilder()
                 .withNewMetadata().withName(name).endMetadata()
                 .withNewSpec()
