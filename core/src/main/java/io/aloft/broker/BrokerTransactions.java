@@ -20,6 +20,7 @@ import io.aloft.broker.txn.InterBrokerTransactionMarkers;
 import io.aloft.broker.txn.OffsetsTransactionCompleter;
 import io.aloft.broker.txn.TransactionMarkerAppender;
 import io.aloft.broker.txn.PrefetchingProducerIdSource;
+import io.aloft.broker.txn.RetryingTransactionVerifier;
 import io.aloft.broker.txn.TransactionCoordinator;
 import io.aloft.broker.txn.TransactionCoordinatorConfig;
 import io.aloft.broker.txn.TransactionStateTopic;
@@ -88,7 +89,9 @@ final class BrokerTransactions {
         // KIP-890: partition leaders check a transaction's first batch with its coordinator.
         CoordinatorTransactionVerifier verifier = new CoordinatorTransactionVerifier(coordinator, cache, nodeId,
                 CoordinatorTransactionVerifier.over(interBroker), config.partitionVerification());
-        partitions.verifyTransactionsWith(verifier);
+        // Produces' adds are asked again while the previous transaction completes (TxnOffsetCommit's
+        // are not, as in Kafka).
+        partitions.verifyTransactionsWith(new RetryingTransactionVerifier(verifier, coordinator, timer, config));
         CoordinatorTopic stateTopic = TransactionStateTopic.follower(controller, cache, nodeId, coordinator,
                 config.stateLogPartitions(), new NamedThreadFactory("aloft-transaction-loader", true, failures));
         return new BrokerTransactions(coordinator, stateTopic, appender, verifier);

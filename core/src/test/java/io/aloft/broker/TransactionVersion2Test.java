@@ -7,6 +7,7 @@ import static io.aloft.broker.TransactionalClients.values;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.Counter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -187,6 +188,63 @@ class TransactionVersion2Test {
                 Thread.onSpinWait();
             }
         }
+    }
+
+    /**
+     * Back-to-back transactions (OMB's transactions workload): the producer begins the next
+     * transaction as soon as EndTxn answers, so its first batches reach their leaders while the
+     * last one's markers are still being written, and the coordinator answers their adds
+     * CONCURRENT_TRANSACTIONS. The leader asks again once the transaction has completed, as Kafka's
+     * leader retries such an add, so no produce is answered with an error and the producer never
+     * backs off (it did, retry.backoff.ms each time, when the leader answered NOT_ENOUGH_REPLICAS;
+     * and the markers landing meanwhile must not void the batch's guard). The bound is raised so
+     * that a slow machine cannot let CONCURRENT_TRANSACTIONS through.
+     */
+    @Test
+    void level2_backToBackTransactions_noProduceErrors_noProducerRetries() throws Exception {
+        Map<String, String> settings = new java.util.HashMap<>(ENABLED);
+        settings.put("add.partitions.to.txn.retry.backoff.max.ms", "30000");
+        int transactions = 30;
+        int partitions = 8;
+        try (TestBroker broker = new TestBroker(dir, settings)) {
+            TransactionalClients.createTopic(broker, "b2b", partitions);
+            try (KafkaProducer<String, String> producer = producer(broker, "tv2-b2b")) {
+                producer.initTransactions();
+                for (int t = 0; t < transactions; t++) {
+                    producer.beginTransaction();
+                    for (int p = 0; p < partitions; p++) { // one request for all: the commit flushes it
+                        producer.send(new ProducerRecord<>("b2b", p, null, t + "-" + p));
+                    }
+                    producer.commitTransaction();
+                }
+                assertEquals(0.0, producerMetric(producer, "record-retry-total"), "batches the producer resent");
+                assertEquals(0.0, producerMetric(producer, "record-error-total"));
+            }
+            Map<String, Double> produceErrors = new java.util.TreeMap<>();
+            for (Counter c : broker.broker().metrics().registry().find("kafka.network.requestmetrics.errors")
+                    .tag("request", "Produce").counters()) {
+                if (c.count() > 0) {
+                    produceErrors.put(c.getId().getTag("error"), c.count());
+                }
+            }
+            assertEquals(Map.of("NONE", (double) transactions * partitions), produceErrors,
+                    "Produce answers by error code");
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                tps.add(new TopicPartition("b2b", p));
+            }
+            assertEquals(transactions * partitions, readToEnd(broker, "read_committed", tps).size());
+        }
+    }
+
+    private static double producerMetric(KafkaProducer<?, ?> producer, String name) {
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e
+                : producer.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics")) {
+                return ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        throw new AssertionError("no producer metric " + name);
     }
 
     private static short finalizedTransactionVersion(TestBroker broker) throws Exception {

@@ -74,9 +74,9 @@ final class LogWriter {
      * {@link PartitionLog#startTransactionVerification}'s locked part: the sentinel while the
      * producer's transaction is open here at {@code epoch}, else the producer's guard.
      */
-    VerificationGuard startVerificationLocked(long producerId, short epoch, long now) {
+    VerificationGuard startVerificationLocked(long producerId, short epoch, boolean supportsEpochBump, long now) {
         return producers.hasOngoingTransaction(producerId, epoch) ? VerificationGuard.SENTINEL
-                : verifications.start(producerId, epoch, now);
+                : verifications.start(producerId, epoch, supportsEpochBump, now);
     }
 
     /**
@@ -149,7 +149,8 @@ final class LogWriter {
             return CompletableFuture.failedFuture(refused);
         }
         long first = producers.endTransaction(producerId, producerEpoch, coordinatorEpoch, now);
-        verifications.clear(producerId); // a batch verified for the transaction just ended must not open one
+        // A batch verified for the transaction just ended must not open one.
+        verifications.markerWritten(producerId, producerEpoch);
 
         if (first >= 0) {
             txns.end(producerId, first, nextOffset, !commit);

@@ -297,9 +297,19 @@ public final class PartitionLog {
      * with once its coordinator has agreed. A marker for the producer meanwhile voids the guard.
      */
     public VerificationGuard startTransactionVerification(long producerId, short epoch) {
+        return startTransactionVerification(producerId, epoch, false);
+    }
+
+    /**
+     * {@link #startTransactionVerification(long, short)}; with {@code supportsEpochBump} (a batch the
+     * leader adds to a transaction-version-2 producer's transaction, Kafka's flag of the same name) a
+     * marker at {@code epoch} meanwhile leaves the guard: it ends the producer's previous transaction,
+     * not this batch's (see {@code TransactionVerifications.markerWritten}).
+     */
+    public VerificationGuard startTransactionVerification(long producerId, short epoch, boolean supportsEpochBump) {
         long now = time.getAsLong();
         synchronized (lock) {
-            return writer.startVerificationLocked(producerId, epoch, now);
+            return writer.startVerificationLocked(producerId, epoch, supportsEpochBump, now);
         }
     }
 

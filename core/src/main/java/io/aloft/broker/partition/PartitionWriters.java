@@ -46,7 +46,10 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * are asked together when the request passes a {@link VerificationBatch} (one coordinator write
  * for all of them). The log's {@link VerificationGuard} is taken before the coordinator is asked,
  * so a transaction that ends meanwhile (its marker, which does not wait for held batches, as in
- * Kafka, voids the guard) is not reopened by the late batch.
+ * Kafka, voids the guard) is not reopened by the late batch. An add the coordinator refuses
+ * because the producer's previous transaction is still completing may be asked again, as the
+ * verifier decides ({@link TransactionVerifier#retryConcurrent}), each time with the guard taken
+ * anew; the producer's line stays held meanwhile.
  *
  * <p>A writer exists only while it has appends queued or held, or refusals to remember, so a
  * broker that served many partitions over time keeps no entry for each.
@@ -102,9 +105,9 @@ final class PartitionWriters {
 
     /**
      * One queued append; {@code transactionalId} null when it needs no transaction check. The
-     * check's fields are set by the draining thread, except {@link #refusal}: set by the answer's
-     * callback before it releases the producer's line under the writer's monitor, which the
-     * draining thread takes before it reads it.
+     * check's fields are set by the draining thread, except {@link #refusal} and, when the check is
+     * asked again, {@link #guard}: set before the answer's callback releases the producer's line
+     * under the writer's monitor, which the draining thread takes before it reads them.
      */
     private static final class Pending {
         final MemoryRecords records;
@@ -368,7 +371,8 @@ final class PartitionWriters {
         if (batch == null) {
             return false;
         }
-        head.guard = pl.startTransactionVerification(batch.producerId(), batch.producerEpoch());
+        head.guard = pl.startTransactionVerification(batch.producerId(), batch.producerEpoch(),
+                !head.check.verifyOnly());
         if (head.guard == VerificationGuard.SENTINEL) {
             return false; // the transaction is open here: only its first batch is checked
         }
@@ -392,6 +396,10 @@ final class PartitionWriters {
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
+        long producerId = batch.producerId();
+        short epoch = batch.producerEpoch();
+        answer = v.retryConcurrent(answer, head.transactionalId, check, () -> askAgain(v, pl, head, producerId,
+                epoch, w.tp));
         answer.orTimeout(CHECK_TIMEOUT_MS, TimeUnit.MILLISECONDS).whenCompleteAsync((error, failure) -> {
             Errors coordinatorError = failure != null ? Errors.NETWORK_EXCEPTION : error;
             Errors produceError = check.produceError(coordinatorError);
@@ -404,6 +412,21 @@ final class PartitionWriters {
             release(w, head);
         }, resume);
         return true;
+    }
+
+    /**
+     * {@code head}'s check asked again on its own (see {@link TransactionVerifier#retryConcurrent}),
+     * on the resume executor, not the thread that said to: with a fresh guard, since the markers of
+     * the transaction its coordinator was completing void the one held; NONE if the transaction is
+     * open here by now.
+     */
+    private CompletableFuture<Errors> askAgain(TransactionVerifier v, PartitionLog pl, Pending head, long producerId,
+            short epoch, TopicPartition tp) {
+        return CompletableFuture.supplyAsync(() -> {
+            head.guard = pl.startTransactionVerification(producerId, epoch, !head.check.verifyOnly());
+            return head.guard == VerificationGuard.SENTINEL ? CompletableFuture.completedFuture(Errors.NONE)
+                    : v.check(head.transactionalId, producerId, epoch, tp, head.check);
+        }, resume).thenCompose(f -> f);
     }
 
     /** The check of {@code head} was answered: its producer's line goes back first in the queue. */

@@ -33,7 +33,9 @@ public enum TransactionCheck {
      * AddPartitionsToTxnManager): PRODUCER_FENCED is INVALID_PRODUCER_EPOCH at the partition, and
      * clients before Produce v11 get INVALID_TXN_STATE for TRANSACTION_ABORTABLE. Then, as Kafka's
      * ReplicaManager does, the retriable coordinator errors become NOT_ENOUGH_REPLICAS, which old
-     * clients retry without a metadata refresh.
+     * clients retry without a metadata refresh; except CONCURRENT_TRANSACTIONS for an add, which
+     * Kafka 4.3.1 answers as it is (transaction-version-2 clients know it; the leader has retried
+     * it meanwhile).
      */
     public Errors produceError(Errors coordinatorError) {
         Errors e = coordinatorError;
@@ -43,8 +45,9 @@ public enum TransactionCheck {
             e = Errors.INVALID_TXN_STATE;
         }
         return switch (e) {
-            case CONCURRENT_TRANSACTIONS, NETWORK_EXCEPTION, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE,
-                    NOT_COORDINATOR -> Errors.NOT_ENOUGH_REPLICAS;
+            case CONCURRENT_TRANSACTIONS -> verifyOnly() ? Errors.NOT_ENOUGH_REPLICAS : e;
+            case NETWORK_EXCEPTION, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+                    -> Errors.NOT_ENOUGH_REPLICAS;
             default -> e;
         };
     }

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -27,6 +28,19 @@ public interface TransactionVerifier {
      */
     CompletableFuture<Map<TopicPartition, Errors>> checkAll(String transactionalId, long producerId,
             short producerEpoch, Collection<TopicPartition> partitions, TransactionCheck check);
+
+    /**
+     * What a partition leader does when an add ({@link TransactionCheck#ADD_PARTITION}) is answered
+     * CONCURRENT_TRANSACTIONS, the producer's previous transaction still completing: {@code answer},
+     * or, while it is CONCURRENT_TRANSACTIONS and the implementation's bound allows, the answer of
+     * {@code askAgain} once it is worth asking again. {@code askAgain} must take a fresh log guard
+     * before it asks: the previous transaction's markers, written meanwhile, void the one held. Only
+     * the produce path calls this (Kafka retries no other add). This default asks nothing again.
+     */
+    default CompletableFuture<Errors> retryConcurrent(CompletableFuture<Errors> answer, String transactionalId,
+            TransactionCheck check, Supplier<CompletableFuture<Errors>> askAgain) {
+        return answer;
+    }
 
     /** {@link #checkAll} for one partition: its code. */
     default CompletableFuture<Errors> check(String transactionalId, long producerId, short producerEpoch,

@@ -175,6 +175,19 @@ public final class TransactionCoordinator implements CoordinatorTopic.Partitions
                 .exceptionally(e -> sameError(partitions, errorFor(e)));
     }
 
+    /**
+     * Completes once {@code transactionalId}'s transaction is no longer completing (its markers
+     * written and Complete* durable), or after {@code maxWaitMs}, or if its partition is unloaded
+     * or not served here; at once if it is not completing now. Never fails: whoever waits asks
+     * again and gets the answer of the moment. See {@link TransactionCoordinatorShard#awaitCompletion}.
+     */
+    public CompletableFuture<Void> awaitCompletion(String transactionalId, long maxWaitMs) {
+        return runtime.read("await-transaction-completion", partitionFor(transactionalId),
+                        s -> s.awaitCompletion(transactionalId, maxWaitMs))
+                .exceptionally(e -> CompletableFuture.completedFuture(null))
+                .thenCompose(f -> f);
+    }
+
     private static Map<String, Map<Integer, Errors>> sameError(Map<String, ? extends Collection<Integer>> partitions,
             Errors error) {
         Map<String, Map<Integer, Errors>> out = new HashMap<>();

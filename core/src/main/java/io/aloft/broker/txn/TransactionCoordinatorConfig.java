@@ -87,10 +87,34 @@ public final class TransactionCoordinatorConfig {
                     + "leaders. Kafka's setting (dynamic there, static here).")
             .build();
 
+    public static final String ADD_PARTITIONS_RETRY_BACKOFF_MAX_MS_CONFIG =
+            "add.partitions.to.txn.retry.backoff.max.ms";
+    public static final ConfigKey<Integer> ADD_PARTITIONS_RETRY_BACKOFF_MAX_MS = ConfigKey
+            .intKey(ADD_PARTITIONS_RETRY_BACKOFF_MAX_MS_CONFIG).defaultValue(100).validator(Validator.atLeast(0))
+            .doc("How long a partition's leader keeps asking the coordinator to add a partition to a "
+                    + "transaction-version-2 producer's transaction while the coordinator answers "
+                    + "CONCURRENT_TRANSACTIONS (the producer's previous transaction still completing: it begins the "
+                    + "next one as soon as its commit is answered, before the markers are written); then the "
+                    + "produce is answered CONCURRENT_TRANSACTIONS and the producer retries after its "
+                    + "retry.backoff.ms. Only adds by a produce (not verifications, not TxnOffsetCommit). Kafka's "
+                    + "setting; 0 answers at once.")
+            .build();
+
+    public static final String ADD_PARTITIONS_RETRY_BACKOFF_MS_CONFIG = "add.partitions.to.txn.retry.backoff.ms";
+    public static final ConfigKey<Integer> ADD_PARTITIONS_RETRY_BACKOFF_MS = ConfigKey
+            .intKey(ADD_PARTITIONS_RETRY_BACKOFF_MS_CONFIG).defaultValue(20).validator(Validator.atLeast(1))
+            .doc("The pause before a partition's leader asks another broker's coordinator again to add a "
+                    + "partition it refused with CONCURRENT_TRANSACTIONS (within "
+                    + ADD_PARTITIONS_RETRY_BACKOFF_MAX_MS_CONFIG + "). A coordinator on the same broker is not "
+                    + "asked again after a pause but as soon as the previous transaction completes. Kafka's "
+                    + "setting.")
+            .build();
+
     /** Every key the transaction coordinator reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("transactions", STATE_LOG_PARTITIONS,
             MAX_TIMEOUT_MS, ABORT_TIMED_OUT_INTERVAL_MS, ID_EXPIRATION_MS, REMOVE_EXPIRED_INTERVAL_MS,
-            TRANSACTION_VERSION, PARTITION_VERIFICATION);
+            TRANSACTION_VERSION, PARTITION_VERIFICATION, ADD_PARTITIONS_RETRY_BACKOFF_MAX_MS,
+            ADD_PARTITIONS_RETRY_BACKOFF_MS);
 
     private final int stateLogPartitions;
     private final int maxTimeoutMs;
@@ -99,6 +123,8 @@ public final class TransactionCoordinatorConfig {
     private final int removeExpiredIntervalMs;
     private final short transactionVersion;
     private final boolean partitionVerification;
+    private final int addPartitionsRetryBackoffMaxMs;
+    private final int addPartitionsRetryBackoffMs;
 
     private TransactionCoordinatorConfig(ConfigValues v) {
         stateLogPartitions = v.get(STATE_LOG_PARTITIONS);
@@ -108,6 +134,8 @@ public final class TransactionCoordinatorConfig {
         removeExpiredIntervalMs = v.get(REMOVE_EXPIRED_INTERVAL_MS);
         transactionVersion = v.get(TRANSACTION_VERSION).shortValue();
         partitionVerification = v.get(PARTITION_VERIFICATION);
+        addPartitionsRetryBackoffMaxMs = v.get(ADD_PARTITIONS_RETRY_BACKOFF_MAX_MS);
+        addPartitionsRetryBackoffMs = v.get(ADD_PARTITIONS_RETRY_BACKOFF_MS);
     }
 
     /**
@@ -152,5 +180,15 @@ public final class TransactionCoordinatorConfig {
     /** The finalized {@code transaction.version} clients are told ({@link #TRANSACTION_VERSION_CONFIG}). */
     public short transactionVersion() {
         return transactionVersion;
+    }
+
+    /** How long a produce's add is retried on CONCURRENT_TRANSACTIONS (the .max.ms key). */
+    public int addPartitionsRetryBackoffMaxMs() {
+        return addPartitionsRetryBackoffMaxMs;
+    }
+
+    /** The pause between those retries at another broker's coordinator (the .backoff.ms key). */
+    public int addPartitionsRetryBackoffMs() {
+        return addPartitionsRetryBackoffMs;
     }
 }

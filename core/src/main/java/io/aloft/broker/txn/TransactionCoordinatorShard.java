@@ -5,6 +5,7 @@ import static io.aloft.broker.txn.TransactionRecord.NO_PRODUCER_ID;
 
 import io.aloft.broker.coordinator.CoordinatorResult;
 import io.aloft.broker.coordinator.CoordinatorShard;
+import io.aloft.broker.coordinator.CoordinatorTimer;
 import io.aloft.broker.coordinator.ShardContext;
 import io.aloft.broker.txn.TransactionRecord.Metadata;
 import java.util.ArrayList;
@@ -75,6 +76,11 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
     private final Map<String, Metadata> transactions = new HashMap<>();
     /** Ids whose markers are being written now, so a second start (load, retry) does not double them. */
     private final Set<String> writingMarkers = new HashSet<>();
+    /**
+     * Partition leaders waiting for an id's transaction to complete ({@link #awaitCompletion}), each
+     * with the timer that gives up on it; woken once Complete* is durable, or on unload.
+     */
+    private final Map<String, List<CompletionWaiter>> completionWaiters = new HashMap<>();
     private boolean unloaded;
 
     TransactionCoordinatorShard(TransactionCoordinatorConfig config, ShardContext<TransactionRecord> ctx,
@@ -110,10 +116,16 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
         ctx.schedule(config.removeExpiredIntervalMs(), "expire-transactional-ids", this::expireIds);
     }
 
-    /** Marker writes still in flight complete into nothing; the partition's next owner writes them again. */
+    /**
+     * Marker writes still in flight complete into nothing; the partition's next owner writes them
+     * again. Leaders waiting for a completion ask again (and learn the coordinator moved).
+     */
     @Override
     public void onUnloaded() {
         unloaded = true;
+        for (String id : List.copyOf(completionWaiters.keySet())) {
+            wakeCompletionWaiters(id);
+        }
     }
 
     /** The metadata of {@code transactionalId}, or null (for tests and describe). */
@@ -252,6 +264,53 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
         return true;
     }
 
+    // ---- waiting for a completion --------------------------------------------------------
+
+    /** A leader's wait in {@link #awaitCompletion}: its future and the timer that ends it. */
+    private record CompletionWaiter(CompletableFuture<Void> future, CoordinatorTimer.Scheduled timeout) {
+    }
+
+    /**
+     * Completes once {@code transactionalId}'s transaction is no longer completing (its markers are
+     * written and Complete* is durable), or after {@code maxWaitMs}, or when this shard unloads; at
+     * once if it is not completing now. For a partition leader whose add met CONCURRENT_TRANSACTIONS
+     * (a producer's next transaction, begun as soon as EndTxn answered): it asks again as soon as
+     * the add can succeed, instead of after a fixed pause. Writes nothing; never fails.
+     */
+    CompletableFuture<Void> awaitCompletion(String transactionalId, long maxWaitMs) {
+        Metadata m = transactions.get(transactionalId);
+        if (unloaded || m == null || !m.state().preparing()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        // The timer runs on this thread too, so the list is only ever touched here.
+        CoordinatorTimer.Scheduled timeout = ctx.schedule(maxWaitMs, "transaction-completion-wait", () -> {
+            List<CompletionWaiter> waiting = completionWaiters.get(transactionalId);
+            if (waiting != null) {
+                waiting.removeIf(w -> w.future() == future);
+                if (waiting.isEmpty()) {
+                    completionWaiters.remove(transactionalId);
+                }
+            }
+            future.complete(null);
+            return CoordinatorResult.of(null);
+        });
+        completionWaiters.computeIfAbsent(transactionalId, id -> new ArrayList<>())
+                .add(new CompletionWaiter(future, timeout));
+        return future;
+    }
+
+    private void wakeCompletionWaiters(String transactionalId) {
+        List<CompletionWaiter> waiting = completionWaiters.remove(transactionalId);
+        if (waiting == null) {
+            return;
+        }
+        for (CompletionWaiter w : waiting) {
+            w.timeout().cancel();
+            w.future().complete(null);
+        }
+    }
+
     // ---- EndTxn --------------------------------------------------------------------------
 
     /**
@@ -343,7 +402,10 @@ final class TransactionCoordinatorShard implements CoordinatorShard<TransactionR
         }
         Metadata done = Transitions.completed(m, ctx.nowMs());
         LOG.debug("transaction {} of producer {} epoch {}: {}", transactionalId, producerId, epoch, done.state());
-        return CoordinatorResult.of(List.of(new TransactionRecord(transactionalId, done)), null);
+        // Leaders waiting to add partitions to the next transaction go once Complete* is durable
+        // (if it could not be written the shard unloads, and they learn that when they ask again).
+        return CoordinatorResult.of(List.of(new TransactionRecord(transactionalId, done)), null,
+                (failure, next) -> wakeCompletionWaiters(transactionalId));
     }
 
     /** The markers could not be written: try again after a pause, as long as the transaction waits for them. */

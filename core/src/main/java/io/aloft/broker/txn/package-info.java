@@ -30,7 +30,9 @@
  * partition leaders), AddOffsetsToTxn, EndTxn (v0-5: v5 is transaction version 2, KIP-890 part 2),
  * DescribeTransactions, ListTransactions and FindCoordinator key type 1 call it; WriteTxnMarkers
  * serves other brokers' coordinators; {@link io.aloft.broker.txn.CoordinatorTransactionVerifier}
- * answers partition leaders checking the first batch of a transaction (KIP-890 part 1); the group
+ * answers partition leaders checking the first batch of a transaction (KIP-890 part 1), and
+ * {@link io.aloft.broker.txn.RetryingTransactionVerifier} asks again, for a produce, an add refused
+ * while the producer's previous transaction completes; the group
  * coordinator serves TxnOffsetCommit and completes transactions in {@code __consumer_offsets}.
  */
 package io.aloft.broker.txn;

@@ -69,6 +69,40 @@ class PartitionLogVerificationTest extends WithLogFixture {
         assertSame(VerificationGuard.SENTINEL, log.startTransactionVerification(PID, EPOCH));
     }
 
+    /**
+     * Transaction version 2 (Kafka 4.3.1's UnifiedLog.updateProducers): a producer's transaction at
+     * epoch E ends with a marker at E + 1, the epoch its next transaction runs at, and that one's
+     * first batch is verified while the marker is still on its way. The marker keeps the guard of
+     * a batch added at its own epoch; a version-1 guard it voids as any marker does.
+     */
+    @Test
+    void version2Guard_markerEndingThePreviousTransaction_keepsIt_version1GuardVoided() throws Exception {
+        PartitionLog log = fx.open();
+        short previous = (short) (EPOCH - 1);
+        get(log.append(transactional(PID, previous, 0, 1), log.startTransactionVerification(PID, previous, true)));
+        VerificationGuard next = log.startTransactionVerification(PID, EPOCH, true);
+        get(log.appendMarker(PID, EPOCH, 0, true, (short) 2)); // the previous transaction's commit
+        assertEquals(2, get(log.append(transactional(PID, EPOCH, 0, 1), next)).baseOffset());
+
+        long other = PID + 1;
+        get(log.append(transactional(other, previous, 0, 1), log.startTransactionVerification(other, previous)));
+        VerificationGuard v1 = log.startTransactionVerification(other, EPOCH, false);
+        get(log.appendMarker(other, EPOCH, 0, true, (short) 2));
+        assertFails(Errors.INVALID_TXN_STATE, log.append(transactional(other, EPOCH, 0, 1), v1));
+    }
+
+    /** A version-2 guard is still voided by the marker that ends its own transaction (epoch + 1, or + 2 fenced). */
+    @Test
+    void version2Guard_markerEndingItsOwnTransaction_voidsIt() throws Exception {
+        PartitionLog log = fx.open();
+        for (int bump : new int[] {1, 2}) {
+            long pid = PID + bump;
+            VerificationGuard guard = log.startTransactionVerification(pid, EPOCH, true);
+            get(log.appendMarker(pid, (short) (EPOCH + bump), 0, false, (short) 2));
+            assertFails(Errors.INVALID_TXN_STATE, log.append(transactional(pid, EPOCH, 0, 1), guard));
+        }
+    }
+
     @Test
     void newEpoch_needsANewGuard() throws Exception {
         PartitionLog log = fx.open();

@@ -46,6 +46,15 @@ class PartitionWritersVerificationTest {
         final List<CompletableFuture<Errors>> asked = new CopyOnWriteArrayList<>();
         final List<List<TopicPartition>> partitions = new CopyOnWriteArrayList<>();
         final List<TransactionCheck> checks = new CopyOnWriteArrayList<>();
+        /** Asks an add refused with CONCURRENT_TRANSACTIONS once more, as the broker's verifier would. */
+        boolean retryConcurrent;
+
+        @Override
+        public CompletableFuture<Errors> retryConcurrent(CompletableFuture<Errors> answer, String transactionalId,
+                TransactionCheck check, java.util.function.Supplier<CompletableFuture<Errors>> askAgain) {
+            return !retryConcurrent || check.verifyOnly() ? answer : answer.thenCompose(e ->
+                    e == Errors.CONCURRENT_TRANSACTIONS ? askAgain.get() : CompletableFuture.completedFuture(e));
+        }
 
         @Override
         public CompletableFuture<Map<TopicPartition, Errors>> checkAll(String transactionalId, long producerId,
@@ -139,6 +148,31 @@ class PartitionWritersVerificationTest {
         }
     }
 
+    /**
+     * An add refused with CONCURRENT_TRANSACTIONS (the producer's previous transaction completing)
+     * that the verifier asks again: the batch, and the producer's batch behind it, wait for the
+     * second answer and are appended with it, although the previous transaction's marker (at the
+     * batch's epoch, transaction version 2) was written in between.
+     */
+    @Test
+    void concurrentTransactions_verifierAsksAgain_batchAppendedWithTheSecondAnswer() throws Exception {
+        try (LogFixture f = new LogFixture(dir)) {
+            PartitionLog log = f.open();
+            FakeCoordinator coordinator = new FakeCoordinator();
+            coordinator.retryConcurrent = true;
+            PartitionWriters w = writers(log, coordinator);
+            CompletableFuture<AppendResult> first = append(w, txn(PID, 0), TransactionCheck.ADD_PARTITION);
+            CompletableFuture<AppendResult> second = append(w, txn(PID, 1), TransactionCheck.ADD_PARTITION);
+            coordinator.asked.get(0).complete(Errors.CONCURRENT_TRANSACTIONS);
+            assertEquals(2, coordinator.asked.size(), "asked again");
+            assertFalse(first.isDone() || second.isDone());
+            LogFixture.get(log.appendMarker(PID, EPOCH, 0, true, (short) 2)); // the previous transaction's
+            coordinator.asked.get(1).complete(Errors.NONE);
+            assertEquals(1, LogFixture.get(first).baseOffset());
+            assertEquals(2, LogFixture.get(second).baseOffset());
+        }
+    }
+
     @Test
     void refusedFirstBatch_producersBatchBehindItIsNotAppendedAhead() throws Exception {
         try (LogFixture f = new LogFixture(dir)) {
@@ -148,7 +182,7 @@ class PartitionWritersVerificationTest {
             CompletableFuture<AppendResult> first = append(w, txn(PID, 0), TransactionCheck.ADD_PARTITION);
             CompletableFuture<AppendResult> second = append(w, txn(PID, 1), TransactionCheck.ADD_PARTITION);
             coordinator.asked.get(0).complete(Errors.CONCURRENT_TRANSACTIONS);
-            LogFixture.assertFails(Errors.NOT_ENOUGH_REPLICAS, first);
+            LogFixture.assertFails(Errors.CONCURRENT_TRANSACTIONS, first);
             // The producer the log does not know yet: its next batch must wait for the refused one's retry.
             LogFixture.assertFails(Errors.NOT_LEADER_OR_FOLLOWER, second);
             assertEquals(0, log.highWatermark());
@@ -201,7 +235,10 @@ class PartitionWritersVerificationTest {
                 new Case(Errors.TRANSACTION_ABORTABLE, TransactionCheck.VERIFY_DEFAULT_ERROR, Errors.INVALID_TXN_STATE),
                 new Case(Errors.TRANSACTION_ABORTABLE, TransactionCheck.VERIFY, Errors.TRANSACTION_ABORTABLE),
                 new Case(Errors.PRODUCER_FENCED, TransactionCheck.ADD_PARTITION, Errors.INVALID_PRODUCER_EPOCH),
-                new Case(Errors.CONCURRENT_TRANSACTIONS, TransactionCheck.ADD_PARTITION, Errors.NOT_ENOUGH_REPLICAS),
+                // Kafka 4.3.1 answers an add's CONCURRENT_TRANSACTIONS as it is (after retrying it), a verify's as NER.
+                new Case(Errors.CONCURRENT_TRANSACTIONS, TransactionCheck.ADD_PARTITION,
+                        Errors.CONCURRENT_TRANSACTIONS),
+                new Case(Errors.CONCURRENT_TRANSACTIONS, TransactionCheck.VERIFY, Errors.NOT_ENOUGH_REPLICAS),
                 new Case(Errors.COORDINATOR_NOT_AVAILABLE, TransactionCheck.VERIFY, Errors.NOT_ENOUGH_REPLICAS),
                 new Case(Errors.INVALID_PRODUCER_ID_MAPPING, TransactionCheck.VERIFY,
                         Errors.INVALID_PRODUCER_ID_MAPPING));
