@@ -129,8 +129,6 @@ public final class Broker implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
     private PartitionManager partitions;
-    /** The request dispatcher, once the broker serves. */
-    private volatile RequestDispatcher dispatcher;
     private String clusterId;
     /** Set once the controller registered this broker: only then does a close leave the cluster. */
     private volatile boolean registered;
@@ -349,7 +347,6 @@ public final class Broker implements AutoCloseable {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
         dispatcher.set(new RequestDispatcher(all));
-        this.dispatcher = dispatcher.get();
         server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
                 .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
                 endpoint.registry());
@@ -493,9 +490,12 @@ public final class Broker implements AutoCloseable {
         }
     }
 
-    /** How many requests of {@code key} at {@code version} this broker has dispatched (tests: which versions clients use). */
+    /**
+     * How many requests of {@code key} at {@code version} this broker has dispatched (tests: which
+     * versions clients use); the count {@code kafka_network_requestmetrics_requests_total} serves.
+     */
     public long requestsDispatched(org.apache.kafka.common.protocol.ApiKeys key, short version) {
-        return dispatcher.dispatched(key, version);
+        return server.requests(key, version);
     }
 
     public int nodeId() {

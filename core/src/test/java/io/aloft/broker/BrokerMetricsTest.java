@@ -33,6 +33,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.Errors;
@@ -115,6 +116,12 @@ class BrokerMetricsTest {
         long produceRequests = produced.delta(before, "kafka_network_requestmetrics_requests_total", "request",
                 "Produce");
         assertTrue(produceRequests >= 1, "Produce requests counted: " + produceRequests);
+        // One count behind the series and the broker's own count of the versions clients speak.
+        for (short v = 0; v <= ApiKeys.PRODUCE.latestVersion(true); v++) {
+            assertEquals(broker.broker().requestsDispatched(ApiKeys.PRODUCE, v), produced.sum(
+                    "kafka_network_requestmetrics_requests_total", "request", "Produce", "version", Short.toString(v)),
+                    "Produce v" + v);
+        }
         assertEquals(produceRequests, produced.delta(before, "kafka_network_requestmetrics_errors_total",
                 "request", "Produce", "error", "NONE"), "one partition each, each answered NONE");
         assertEquals(produceRequests, produced.delta(before, "kafka_network_requestmetrics_totaltime_seconds_count",

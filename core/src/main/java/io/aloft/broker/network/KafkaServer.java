@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -192,6 +193,15 @@ public final class KafkaServer implements AutoCloseable {
         Channel channel = b.bind(address).sync().channel();
         bound.put(listener.name(), channel);
         log.info("Listening for Kafka clients on {} ({})", channel.localAddress(), listener.name());
+    }
+
+    /**
+     * Requests of {@code key} at {@code version} read and dispatched since the start, over all
+     * listeners: what {@code kafka_network_requestmetrics_requests_total} reports (one count, kept
+     * by {@link NetworkMetrics}).
+     */
+    public long requests(ApiKeys key, short version) {
+        return metrics.requests(key, version);
     }
 
     /** The port a listener is bound to (useful with port 0). */

@@ -1,6 +1,7 @@
 package io.aloft.broker.network;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -37,8 +39,16 @@ import org.apache.kafka.common.protocol.Errors;
  * handled and it has no queue or send time; a response that closes the connection is not timed.
  *
  * <p>Meters are looked up once: per API key in arrays indexed by {@link ApiKeys#id}, per error code
- * in a second dimension, created on first use (the registry returns the same meter to racing
- * creators, so a lost race only writes the same reference twice).
+ * in a second dimension, created on first use (the registry returns the same error counter to
+ * racing creators, so a lost race only writes the same reference twice).
+ *
+ * <p>The requests by API and version are counted here and nowhere else: a {@link LongAdder} per
+ * version, which {@code kafka_network_requestmetrics_requests_total} reads at scrape time
+ * ({@link FunctionCounter}) and {@link #requests} reads for the broker's own use (which versions
+ * clients speak), whatever registry is given (a counter in an empty composite registry counts
+ * nothing). An API's meters and its version adders are made under a lock on first use: two racing
+ * creators would otherwise each count into an adder of their own, and the registry would keep
+ * reading only the first.
  *
  * <p>Thread-safe.
  */
@@ -49,7 +59,7 @@ public final class NetworkMetrics {
     private static final int ERROR_CODES = maxErrorCode() + 2; // codes start at -1
 
     private final MeterRegistry registry;
-    private final ApiMeters[] apis = new ApiMeters[maxApiId() + 1];
+    private final AtomicReferenceArray<ApiMeters> apis = new AtomicReferenceArray<>(maxApiId() + 1);
     private final LongAdder inFlight = new LongAdder();
     private final Map<String, ListenerMeters> listeners = new ConcurrentHashMap<>();
 
@@ -63,12 +73,23 @@ public final class NetworkMetrics {
 
     /** The meters of one API (made on first use). */
     ApiMeters api(ApiKeys key) {
-        ApiMeters m = apis[key.id];
+        ApiMeters m = apis.get(key.id);
         if (m == null) {
-            m = new ApiMeters(key);
-            apis[key.id] = m;
+            synchronized (apis) {
+                m = apis.get(key.id);
+                if (m == null) {
+                    m = new ApiMeters(key);
+                    apis.set(key.id, m);
+                }
+            }
         }
         return m;
+    }
+
+    /** Requests of {@code key} at {@code version} received and handed to their handler since the start. */
+    public long requests(ApiKeys key, short version) {
+        ApiMeters m = apis.get(key.id);
+        return m == null ? 0 : m.requests(version);
     }
 
     void requestRead() {
@@ -113,12 +134,15 @@ public final class NetworkMetrics {
         final Timer localTime;
         final Timer responseQueueTime;
         final Timer responseSendTime;
-        private final Counter[] byVersion;
+        /** Requests by version, made on first use (under this object's lock); see the class comment. */
+        private final AtomicReferenceArray<LongAdder> byVersion;
+        /** Versions beyond what this build of kafka-clients knows: none reach here (see {@link #requested}). */
+        private final Map<Short, LongAdder> otherVersions = new ConcurrentHashMap<>();
         private final Counter[] byError = new Counter[ERROR_CODES];
 
         ApiMeters(ApiKeys key) {
             request = key.name; // Kafka's API name: Produce, Fetch, ...
-            byVersion = new Counter[key.latestVersion(true) + 1];
+            byVersion = new AtomicReferenceArray<>(key.latestVersion(true) + 1);
             totalTime = timer("totaltime", "Time from a request's last byte read to its response's last byte sent "
                     + "(or, with no response, to its handling done)");
             requestQueueTime = timer("requestqueuetime", "Time from a request's last byte read to its handler's "
@@ -141,18 +165,42 @@ public final class NetworkMetrics {
                     .register(registry);
         }
 
+        /**
+         * Counts a request about to be dispatched. Its version is one the dispatcher serves, so within
+         * this build's known versions; another is still counted (in a map), not dropped.
+         */
         void requested(short version) {
-            Counter c = version >= 0 && version < byVersion.length ? byVersion[version] : null;
-            if (c == null) {
-                c = Counter.builder("kafka.network.requestmetrics.requests")
-                        .tag("request", request).tag("version", Short.toString(version))
-                        .description("Requests received, by API and version; Kafka's RequestMetrics RequestsPerSec")
-                        .register(registry);
-                if (version >= 0 && version < byVersion.length) {
-                    byVersion[version] = c;
-                }
+            LongAdder n = version >= 0 && version < byVersion.length() ? byVersion.get(version) : null;
+            if (n == null) {
+                n = versionAdder(version);
             }
-            c.increment();
+            n.increment();
+        }
+
+        long requests(short version) {
+            LongAdder n = version >= 0 && version < byVersion.length() ? byVersion.get(version)
+                    : otherVersions.get(version);
+            return n == null ? 0 : n.sum();
+        }
+
+        private synchronized LongAdder versionAdder(short version) {
+            boolean known = version >= 0 && version < byVersion.length();
+            LongAdder n = known ? byVersion.get(version) : otherVersions.get(version);
+            if (n != null) {
+                return n;
+            }
+            LongAdder made = new LongAdder();
+            // The registry holds its object weakly: the array or map keeps the adder alive.
+            FunctionCounter.builder("kafka.network.requestmetrics.requests", made, LongAdder::sum)
+                    .tag("request", request).tag("version", Short.toString(version))
+                    .description("Requests received, by API and version; Kafka's RequestMetrics RequestsPerSec")
+                    .register(registry);
+            if (known) {
+                byVersion.set(version, made);
+            } else {
+                otherVersions.put(version, made);
+            }
+            return made;
         }
 
         /** Counts a response's error codes, NONE included, as Kafka's ErrorsPerSec does. */

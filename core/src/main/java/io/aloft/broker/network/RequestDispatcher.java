@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
@@ -26,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * with no response is answered with the request type's own error response
  * ({@link AbstractRequest#getErrorResponse}), carrying the code Kafka maps the exception to
  * (UNKNOWN_SERVER_ERROR for anything unexpected, logged once). Knows exactly which keys and
- * versions are served, for ApiVersions.
+ * versions are served, for ApiVersions. Requests are counted by the connection that reads them
+ * ({@link NetworkMetrics}), not here.
  *
  * <p>Thread-safe: immutable after construction; handlers are called on the connection's event loop.
  */
@@ -34,8 +33,6 @@ public final class RequestDispatcher {
     private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
 
     private final Map<ApiKeys, ApiHandler<?>> handlers = new EnumMap<>(ApiKeys.class);
-    /** Requests dispatched, by API key and version (key {@code apiKey << 16 | version}). */
-    private final ConcurrentHashMap<Integer, LongAdder> dispatched = new ConcurrentHashMap<>();
 
     public RequestDispatcher(Collection<ApiHandler<?>> handlerList) {
         for (ApiHandler<?> h : handlerList) {
@@ -65,12 +62,6 @@ public final class RequestDispatcher {
         return versions;
     }
 
-    /** How many requests of {@code key} at {@code version} were dispatched (which versions clients speak). */
-    public long dispatched(ApiKeys key, short version) {
-        LongAdder n = dispatched.get(key.id << 16 | version);
-        return n == null ? 0 : n.sum();
-    }
-
     /** The handled API keys, in id order. */
     public List<ApiKeys> apiKeys() {
         return List.copyOf(handlers.keySet());
@@ -84,7 +75,6 @@ public final class RequestDispatcher {
     @SuppressWarnings({"unchecked", "rawtypes"})
     CompletableFuture<AbstractResponse> dispatch(RequestContext context, AbstractRequest request) {
         ApiHandler handler = handlers.get(request.apiKey());
-        dispatched.computeIfAbsent(request.apiKey().id << 16 | request.version(), k -> new LongAdder()).increment();
         CompletableFuture<AbstractResponse> response;
         try {
             response = handler.handle(context, request);
