@@ -34,6 +34,29 @@ class ChartLintTest {
     }
 
     @Test
+    void chartReadme_listsEveryValue() throws Exception {
+        String readme = java.nio.file.Files.readString(Helm.CHART.resolve("README.md"));
+        List<String> missing = new ArrayList<>();
+        leaves("", Helm.parseDocuments(java.nio.file.Files.readString(Helm.CHART.resolve("values.yaml"))).get(0), readme, missing);
+        assertTrue(missing.isEmpty(), "helm/aloft/README.md's values table lacks " + missing);
+    }
+
+    /** Each leaf key path of values.yaml must have itself or a parent in the table. */
+    private static void leaves(String prefix, com.fasterxml.jackson.databind.JsonNode node, String readme, List<String> missing) {
+        node.fields().forEachRemaining(e -> {
+            String key = prefix + e.getKey();
+            if (readme.contains("| `" + key + "` |")) {
+                return;
+            }
+            if (e.getValue().isObject() && !e.getValue().isEmpty()) {
+                leaves(key + ".", e.getValue(), readme, missing);
+            } else {
+                missing.add(key);
+            }
+        });
+    }
+
+    @Test
     void template_defaultsAndEveryExample() throws Exception {
         assertFalse(Helm.template().ofKind("StatefulSet").isEmpty());
         for (Path example : Helm.examples()) {
