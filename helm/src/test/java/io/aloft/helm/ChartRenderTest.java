@@ -174,7 +174,12 @@ class ChartRenderTest {
         assertEquals("kubernetes", backend.path("type").asText());
         assertEquals("streaming", backend.path("namespace").asText());
         assertEquals("aloft-broker", backend.path("statefulSet").asText());
-        assertEquals("http://{host}:9464", policy.get(0).path("metrics").path("urlTemplate").asText());
+        assertEquals("http://aloft-broker-{id}.aloft-headless.streaming.svc.cluster.local:9464",
+                policy.get(0).path("metrics").path("urlTemplate").asText(), "by pod name: external access changes {host}");
+        JsonNode offset = Helm.parseDocuments(Helm.template("--set", "autoscaler.enabled=true,brokers.nodeIdOffset=100")
+                .get("ConfigMap", "aloft-autoscaler-policy").path("data").path("policy.yaml").asText()).get(0);
+        assertEquals("http://{host}:9464", offset.path("metrics").path("urlTemplate").asText());
+        assertEquals(100, offset.path("backend").path("nodeIdOffset").asInt());
         JsonNode args = Manifests.container(m.get("Deployment", "aloft-autoscaler")).path("args");
         assertEquals("aloft-bootstrap.streaming.svc.cluster.local:9092", args.path(4).asText());
         assertEquals("aloft-autoscaler", m.get("Deployment", "aloft-autoscaler").path("spec").path("template")
