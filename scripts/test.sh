@@ -15,7 +15,9 @@ bash scripts/go-clients.sh >/dev/null
 bash scripts/kcat.sh >/dev/null
 # Prometheus' promtool, which checks the brokers' /metrics exposition (core's metrics tests).
 bash scripts/promtool.sh >/dev/null
+# Helm 3, which lints and renders the chart in helm/aloft (the helm/ module's tests).
+bash scripts/helm.sh >/dev/null
 # A real kube-apiserver and etcd, built from the Go module proxy (about 10 CPU-minutes the first time,
-# then cached): the autoscaler's Kubernetes backend is tested against it.
+# then cached): the autoscaler's Kubernetes backend and the Helm chart's manifests are tested against it.
 bash scripts/kube-apiserver.sh build >/dev/null
 exec mvn -B verify "$@"
