@@ -21,6 +21,8 @@ import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.handler.AlterConfigsHandler;
 import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
+import io.aloft.broker.handler.SaslAuthenticateHandler;
+import io.aloft.broker.handler.SaslHandshakeHandler;
 import io.aloft.broker.handler.CreatePartitionsHandler;
 import io.aloft.broker.handler.CreateTopicsHandler;
 import io.aloft.broker.handler.DeleteRecordsHandler;
@@ -337,7 +339,9 @@ public final class Broker implements AutoCloseable {
                 new AlterConfigsHandler(configs),
                 new IncrementalAlterConfigsHandler(configs),
                 new DeleteRecordsHandler(partitions),
-                new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()));
+                new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()),
+                new SaslHandshakeHandler(),
+                new SaslAuthenticateHandler(scheduler));
         List<ApiHandler<?>> all = new ArrayList<>(handlers);
         all.addAll(GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
             log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
@@ -347,8 +351,7 @@ public final class Broker implements AutoCloseable {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
         dispatcher.set(new RequestDispatcher(all));
-        server = KafkaServer.start(config.listeners().stream().map(BrokerConfig.ListenerAddress::toServerListener)
-                .toList(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
+        server = KafkaServer.start(config.serverListeners(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
                 endpoint.registry());
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
         failures.closeListenersWith(server);
@@ -357,7 +360,7 @@ public final class Broker implements AutoCloseable {
         for (BrokerConfig.ListenerAddress a : config.advertisedListeners()) {
             int port = a.port() == 0 ? server.port(a.name()) : a.port();
             String host = a.host().isEmpty() ? "127.0.0.1" : a.host();
-            endpoints.add(new Endpoint(a.name(), host, port, "PLAINTEXT"));
+            endpoints.add(new Endpoint(a.name(), host, port, a.securityProtocol()));
         }
         BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, config.rack(), failures)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);

@@ -1,6 +1,8 @@
 package io.aloft.broker;
 
 import io.aloft.broker.network.KafkaServer;
+import io.aloft.broker.security.sasl.SaslConfig;
+import io.aloft.broker.security.sasl.SaslListenerSettings;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
 import io.aloft.config.ConfigKey;
@@ -30,8 +32,9 @@ public final class BrokerConfig {
 
     /** A listener as configured: name, host (may be empty), port. */
     public record ListenerAddress(String name, String host, int port) {
-        KafkaServer.Listener toServerListener() {
-            return new KafkaServer.Listener(name, host, port);
+        /** The listener's security protocol: its name so far (no listener.security.protocol.map yet). */
+        public String securityProtocol() {
+            return name;
         }
 
         /** {@code NAME://host:port}, an IPv6 host in brackets: the text that parses back to this. */
@@ -46,7 +49,9 @@ public final class BrokerConfig {
             ConfigType.LIST, text -> parseListeners(LISTENERS_CONFIG, text), ConfigKey::formatList)
             .defaultValue(List.of(new ListenerAddress("PLAINTEXT", "127.0.0.1", 9092)))
             .doc("Comma-separated listeners NAME://host:port the broker binds (host empty: all interfaces; "
-                    + "port 0: any free port). Only PLAINTEXT so far.")
+                    + "port 0: any free port). PLAINTEXT, and SASL_PLAINTEXT (SASL PLAIN: see "
+                    + "sasl.enabled.mechanisms); the name is the security protocol so far. Brokers reach each "
+                    + "other on the first advertised listener, which must then be PLAINTEXT.")
             .build();
 
     public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
@@ -220,8 +225,10 @@ public final class BrokerConfig {
     private final int networkThreads;
     private final Path dataDir;
     private final String objectStorageUrl;
+    /** The SASL settings of each SASL listener, by name. */
+    private final Map<String, SaslListenerSettings> saslListeners;
 
-    private BrokerConfig(ConfigValues v) {
+    private BrokerConfig(ConfigValues v, Map<?, ?> props) {
         listeners = v.get(LISTENERS);
         List<ListenerAddress> advertised = v.get(ADVERTISED_LISTENERS);
         advertisedListeners = advertised == null || advertised.isEmpty() ? listeners : advertised;
@@ -240,6 +247,13 @@ public final class BrokerConfig {
         dataDir = v.get(DATA_DIR);
         String url = v.get(OBJECT_STORAGE_URL);
         objectStorageUrl = url != null ? url : dataDir.resolve("objects").toAbsolutePath().toUri().toString();
+        Map<String, SaslListenerSettings> sasl = new LinkedHashMap<>();
+        for (ListenerAddress l : listeners) {
+            if (l.securityProtocol().equals("SASL_PLAINTEXT")) {
+                sasl.put(l.name(), SaslConfig.forListener(props, l.name()));
+            }
+        }
+        saslListeners = java.util.Collections.unmodifiableMap(sasl);
     }
 
     /**
@@ -248,7 +262,7 @@ public final class BrokerConfig {
      * @throws ConfigException naming the first bad key
      */
     public static BrokerConfig fromProperties(Map<?, ?> props) {
-        return new BrokerConfig(DEFINITION.parse(props));
+        return new BrokerConfig(DEFINITION.parse(props), props);
     }
 
     private static KafkaServer.Settings networkSettings(ConfigValues v, int maxRequestBytes) {
@@ -338,7 +352,8 @@ public final class BrokerConfig {
             }
             require(port >= 0 && port <= 65535, key, "port " + port + " of '" + entry + "' is out of range");
             require(names.add(name), key, "listener " + name + " appears twice");
-            require(name.equals("PLAINTEXT"), key, "only PLAINTEXT listeners are supported so far, not " + name);
+            require(name.equals("PLAINTEXT") || name.equals("SASL_PLAINTEXT"), key,
+                    "only PLAINTEXT and SASL_PLAINTEXT listeners are supported so far, not " + name);
             out.add(new ListenerAddress(name, host, port));
         }
         return List.copyOf(out);
@@ -352,6 +367,12 @@ public final class BrokerConfig {
 
     public List<ListenerAddress> listeners() {
         return listeners;
+    }
+
+    /** The listeners to bind, each with its SASL settings if it is a SASL listener. */
+    public List<KafkaServer.Listener> serverListeners() {
+        return listeners.stream().map(l -> new KafkaServer.Listener(l.name(), l.host(), l.port(),
+                saslListeners.get(l.name()))).toList();
     }
 
     public List<ListenerAddress> advertisedListeners() {

@@ -8,6 +8,7 @@ import io.aloft.broker.log.cleaner.CleanerConfig;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
 import io.aloft.config.PathChecks;
+import io.aloft.broker.security.sasl.SaslConfig;
 import io.aloft.config.UnknownKeys;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.metrics.CostConfig;
@@ -39,7 +40,7 @@ public final class ServerConfig {
             FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
             TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
-            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION);
+            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION, SaslConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
     public static final ConfigDefinition ALL = ConfigDefinition.combine("server", DEFINITIONS);
@@ -108,7 +109,9 @@ public final class ServerConfig {
      * typo may be why a value fails.
      */
     public static List<String> unknownKeyWarnings(Map<String, String> properties) {
-        return UnknownKeys.warnings(properties.keySet(), ALL.names());
+        // Per-listener SASL keys (listener.name.<listener>.…) are read by SaslConfig, not declared one by one.
+        return UnknownKeys.warnings(properties.keySet().stream().filter(k -> !SaslConfig.isListenerKey(k)).toList(),
+                ALL.names());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.aloft.broker.api;
 
+import io.aloft.broker.security.sasl.SaslSession;
 import java.net.InetSocketAddress;
 import org.apache.kafka.common.requests.RequestHeader;
 
@@ -10,7 +11,14 @@ import org.apache.kafka.common.requests.RequestHeader;
  * @param listenerName the listener the connection came in on
  * @param clientAddress the peer's address
  * @param connectionId unique per connection, for logs
+ * @param sasl the connection's SASL state on a SASL listener (confined to its event loop), else null
  */
 public record RequestContext(RequestHeader header, String listenerName, InetSocketAddress clientAddress,
-        String connectionId) {
+        String connectionId, SaslSession sasl) {
+
+    /** A context on a listener without SASL. */
+    public RequestContext(RequestHeader header, String listenerName, InetSocketAddress clientAddress,
+            String connectionId) {
+        this(header, listenerName, clientAddress, connectionId, null);
+    }
 }

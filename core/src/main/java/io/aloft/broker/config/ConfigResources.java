@@ -145,7 +145,8 @@ public final class ConfigResources {
 
     private static boolean isSensitive(String key) {
         String k = key.toLowerCase(java.util.Locale.ROOT);
-        return k.contains("secret") || k.contains("password") || k.contains("accesskey");
+        // sasl.jaas.config (any listener's) holds PLAIN passwords: Kafka's type for it is PASSWORD.
+        return k.contains("secret") || k.contains("password") || k.contains("accesskey") || k.endsWith("jaas.config");
     }
 
     /** The values set at a resource now: what a whole-set AlterConfigs replaces. */

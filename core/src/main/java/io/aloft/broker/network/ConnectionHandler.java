@@ -3,6 +3,8 @@ package io.aloft.broker.network;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.network.NetworkMetrics.ApiMeters;
 import io.aloft.broker.network.ReadPauses.Reason;
+import io.aloft.broker.security.sasl.SaslListenerSettings;
+import io.aloft.broker.security.sasl.SaslSession;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -66,6 +68,13 @@ import org.slf4j.LoggerFactory;
  * describes, kept in its {@link InFlight} entry (no allocation beyond it), and recorded in its API's
  * meters; each response's error codes are counted there too.
  *
+ * <p><b>SASL.</b> On a SASL listener the connection has a {@link SaslSession}: until it is
+ * authenticated only the requests it admits are served (anything else closes the connection, as
+ * Kafka does), a frame larger than {@link #MAX_UNAUTHENTICATED_FRAME} closes it (Kafka's
+ * {@code sasl.server.max.receive.size}; checked once the frame is read), after SaslHandshake v0 the
+ * next frame is a bare token answered by a bare token, and an answer the session marks as the last
+ * (failed authentication, unsupported mechanism) is written, then the connection closes.
+ *
  * <p>Runs on the connection's event loop; every field is confined to it (an entry's
  * {@code handled} time is written by the thread completing its handler's future, before the hand-over
  * to the event loop).
@@ -75,6 +84,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /** Requests in flight per connection before the server stops reading from it (back-pressure). */
     static final int MAX_IN_FLIGHT = 100;
+
+    /** Largest frame read before authentication: Kafka's default {@code sasl.server.max.receive.size}. */
+    static final int MAX_UNAUTHENTICATED_FRAME = 524_288;
 
     private final RequestDispatcher dispatcher;
     private final String listenerName;
@@ -93,6 +105,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Bad frames of this connection (the first closes it; more may have been read already), by kind. */
     private final Map<String, Integer> badFrames = new TreeMap<>();
     private String firstBadFrame;
+    /** The SASL state on a SASL listener, else null. */
+    private final SaslSession sasl;
 
     /** A request waiting for its turn to be answered; told when its response has been sent. */
     private static final class InFlight implements ChannelFutureListener {
@@ -139,7 +153,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
      * @param maxIdleMs {@code connections.max.idle.ms}; -1: never close for idleness
      */
     ConnectionHandler(RequestDispatcher dispatcher, String listenerName, String connectionId, ReadPauses pauses,
-            RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics) {
+            RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics, SaslListenerSettings sasl) {
+        this.sasl = sasl == null ? null : new SaslSession(sasl);
         this.metrics = metrics;
         this.dispatcher = dispatcher;
         this.listenerName = listenerName;
@@ -166,6 +181,22 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
+        if (sasl != null && !sasl.authenticated()) {
+            if (sasl.failed()) {
+                frame.release(); // the failure's answer is pending; the connection closes after it
+                return;
+            }
+            if (frame.size() > MAX_UNAUTHENTICATED_FRAME) {
+                frame.release();
+                closeForBadInput(ctx, "oversized before authentication", "a " + frame.size()
+                        + "-byte frame before authentication (at most " + MAX_UNAUTHENTICATED_FRAME + ")");
+                return;
+            }
+            if (sasl.expectsRawToken()) {
+                rawToken(ctx, frame);
+                return;
+            }
+        }
         long received = System.nanoTime();
         lastActivity = received;
         // No copy: the frame's buffer is the request's own (request objects may keep slices of it).
@@ -180,6 +211,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ApiKeys key = header.apiKey();
+        if (sasl != null && !sasl.admits(key)) {
+            frame.release();
+            closeForBadInput(ctx, "request before authentication", key + " v" + header.apiVersion()
+                    + " is not allowed in the SASL exchange's current state");
+            return;
+        }
         if (!dispatcher.supports(key, header.apiVersion())) {
             frame.release();
             if (key == ApiKeys.API_VERSIONS) {
@@ -207,7 +244,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             pauses.pause(Reason.IN_FLIGHT);
         }
         RequestContext context = new RequestContext(header, listenerName,
-                (InetSocketAddress) ctx.channel().remoteAddress(), connectionId);
+                (InetSocketAddress) ctx.channel().remoteAddress(), connectionId, sasl);
         entry.dispatched = System.nanoTime();
         dispatcher.dispatch(context, request).whenComplete((response, error) -> {
             entry.handled = System.nanoTime();
@@ -299,6 +336,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 }
                 wrote = true;
             }
+            if (sasl != null && sasl.closeAfterResponse() && isSasl(e.header.apiKey())) {
+                // A failed authentication or an unsupported mechanism: the answer, then the close.
+                closing = true;
+                clearInFlight();
+                pauses.pause(Reason.CLOSING);
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
+                return;
+            }
         }
         if (wrote) {
             ctx.flush();
@@ -307,6 +352,39 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (inFlight.size() < MAX_IN_FLIGHT / 2) {
             pauses.resume(Reason.IN_FLIGHT);
         }
+    }
+
+    private static boolean isSasl(ApiKeys key) {
+        return key == ApiKeys.SASL_HANDSHAKE || key == ApiKeys.SASL_AUTHENTICATE;
+    }
+
+    /**
+     * The bare token after SaslHandshake v0: success is answered by a bare empty token (PLAIN's
+     * server answer); failure closes the connection after the failed-authentication delay, with no
+     * answer (the v0 framing has no way to carry an error), as Kafka does.
+     */
+    private void rawToken(ChannelHandlerContext ctx, RequestFrame frame) {
+        ByteBuffer buffer = frame.buffer();
+        byte[] token = new byte[buffer.remaining()];
+        buffer.duplicate().get(token);
+        frame.release();
+        lastActivity = System.nanoTime();
+        if (!inFlight.isEmpty()) {
+            // The handshake's answer is not out yet: the client did not wait for it.
+            closeForBadInput(ctx, "out-of-order SASL token", "a SASL token before the handshake was answered");
+            return;
+        }
+        SaslSession.Result result = sasl.authenticate(token);
+        if (result.succeeded()) {
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[4]));
+            return;
+        }
+        log.info("Failed authentication of connection {} from {} on listener {} with SASL mechanism {} ({})",
+                connectionId, ctx.channel().remoteAddress(), listenerName, sasl.mechanism(), result.error());
+        closing = true;
+        pauses.pause(Reason.CLOSING);
+        ctx.executor().schedule(() -> ctx.close(), sasl.settings().failedAuthenticationDelayMs(),
+                TimeUnit.MILLISECONDS);
     }
 
     private void answerUnsupportedApiVersions(ChannelHandlerContext ctx, RequestHeader header) {

@@ -1,5 +1,6 @@
 package io.aloft.broker.network;
 
+import io.aloft.broker.security.sasl.SaslListenerSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -47,8 +48,15 @@ import org.slf4j.LoggerFactory;
 public final class KafkaServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaServer.class);
 
-    /** A listener to bind: name (e.g. PLAINTEXT), host (empty = all interfaces) and port (0 = any free). */
-    public record Listener(String name, String host, int port) {
+    /**
+     * A listener to bind: name (e.g. PLAINTEXT), host (empty = all interfaces), port (0 = any free),
+     * and its SASL settings when clients must authenticate first (null: no SASL).
+     */
+    public record Listener(String name, String host, int port, SaslListenerSettings sasl) {
+        /** A listener without SASL. */
+        public Listener(String name, String host, int port) {
+            this(name, host, port, null);
+        }
     }
 
     /**
@@ -185,7 +193,7 @@ public final class KafkaServer implements AutoCloseable {
                         ch.pipeline().addLast("frames", new RequestFrameDecoder(settings.maxRequestBytes(), pool,
                                 settings.connectionQueuedMaxRequestBytes(), pauses));
                         ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, listener.name(), id, pauses,
-                                badRequests, settings.connectionsMaxIdleMs(), metrics));
+                                badRequests, settings.connectionsMaxIdleMs(), metrics, listener.sasl()));
                     }
                 });
         InetSocketAddress address = listener.host().isEmpty() ? new InetSocketAddress(listener.port())

@@ -1,0 +1,106 @@
+package io.aloft.broker.security.sasl;
+
+import io.aloft.config.ConfigDefinition;
+import io.aloft.config.ConfigException;
+import io.aloft.config.ConfigKey;
+import io.aloft.config.ConfigType;
+import io.aloft.config.ConfigValues;
+import io.aloft.config.Validator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * SASL settings of the broker's SASL listeners, with Kafka's key names. The per-listener keys are
+ * Kafka's prefixed ones ({@code listener.name.<listener lower-case>.} before the key, and for the
+ * JAAS config also the mechanism: {@code listener.name.sasl_plaintext.plain.sasl.jaas.config}), so
+ * they are read here from the raw properties rather than declared one by one. Immutable.
+ */
+public final class SaslConfig {
+    private SaslConfig() {
+    }
+
+    /** The only mechanism served so far. */
+    public static final String PLAIN = "PLAIN";
+
+    public static final String ENABLED_MECHANISMS_CONFIG = "sasl.enabled.mechanisms";
+    public static final ConfigKey<List<String>> ENABLED_MECHANISMS = ConfigKey.customKey(ENABLED_MECHANISMS_CONFIG,
+            ConfigType.LIST, SaslConfig::parseMechanisms, ConfigKey::formatList)
+            .defaultValue(List.of(PLAIN))
+            .doc("SASL mechanisms a SASL_PLAINTEXT listener accepts, in the order SaslHandshake lists them; "
+                    + "listener.name.<listener>.sasl.enabled.mechanisms overrides it for one listener, as in "
+                    + "Kafka. Only PLAIN so far (Kafka's default is GSSAPI, which Aloft does not serve). A PLAIN "
+                    + "listener takes its users from listener.name.<listener>.plain.sasl.jaas.config, Kafka's "
+                    + "syntax: org.apache.kafka.common.security.plain.PlainLoginModule required "
+                    + "user_alice=\"alice-secret\"; (one user_NAME=\"password\" option per user; no JAAS file).")
+            .build();
+
+    public static final String FAILED_AUTHENTICATION_DELAY_MS_CONFIG = "connection.failed.authentication.delay.ms";
+    public static final ConfigKey<Integer> FAILED_AUTHENTICATION_DELAY_MS = ConfigKey.intKey(
+            FAILED_AUTHENTICATION_DELAY_MS_CONFIG).defaultValue(100).validator(Validator.atLeast(0))
+            .doc("How long the answer to a failed SASL authentication is held back before it is sent and the "
+                    + "connection closed, as in Kafka: it slows down password guessing from one connection.")
+            .build();
+
+    /** Every key this class declares. */
+    public static final ConfigDefinition DEFINITION = ConfigDefinition.of("sasl", ENABLED_MECHANISMS,
+            FAILED_AUTHENTICATION_DELAY_MS);
+
+    /**
+     * The SASL settings of listener {@code listenerName}, from the raw properties (for the prefixed
+     * keys).
+     *
+     * @throws ConfigException naming the key, for an unsupported mechanism or a missing or bad JAAS config
+     */
+    public static SaslListenerSettings forListener(Map<?, ?> props, String listenerName) {
+        ConfigValues values = DEFINITION.parse(props);
+        String prefix = "listener.name." + listenerName.toLowerCase(Locale.ROOT) + ".";
+        List<String> mechanisms = values.get(ENABLED_MECHANISMS);
+        Object own = props.get(prefix + ENABLED_MECHANISMS_CONFIG);
+        if (own != null) {
+            try {
+                mechanisms = parseMechanisms(own.toString().trim());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(prefix + ENABLED_MECHANISMS_CONFIG, e.getMessage());
+            }
+        }
+        PlainCredentials users = null;
+        if (mechanisms.contains(PLAIN)) {
+            String key = prefix + "plain.sasl.jaas.config";
+            Object jaas = props.get(key);
+            if (jaas == null || jaas.toString().isBlank()) {
+                throw new ConfigException(key, "listener " + listenerName + " enables PLAIN, and this key, "
+                        + "which holds its users, is not set (Aloft reads no JAAS file)");
+            }
+            users = PlainCredentials.fromJaasConfig(key, jaas.toString());
+        }
+        return new SaslListenerSettings(listenerName, mechanisms, users, values.get(FAILED_AUTHENTICATION_DELAY_MS));
+    }
+
+    /** Whether {@code key} is a per-listener key this class reads ({@code listener.name.X.…}). */
+    public static boolean isListenerKey(String key) {
+        return key.startsWith("listener.name.") && (key.endsWith("." + ENABLED_MECHANISMS_CONFIG)
+                || key.endsWith(".plain.sasl.jaas.config"));
+    }
+
+    static List<String> parseMechanisms(String text) {
+        List<String> out = new ArrayList<>();
+        for (String part : text.split(",")) {
+            String m = part.trim();
+            if (m.isEmpty()) {
+                continue;
+            }
+            if (!m.equals(PLAIN)) {
+                throw new IllegalArgumentException("mechanism " + m + " is not supported (only PLAIN so far)");
+            }
+            if (!out.contains(m)) {
+                out.add(m);
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("no mechanism given");
+        }
+        return List.copyOf(out);
+    }
+}

@@ -1,0 +1,18 @@
+package io.aloft.broker.security.sasl;
+
+import java.util.List;
+
+/**
+ * What one SASL listener accepts. Immutable.
+ *
+ * @param listenerName the listener's name, for logs
+ * @param mechanisms the enabled mechanisms, in the order SaslHandshake lists them
+ * @param plainUsers the PLAIN users, or null when PLAIN is not enabled
+ * @param failedAuthenticationDelayMs {@code connection.failed.authentication.delay.ms}
+ */
+public record SaslListenerSettings(String listenerName, List<String> mechanisms, PlainCredentials plainUsers,
+        int failedAuthenticationDelayMs) {
+    public SaslListenerSettings {
+        mechanisms = List.copyOf(mechanisms);
+    }
+}

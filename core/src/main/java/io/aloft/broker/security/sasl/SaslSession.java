@@ -1,0 +1,161 @@
+package io.aloft.broker.security.sasl;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The SASL state of one connection on a SASL listener, Kafka's state machine (KIP-152):
+ * <ol>
+ *   <li>{@code HANDSHAKE}: only ApiVersions and SaslHandshake are served; anything else closes the
+ *       connection, as Kafka does.</li>
+ *   <li>{@code AUTHENTICATE} (after SaslHandshake v1): only SaslAuthenticate is served.
+ *       {@code RAW_TOKEN} (after SaslHandshake v0): the next frame is a bare SASL token, not a Kafka
+ *       request (the pre-KIP-152 framing), answered by a bare token.</li>
+ *   <li>{@code AUTHENTICATED}: every request is served; the principal is {@code User:<name>}.
+ *       {@code FAILED}: the failure's answer is pending, then the connection closes; nothing else
+ *       is read.</li>
+ * </ol>
+ * An unsupported mechanism and a failed authentication close the connection once their answer is
+ * sent ({@link #closeAfterResponse()}). No re-authentication (KIP-368): a SaslHandshake after
+ * success gets ILLEGAL_SASL_STATE, as from Kafka with {@code connections.max.reauth.ms=0}.
+ *
+ * <p>Confined to the connection's event loop (handlers run there when dispatched).
+ */
+public final class SaslSession {
+    /** Kafka's answer to a wrong password or an unknown user. */
+    public static final String INVALID_CREDENTIALS = "Authentication failed: Invalid username or password";
+
+    enum State { HANDSHAKE, AUTHENTICATE, RAW_TOKEN, AUTHENTICATED, FAILED }
+
+    /** The result of one authentication step: {@code error} null on success. */
+    public record Result(String error) {
+        public boolean succeeded() {
+            return error == null;
+        }
+    }
+
+    private final SaslListenerSettings settings;
+    private State state = State.HANDSHAKE;
+    private String mechanism;
+    private String principal;
+    private boolean closeAfterResponse;
+
+    public SaslSession(SaslListenerSettings settings) {
+        this.settings = settings;
+    }
+
+    public SaslListenerSettings settings() {
+        return settings;
+    }
+
+    /** Whether a request of {@code key} may be served now; if not, the connection is to be closed. */
+    public boolean admits(ApiKeys key) {
+        return switch (state) {
+            case HANDSHAKE -> key == ApiKeys.API_VERSIONS || key == ApiKeys.SASL_HANDSHAKE;
+            case AUTHENTICATE -> key == ApiKeys.SASL_AUTHENTICATE;
+            case AUTHENTICATED -> true;
+            case RAW_TOKEN, FAILED -> false;
+        };
+    }
+
+    /** Whether the next frame is a bare SASL token (after SaslHandshake v0). */
+    public boolean expectsRawToken() {
+        return state == State.RAW_TOKEN;
+    }
+
+    /** Whether authentication failed: frames still arriving are dropped until the connection closes. */
+    public boolean failed() {
+        return state == State.FAILED;
+    }
+
+    public boolean authenticated() {
+        return state == State.AUTHENTICATED;
+    }
+
+    /** Whether the connection is to close once the answer being prepared is written. */
+    public boolean closeAfterResponse() {
+        return closeAfterResponse;
+    }
+
+    /** The authenticated principal ({@code User:<name>}), or null before success. */
+    public String principal() {
+        return principal;
+    }
+
+    public List<String> enabledMechanisms() {
+        return settings.mechanisms();
+    }
+
+    /**
+     * A SaslHandshake asking for {@code requested} at {@code version}: NONE (the next step awaits
+     * the token), UNSUPPORTED_SASL_MECHANISM (the connection closes after the answer), or
+     * ILLEGAL_SASL_STATE (already authenticated).
+     */
+    public Errors handshake(String requested, short version) {
+        if (state != State.HANDSHAKE) {
+            return Errors.ILLEGAL_SASL_STATE;
+        }
+        if (!settings.mechanisms().contains(requested)) {
+            closeAfterResponse = true;
+            state = State.FAILED;
+            return Errors.UNSUPPORTED_SASL_MECHANISM;
+        }
+        mechanism = requested;
+        state = version == 0 ? State.RAW_TOKEN : State.AUTHENTICATE;
+        return Errors.NONE;
+    }
+
+    /** The mechanism chosen by the handshake, or null. */
+    public String mechanism() {
+        return mechanism;
+    }
+
+    /**
+     * Checks a client's token for the chosen mechanism (PLAIN, RFC 4616: {@code [authzid] NUL
+     * authcid NUL passwd}). Success authenticates the connection; failure marks it to close after
+     * the answer. Only in the AUTHENTICATE or RAW_TOKEN state (the connection admits nothing else).
+     *
+     * @return the error message Kafka gives, or success
+     */
+    public Result authenticate(byte[] token) {
+        if (state != State.AUTHENTICATE && state != State.RAW_TOKEN) {
+            throw new IllegalStateException("no authentication expected in state " + state);
+        }
+        String error = checkPlain(token);
+        if (error == null) {
+            state = State.AUTHENTICATED;
+        } else {
+            state = State.FAILED;
+            closeAfterResponse = true;
+        }
+        return new Result(error);
+    }
+
+    private String checkPlain(byte[] token) {
+        String text = new String(token, StandardCharsets.UTF_8);
+        String[] parts = text.split("\u0000", -1);
+        if (parts.length != 3) {
+            return "Authentication failed during authentication due to invalid credentials with SASL mechanism "
+                    + SaslConfig.PLAIN;
+        }
+        String authzid = parts[0];
+        String user = parts[1];
+        String password = parts[2];
+        if (user.isEmpty()) {
+            return "Authentication failed: username not specified";
+        }
+        if (password.isEmpty()) {
+            return "Authentication failed: password not specified";
+        }
+        if (!settings.plainUsers().check(user, password)) {
+            return INVALID_CREDENTIALS;
+        }
+        if (!authzid.isEmpty() && !authzid.equals(user)) {
+            return "Authentication failed: Client requested an authorization id that is different from username";
+        }
+        principal = "User:" + user;
+        return null;
+    }
+}
