@@ -16,9 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * SaslAuthenticate v0-2: checks the client's token (KIP-152 framing). Success: NONE, an empty
- * server token, session lifetime 0 (no re-authentication, as Kafka with
- * {@code connections.max.reauth.ms=0}). Failure: SASL_AUTHENTICATION_FAILED with Kafka's message,
+ * SaslAuthenticate v0-2: checks the client's token (KIP-152 framing), also when re-authenticating
+ * (KIP-368). Success: NONE, an empty server token, and from v1 the session lifetime
+ * ({@code connections.max.reauth.ms}; 0: none). Failure: SASL_AUTHENTICATION_FAILED with Kafka's message,
  * held back {@code connection.failed.authentication.delay.ms} on {@code scheduler}, then the
  * connection closes; one INFO line names the connection, address and mechanism, never the user
  * name or password. Outside a SASL exchange (a listener without SASL, or already authenticated):
@@ -42,7 +42,7 @@ public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticat
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, SaslAuthenticateRequest request) {
         SaslSession session = context.sasl();
-        if (session == null || session.authenticated()) {
+        if (session == null || session.exchangeDone()) {
             return CompletableFuture.completedFuture(answer(Errors.ILLEGAL_SASL_STATE,
                     "SaslAuthenticate request received after successful authentication"));
         }
@@ -50,7 +50,11 @@ public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticat
         if (result.succeeded()) {
             log.debug("Connection {} from {} authenticated as {} with {}", context.connectionId(),
                     context.clientAddress(), session.principal(), session.mechanism());
-            return CompletableFuture.completedFuture(answer(Errors.NONE, null));
+            SaslAuthenticateResponse ok = answer(Errors.NONE, null);
+            if (request.version() >= 1) {
+                ok.data().setSessionLifetimeMs(session.sessionLifetimeMs());
+            }
+            return CompletableFuture.completedFuture(ok);
         }
         log.info("Failed authentication of connection {} from {} on listener {} with SASL mechanism {} ({})",
                 context.connectionId(), context.clientAddress(), context.listenerName(), session.mechanism(),
@@ -65,7 +69,7 @@ public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticat
         return later;
     }
 
-    private static AbstractResponse answer(Errors error, String message) {
+    private static SaslAuthenticateResponse answer(Errors error, String message) {
         return new SaslAuthenticateResponse(new SaslAuthenticateResponseData().setErrorCode(error.code())
                 .setErrorMessage(message).setAuthBytes(new byte[0]).setSessionLifetimeMs(0));
     }

@@ -154,7 +154,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
      */
     ConnectionHandler(RequestDispatcher dispatcher, String listenerName, String connectionId, ReadPauses pauses,
             RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics, SaslListenerSettings sasl) {
-        this.sasl = sasl == null ? null : new SaslSession(sasl);
+        this.sasl = sasl == null ? null : new SaslSession(sasl, System::nanoTime);
         this.metrics = metrics;
         this.dispatcher = dispatcher;
         this.listenerName = listenerName;

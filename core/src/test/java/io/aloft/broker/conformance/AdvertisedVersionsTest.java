@@ -56,7 +56,8 @@ class AdvertisedVersionsTest {
                     + "stops itself"),
             Map.entry(ApiKeys.SASL_HANDSHAKE, "mechanism PLAIN only, on SASL_PLAINTEXT listeners; elsewhere "
                     + "ILLEGAL_SASL_STATE, as Kafka answers"),
-            Map.entry(ApiKeys.SASL_AUTHENTICATE, "PLAIN; no re-authentication (KIP-368): session lifetime 0"),
+            Map.entry(ApiKeys.SASL_AUTHENTICATE, "PLAIN; re-authentication (KIP-368) with "
+                    + "connections.max.reauth.ms"),
             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "
                     + "and consumer protocols online: answered as Kafka does with group.consumer.migration.policy="
                     + "disabled"));

@@ -43,9 +43,19 @@ public final class SaslConfig {
                     + "connection closed, as in Kafka: it slows down password guessing from one connection.")
             .build();
 
+    public static final String MAX_REAUTH_MS_CONFIG = "connections.max.reauth.ms";
+    public static final ConfigKey<Long> MAX_REAUTH_MS = ConfigKey.longKey(MAX_REAUTH_MS_CONFIG).defaultValue(0L)
+            .validator(Validator.atLeast(0L))
+            .doc("Re-authentication (KIP-368): when positive, a SASL session lasts this long; SaslAuthenticate "
+                    + "v1+ tells the client so (session_lifetime_ms), the client re-authenticates on the same "
+                    + "connection (as the same user), and a connection whose session has expired is closed at its "
+                    + "next request. listener.name.<listener>.connections.max.reauth.ms overrides it for one "
+                    + "listener. 0: sessions never expire and a second handshake gets ILLEGAL_SASL_STATE.")
+            .build();
+
     /** Every key this class declares. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("sasl", ENABLED_MECHANISMS,
-            FAILED_AUTHENTICATION_DELAY_MS);
+            FAILED_AUTHENTICATION_DELAY_MS, MAX_REAUTH_MS);
 
     /**
      * The SASL settings of listener {@code listenerName}, from the raw properties (for the prefixed
@@ -75,13 +85,27 @@ public final class SaslConfig {
             }
             users = PlainCredentials.fromJaasConfig(key, jaas.toString());
         }
-        return new SaslListenerSettings(listenerName, mechanisms, users, values.get(FAILED_AUTHENTICATION_DELAY_MS));
+        long reauthMs = values.get(MAX_REAUTH_MS);
+        Object ownReauth = props.get(prefix + MAX_REAUTH_MS_CONFIG);
+        if (ownReauth != null) {
+            try {
+                reauthMs = Long.parseLong(ownReauth.toString().trim());
+            } catch (NumberFormatException e) {
+                reauthMs = -1;
+            }
+            if (reauthMs < 0) {
+                throw new ConfigException(prefix + MAX_REAUTH_MS_CONFIG, "'" + ownReauth + "' is not a number of "
+                        + "milliseconds (0 or more)");
+            }
+        }
+        return new SaslListenerSettings(listenerName, mechanisms, users, values.get(FAILED_AUTHENTICATION_DELAY_MS),
+                reauthMs);
     }
 
     /** Whether {@code key} is a per-listener key this class reads ({@code listener.name.X.…}). */
     public static boolean isListenerKey(String key) {
         return key.startsWith("listener.name.") && (key.endsWith("." + ENABLED_MECHANISMS_CONFIG)
-                || key.endsWith(".plain.sasl.jaas.config"));
+                || key.endsWith(".plain.sasl.jaas.config") || key.endsWith("." + MAX_REAUTH_MS_CONFIG));
     }
 
     static List<String> parseMechanisms(String text) {

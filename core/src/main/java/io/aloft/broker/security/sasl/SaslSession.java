@@ -2,6 +2,8 @@ package io.aloft.broker.security.sasl;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -18,16 +20,23 @@ import org.apache.kafka.common.protocol.Errors;
  *       is read.</li>
  * </ol>
  * An unsupported mechanism and a failed authentication close the connection once their answer is
- * sent ({@link #closeAfterResponse()}). No re-authentication (KIP-368): a SaslHandshake after
- * success gets ILLEGAL_SASL_STATE, as from Kafka with {@code connections.max.reauth.ms=0}.
+ * sent ({@link #closeAfterResponse()}).
  *
- * <p>Confined to the connection's event loop (handlers run there when dispatched).
+ * <p><b>Re-authentication (KIP-368).</b> With {@code connections.max.reauth.ms} positive, an
+ * authenticated session expires that long after it was authenticated: a SaslHandshake (same
+ * mechanism) then a SaslAuthenticate renew it ({@code REAUTHENTICATE} in between, where only
+ * SaslAuthenticate is served), which must name the same user (else the connection fails as on a
+ * wrong password); any other request after expiry closes the connection, as Kafka does. With 0, a
+ * SaslHandshake after success gets ILLEGAL_SASL_STATE and sessions never expire.
+ *
+ * <p>Confined to the connection's event loop (handlers run there when dispatched); the clock is
+ * injected.
  */
 public final class SaslSession {
     /** Kafka's answer to a wrong password or an unknown user. */
     public static final String INVALID_CREDENTIALS = "Authentication failed: Invalid username or password";
 
-    enum State { HANDSHAKE, AUTHENTICATE, RAW_TOKEN, AUTHENTICATED, FAILED }
+    enum State { HANDSHAKE, AUTHENTICATE, RAW_TOKEN, AUTHENTICATED, REAUTHENTICATE, FAILED }
 
     /** The result of one authentication step: {@code error} null on success. */
     public record Result(String error) {
@@ -37,13 +46,25 @@ public final class SaslSession {
     }
 
     private final SaslListenerSettings settings;
+    private final LongSupplier nanoTime;
     private State state = State.HANDSHAKE;
+    /** When the authenticated session expires (nanoTime), if re-authentication is on. */
+    private long expiresAt;
     private String mechanism;
     private String principal;
+    /** The principal the last good token named (set by checkPlain). */
+    private String checked;
     private boolean closeAfterResponse;
 
-    public SaslSession(SaslListenerSettings settings) {
+    /** @param nanoTime the clock sessions expire by ({@link System#nanoTime}) */
+    public SaslSession(SaslListenerSettings settings, LongSupplier nanoTime) {
         this.settings = settings;
+        this.nanoTime = nanoTime;
+    }
+
+    /** Whether sessions expire ({@code connections.max.reauth.ms} positive). */
+    public boolean reauthenticates() {
+        return settings.maxReauthMs() > 0;
     }
 
     public SaslListenerSettings settings() {
@@ -55,7 +76,8 @@ public final class SaslSession {
         return switch (state) {
             case HANDSHAKE -> key == ApiKeys.API_VERSIONS || key == ApiKeys.SASL_HANDSHAKE;
             case AUTHENTICATE -> key == ApiKeys.SASL_AUTHENTICATE;
-            case AUTHENTICATED -> true;
+            case AUTHENTICATED -> key == ApiKeys.SASL_HANDSHAKE || !expired();
+            case REAUTHENTICATE -> key == ApiKeys.SASL_AUTHENTICATE;
             case RAW_TOKEN, FAILED -> false;
         };
     }
@@ -70,13 +92,28 @@ public final class SaslSession {
         return state == State.FAILED;
     }
 
+    /** Whether every request is served (authenticated, the session not expired, no re-authentication under way). */
     public boolean authenticated() {
+        return state == State.AUTHENTICATED && !expired();
+    }
+
+    /** Whether a SaslAuthenticate now would find the exchange already done (Kafka: ILLEGAL_SASL_STATE). */
+    public boolean exchangeDone() {
         return state == State.AUTHENTICATED;
+    }
+
+    private boolean expired() {
+        return reauthenticates() && nanoTime.getAsLong() - expiresAt >= 0;
     }
 
     /** Whether the connection is to close once the answer being prepared is written. */
     public boolean closeAfterResponse() {
         return closeAfterResponse;
+    }
+
+    /** The session's lifetime for SaslAuthenticate v1+: {@code connections.max.reauth.ms}, 0 when none. */
+    public long sessionLifetimeMs() {
+        return settings.maxReauthMs();
     }
 
     /** The authenticated principal ({@code User:<name>}), or null before success. */
@@ -94,16 +131,17 @@ public final class SaslSession {
      * ILLEGAL_SASL_STATE (already authenticated).
      */
     public Errors handshake(String requested, short version) {
-        if (state != State.HANDSHAKE) {
+        boolean again = state == State.AUTHENTICATED && reauthenticates() && version >= 1;
+        if (state != State.HANDSHAKE && !again) {
             return Errors.ILLEGAL_SASL_STATE;
         }
-        if (!settings.mechanisms().contains(requested)) {
+        if (!settings.mechanisms().contains(requested) || again && !requested.equals(mechanism)) {
             closeAfterResponse = true;
             state = State.FAILED;
             return Errors.UNSUPPORTED_SASL_MECHANISM;
         }
         mechanism = requested;
-        state = version == 0 ? State.RAW_TOKEN : State.AUTHENTICATE;
+        state = again ? State.REAUTHENTICATE : version == 0 ? State.RAW_TOKEN : State.AUTHENTICATE;
         return Errors.NONE;
     }
 
@@ -120,12 +158,18 @@ public final class SaslSession {
      * @return the error message Kafka gives, or success
      */
     public Result authenticate(byte[] token) {
-        if (state != State.AUTHENTICATE && state != State.RAW_TOKEN) {
+        if (state != State.AUTHENTICATE && state != State.RAW_TOKEN && state != State.REAUTHENTICATE) {
             throw new IllegalStateException("no authentication expected in state " + state);
         }
+        String previous = state == State.REAUTHENTICATE ? principal : null;
         String error = checkPlain(token);
+        if (error == null && previous != null && !previous.equals(checked)) {
+            error = "Cannot change principals during re-authentication from " + previous + ": " + checked;
+        }
         if (error == null) {
+            principal = checked;
             state = State.AUTHENTICATED;
+            expiresAt = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(settings.maxReauthMs());
         } else {
             state = State.FAILED;
             closeAfterResponse = true;
@@ -155,7 +199,7 @@ public final class SaslSession {
         if (!authzid.isEmpty() && !authzid.equals(user)) {
             return "Authentication failed: Client requested an authorization id that is different from username";
         }
-        principal = "User:" + user;
+        checked = "User:" + user;
         return null;
     }
 }

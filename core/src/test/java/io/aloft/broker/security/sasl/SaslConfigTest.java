@@ -57,6 +57,16 @@ class SaslConfigTest {
     }
 
     @Test
+    void forListener_reauthMs_perListenerOverridesGlobal() {
+        assertEquals(0, SaslConfig.forListener(Map.of(KEY, JAAS), "SASL_PLAINTEXT").maxReauthMs());
+        assertEquals(5000, SaslConfig.forListener(Map.of(KEY, JAAS, "connections.max.reauth.ms", "9000",
+                "listener.name.sasl_plaintext.connections.max.reauth.ms", "5000"), "SASL_PLAINTEXT").maxReauthMs());
+        ConfigException e = assertThrows(ConfigException.class, () -> SaslConfig.forListener(Map.of(KEY, JAAS,
+                "listener.name.sasl_plaintext.connections.max.reauth.ms", "-5"), "SASL_PLAINTEXT"));
+        assertTrue(e.getMessage().startsWith("listener.name.sasl_plaintext.connections.max.reauth.ms"));
+    }
+
+    @Test
     void forListener_missingJaasConfig_namesTheKey() {
         ConfigException e = assertThrows(ConfigException.class, () -> SaslConfig.forListener(
                 Map.of("sasl.jaas.config", JAAS), "SASL_PLAINTEXT"));
