@@ -351,8 +351,8 @@ public final class Broker implements AutoCloseable {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
         dispatcher.set(new RequestDispatcher(all));
-        server = KafkaServer.start(config.serverListeners(), config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
-                endpoint.registry());
+        server = KafkaServer.start(config.serverListeners(), config.networkSettings(), config.networkThreads(),
+                dispatcher.get(), failures, endpoint.registry());
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
         failures.closeListenersWith(server);
 

@@ -44,7 +44,8 @@ final class SaslCases {
                     if (r != null) {
                         s.note("handshake", "mechanisms", r.mechanisms());
                     }
-                    s.ask("then metadata", ApiKeys.METADATA, (short) 12, new MetadataRequestData().setTopics(List.of()));
+                    s.ask("then metadata", ApiKeys.METADATA, (short) 12,
+                            new MetadataRequestData().setTopics(List.of()));
                 });
     }
 }

@@ -70,7 +70,8 @@ record JaasConfig(String loginModule, String flag, Map<String, String> options) 
         String word() {
             skipSpace();
             int start = pos;
-            while (pos < text.length() && !Character.isWhitespace(text.charAt(pos)) && "=;\"".indexOf(text.charAt(pos)) < 0) {
+            while (pos < text.length() && !Character.isWhitespace(text.charAt(pos))
+                    && "=;\"".indexOf(text.charAt(pos)) < 0) {
                 pos++;
             }
             return text.substring(start, pos);

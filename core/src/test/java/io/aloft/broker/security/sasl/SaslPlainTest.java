@@ -17,6 +17,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -24,6 +26,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -124,6 +127,18 @@ class SaslPlainTest {
             consumer.commitSync();
         }
         assertEquals(10, seen);
+    }
+
+    @Test
+    void describeConfigs_hidesTheJaasConfig() throws Exception {
+        try (Admin admin = Admin.create(client("alice", "alice-secret"))) {
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.BROKER, "1");
+            Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+            ConfigEntry jaas = config.get("listener.name.sasl_plaintext.plain.sasl.jaas.config");
+            assertTrue(jaas != null && jaas.isSensitive(), String.valueOf(jaas));
+            assertEquals(null, jaas.value());
+            assertEquals("PLAIN", config.get("sasl.enabled.mechanisms").value());
+        }
     }
 
     @Test
