@@ -236,6 +236,12 @@ public final class BrokerConfig {
             require(listeners.stream().anyMatch(l -> l.name().equals(a.name())), ADVERTISED_LISTENERS_CONFIG,
                     "listener " + a.name() + " is not in " + LISTENERS_CONFIG + "=" + ConfigKey.formatList(listeners));
         }
+        // Brokers call each other (inter-broker client) on the first advertised listener, without
+        // credentials so far: a SASL one there would refuse every call.
+        require(advertisedListeners.get(0).securityProtocol().equals("PLAINTEXT"),
+                advertised == null || advertised.isEmpty() ? LISTENERS_CONFIG : ADVERTISED_LISTENERS_CONFIG,
+                "the first listener is the one brokers reach each other on, and must be a PLAINTEXT one (not "
+                        + advertisedListeners.get(0).name() + ")");
         String r = v.get(BROKER_RACK);
         rack = r == null || r.isBlank() ? null : r.trim();
         numPartitions = v.get(NUM_PARTITIONS);

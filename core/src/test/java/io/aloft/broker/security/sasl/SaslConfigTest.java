@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.broker.BrokerConfig;
 import io.aloft.broker.ServerConfig;
 import io.aloft.config.ConfigException;
 import java.util.List;
@@ -88,6 +89,20 @@ class SaslConfigTest {
     void forListener_otherLoginModule_refused() {
         assertThrows(ConfigException.class, () -> SaslConfig.forListener(Map.of(KEY,
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;"), "SASL_PLAINTEXT"));
+    }
+
+    @Test
+    void saslListenerFirst_refused() {
+        ConfigException e = assertThrows(ConfigException.class, () -> BrokerConfig.fromProperties(Map.of(
+                "listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", KEY, JAAS)));
+        assertTrue(e.getMessage().startsWith("listeners"), e.getMessage());
+        var listeners = BrokerConfig.fromProperties(Map.of("listeners",
+                "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", KEY, JAAS)).serverListeners();
+        assertEquals(null, listeners.get(0).sasl());
+        assertEquals(List.of("PLAIN"), listeners.get(1).sasl().mechanisms());
+        // A SASL listener without users cannot start.
+        assertThrows(ConfigException.class, () -> BrokerConfig.fromProperties(Map.of(
+                "listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0")));
     }
 
     @Test
