@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * SaslAuthenticate v0-2: checks the client's token (KIP-152 framing), also when re-authenticating
  * (KIP-368). Success: NONE, an empty server token, and from v1 the session lifetime
  * ({@code connections.max.reauth.ms}; 0: none). Failure: SASL_AUTHENTICATION_FAILED with Kafka's message,
- * held back {@code connection.failed.authentication.delay.ms} on {@code scheduler}, then the
- * connection closes; one INFO line names the connection, address and mechanism, never the user
+ * held back on {@code scheduler} ({@code connection.failed.authentication.delay.ms}, growing for an
+ * address that keeps failing: {@link SaslSession#failureDelayMs}), then the connection closes; one INFO line names the connection, address and mechanism, never the user
  * name or password. Outside a SASL exchange (a listener without SASL, or already authenticated):
  * ILLEGAL_SASL_STATE, as Kafka answers. Stateless; runs on the connection's event loop.
  */
@@ -60,7 +60,7 @@ public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticat
                 context.connectionId(), context.clientAddress(), context.listenerName(), session.mechanism(),
                 result.error());
         AbstractResponse failed = answer(Errors.SASL_AUTHENTICATION_FAILED, result.error());
-        int delay = session.settings().failedAuthenticationDelayMs();
+        long delay = session.failureDelayMs(context.clientAddress().getAddress());
         if (delay == 0) {
             return CompletableFuture.completedFuture(failed);
         }

@@ -3,6 +3,7 @@ package io.aloft.broker.network;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.network.NetworkMetrics.ApiMeters;
 import io.aloft.broker.network.ReadPauses.Reason;
+import io.aloft.broker.security.sasl.FailedAuthentications;
 import io.aloft.broker.security.sasl.SaslListenerSettings;
 import io.aloft.broker.security.sasl.SaslSession;
 import io.netty.buffer.Unpooled;
@@ -153,8 +154,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
      * @param maxIdleMs {@code connections.max.idle.ms}; -1: never close for idleness
      */
     ConnectionHandler(RequestDispatcher dispatcher, String listenerName, String connectionId, ReadPauses pauses,
-            RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics, SaslListenerSettings sasl) {
-        this.sasl = sasl == null ? null : new SaslSession(sasl, System::nanoTime);
+            RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics, SaslListenerSettings sasl,
+            FailedAuthentications failedAuthentications) {
+        this.sasl = sasl == null ? null : new SaslSession(sasl, System::nanoTime, failedAuthentications);
         this.metrics = metrics;
         this.dispatcher = dispatcher;
         this.listenerName = listenerName;
@@ -383,8 +385,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 connectionId, ctx.channel().remoteAddress(), listenerName, sasl.mechanism(), result.error());
         closing = true;
         pauses.pause(Reason.CLOSING);
-        ctx.executor().schedule(() -> ctx.close(), sasl.settings().failedAuthenticationDelayMs(),
-                TimeUnit.MILLISECONDS);
+        ctx.executor().schedule(() -> ctx.close(), sasl.failureDelayMs(
+                ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress()), TimeUnit.MILLISECONDS);
     }
 
     private void answerUnsupportedApiVersions(ChannelHandlerContext ctx, RequestHeader header) {

@@ -1,5 +1,6 @@
 package io.aloft.broker.network;
 
+import io.aloft.broker.security.sasl.FailedAuthentications;
 import io.aloft.broker.security.sasl.SaslListenerSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
@@ -104,6 +105,8 @@ public final class KafkaServer implements AutoCloseable {
     private final RateLimitedWarnings refusedConnections;
     private final ConnectionLimits limits;
     private final NetworkMetrics metrics;
+    /** Failed SASL authentications per client address, over all listeners. */
+    private final FailedAuthentications failedAuthentications = new FailedAuthentications(System::nanoTime);
 
     private KafkaServer(Settings settings, int networkThreads, Thread.UncaughtExceptionHandler handler,
             MeterRegistry registry) {
@@ -193,7 +196,8 @@ public final class KafkaServer implements AutoCloseable {
                         ch.pipeline().addLast("frames", new RequestFrameDecoder(settings.maxRequestBytes(), pool,
                                 settings.connectionQueuedMaxRequestBytes(), pauses));
                         ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, listener.name(), id, pauses,
-                                badRequests, settings.connectionsMaxIdleMs(), metrics, listener.sasl()));
+                                badRequests, settings.connectionsMaxIdleMs(), metrics, listener.sasl(),
+                                failedAuthentications));
                     }
                 });
         InetSocketAddress address = listener.host().isEmpty() ? new InetSocketAddress(listener.port())

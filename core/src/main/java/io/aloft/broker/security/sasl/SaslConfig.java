@@ -43,6 +43,16 @@ public final class SaslConfig {
                     + "connection closed, as in Kafka: it slows down password guessing from one connection.")
             .build();
 
+    public static final String FAILED_AUTHENTICATION_MAX_DELAY_MS_CONFIG =
+            "aloft.connection.failed.authentication.max.delay.ms";
+    public static final ConfigKey<Integer> FAILED_AUTHENTICATION_MAX_DELAY_MS = ConfigKey.intKey(
+            FAILED_AUTHENTICATION_MAX_DELAY_MS_CONFIG).defaultValue(5_000).validator(Validator.atLeast(0))
+            .doc("Against password guessing from one address: each failed SASL authentication from a client "
+                    + "address within a minute of its previous one doubles the delay before the answer, from "
+                    + "connection.failed.authentication.delay.ms up to this (a minute without failures starts "
+                    + "again from the base delay). Equal to (or below) the base delay: Kafka's fixed delay.")
+            .build();
+
     public static final String MAX_REAUTH_MS_CONFIG = "connections.max.reauth.ms";
     public static final ConfigKey<Long> MAX_REAUTH_MS = ConfigKey.longKey(MAX_REAUTH_MS_CONFIG).defaultValue(0L)
             .validator(Validator.atLeast(0L))
@@ -55,7 +65,7 @@ public final class SaslConfig {
 
     /** Every key this class declares. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("sasl", ENABLED_MECHANISMS,
-            FAILED_AUTHENTICATION_DELAY_MS, MAX_REAUTH_MS);
+            FAILED_AUTHENTICATION_DELAY_MS, FAILED_AUTHENTICATION_MAX_DELAY_MS, MAX_REAUTH_MS);
 
     /**
      * The SASL settings of listener {@code listenerName}, from the raw properties (for the prefixed
@@ -99,7 +109,7 @@ public final class SaslConfig {
             }
         }
         return new SaslListenerSettings(listenerName, mechanisms, users, values.get(FAILED_AUTHENTICATION_DELAY_MS),
-                reauthMs);
+                values.get(FAILED_AUTHENTICATION_MAX_DELAY_MS), reauthMs);
     }
 
     /** Whether {@code key} is a per-listener key this class reads ({@code listener.name.X.…}). */

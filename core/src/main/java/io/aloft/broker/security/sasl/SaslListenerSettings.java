@@ -9,10 +9,11 @@ import java.util.List;
  * @param mechanisms the enabled mechanisms, in the order SaslHandshake lists them
  * @param plainUsers the PLAIN users, or null when PLAIN is not enabled
  * @param failedAuthenticationDelayMs {@code connection.failed.authentication.delay.ms}
+ * @param failedAuthenticationMaxDelayMs the most that delay grows to for an address that keeps failing
  * @param maxReauthMs {@code connections.max.reauth.ms}: a session's lifetime, 0 for no expiry
  */
 public record SaslListenerSettings(String listenerName, List<String> mechanisms, PlainCredentials plainUsers,
-        int failedAuthenticationDelayMs, long maxReauthMs) {
+        int failedAuthenticationDelayMs, int failedAuthenticationMaxDelayMs, long maxReauthMs) {
     public SaslListenerSettings {
         mechanisms = List.copyOf(mechanisms);
     }

@@ -1,5 +1,6 @@
 package io.aloft.broker.security.sasl;
 
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,7 @@ public final class SaslSession {
 
     private final SaslListenerSettings settings;
     private final LongSupplier nanoTime;
+    private final FailedAuthentications failures;
     private State state = State.HANDSHAKE;
     /** When the authenticated session expires (nanoTime), if re-authentication is on. */
     private long expiresAt;
@@ -56,10 +58,26 @@ public final class SaslSession {
     private String checked;
     private boolean closeAfterResponse;
 
-    /** @param nanoTime the clock sessions expire by ({@link System#nanoTime}) */
-    public SaslSession(SaslListenerSettings settings, LongSupplier nanoTime) {
+    /**
+     * @param nanoTime the clock sessions expire by ({@link System#nanoTime})
+     * @param failures the broker's recent failures per address, shared by all connections
+     */
+    public SaslSession(SaslListenerSettings settings, LongSupplier nanoTime, FailedAuthentications failures) {
         this.settings = settings;
         this.nanoTime = nanoTime;
+        this.failures = failures;
+    }
+
+    /**
+     * Records this connection's failed authentication against {@code address} and returns how long
+     * to hold back its answer: {@code connection.failed.authentication.delay.ms}, doubled for each
+     * earlier recent failure from the address, at most the configured maximum (never below the base).
+     */
+    public long failureDelayMs(InetAddress address) {
+        int recent = failures.record(address);
+        long base = settings.failedAuthenticationDelayMs();
+        long delay = base << Math.min(recent - 1, 20);
+        return Math.max(base, Math.min(delay, settings.failedAuthenticationMaxDelayMs()));
     }
 
     /** Whether sessions expire ({@code connections.max.reauth.ms} positive). */
