@@ -5,6 +5,7 @@ import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.txn.TransactionCoordinatorConfig;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.cleaner.CleanerConfig;
+import io.aloft.broker.security.SslConfig;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
 import io.aloft.config.PathChecks;
@@ -36,7 +37,7 @@ public final class ServerConfig {
 
     /** The keys a broker's properties may set, one definition per module, in README order. */
     public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
-            FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
+            SslConfig.DEFINITION, FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
             TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
             CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION);
@@ -108,7 +109,21 @@ public final class ServerConfig {
      * typo may be why a value fails.
      */
     public static List<String> unknownKeyWarnings(Map<String, String> properties) {
-        return UnknownKeys.warnings(properties.keySet(), ALL.names());
+        // listener.name.<name>.<key>: known when <key> is (the per-listener form of a listener setting).
+        List<String> given = new ArrayList<>();
+        for (String key : properties.keySet()) {
+            given.add(perListenerKey(key));
+        }
+        return UnknownKeys.warnings(given, ALL.names());
+    }
+
+    /** {@code key} without a {@code listener.name.<name>.} prefix; {@code key} itself if it has none. */
+    private static String perListenerKey(String key) {
+        if (!key.startsWith(SslConfig.LISTENER_PREFIX)) {
+            return key;
+        }
+        int dot = key.indexOf('.', SslConfig.LISTENER_PREFIX.length());
+        return dot < 0 ? key : key.substring(dot + 1);
     }
 
     /**
