@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * Every setting of a broker process, parsed and checked before anything starts: the broker's
@@ -110,11 +111,14 @@ public final class ServerConfig {
      */
     public static List<String> unknownKeyWarnings(Map<String, String> properties) {
         // listener.name.<name>.<key>: known when <key> is (the per-listener form of a listener setting).
-        List<String> given = new ArrayList<>();
-        for (String key : properties.keySet()) {
-            given.add(perListenerKey(key));
+        List<String> out = new ArrayList<>();
+        for (String key : new TreeSet<>(properties.keySet())) {
+            String plain = perListenerKey(key);
+            for (String warning : UnknownKeys.warnings(List.of(plain), ALL.names())) {
+                out.add(plain.equals(key) ? warning : warning.replace("'" + plain + "'", "'" + key + "'"));
+            }
         }
-        return UnknownKeys.warnings(given, ALL.names());
+        return out;
     }
 
     /** {@code key} without a {@code listener.name.<name>.} prefix; {@code key} itself if it has none. */

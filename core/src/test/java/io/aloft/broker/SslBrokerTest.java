@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -28,6 +29,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
@@ -127,7 +129,8 @@ class SslBrokerTest {
     @Test
     void plaintextAndSslListeners_onOneBroker_bothServe() throws Exception {
         try (TestBroker broker = new TestBroker(dir.resolve("both"), ssl(Map.of(
-                "listeners", "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0")))) {
+                "listeners", "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0",
+                "listener.name.other.ssl.keystore.key", "-----BEGIN PRIVATE KEY-----secret")))) {
             int plain = broker.broker().port("PLAINTEXT");
             int tls = broker.broker().port("SSL");
             produce(client(tls, true, null), "over-tls", List.of("a", "b", "c"));
@@ -138,6 +141,12 @@ class SslBrokerTest {
             try (Admin admin = Admin.create(client(tls, true, null))) {
                 Node node = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).iterator().next();
                 assertEquals(tls, node.port());
+                // Secrets are not shown by DescribeConfigs: passwords, and inline PEM keys.
+                ConfigResource self = new ConfigResource(ConfigResource.Type.BROKER, "1");
+                Config configs = admin.describeConfigs(List.of(self)).all().get(30, TimeUnit.SECONDS).get(self);
+                assertEquals(null, configs.get("ssl.keystore.password").value());
+                assertEquals(null, configs.get("listener.name.other.ssl.keystore.key").value());
+                assertEquals("PKCS12", configs.get("ssl.keystore.type").value());
             }
             // A PLAINTEXT client on the SSL port gets nowhere; it is not served garbage either.
             Properties wrong = client(tls, false, null);
