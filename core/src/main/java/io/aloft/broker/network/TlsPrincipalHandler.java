@@ -19,8 +19,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * presented none (client auth none or requested). The SslHandler passes no application data on
  * before that, so no request is read before the principal is known.
  *
- * <p>A failed handshake (no or untrusted client certificate when one is required, no common protocol
- * or cipher, not TLS at all) or a DN no mapping rule applies to is a failed authentication: one
+ * <p>A failed handshake (no or untrusted client certificate when one is required, a DN no mapping
+ * rule applies to — the listener's trust manager checks that during the handshake — no common
+ * protocol or cipher, not TLS at all) is a failed authentication: one
  * (rate-limited) WARN line naming the peer and the reason, no secrets, and the connection closes,
  * as Kafka's does; the client sees an {@code SslAuthenticationException}.
  *
@@ -111,6 +112,6 @@ final class TlsPrincipalHandler extends ChannelInboundHandlerAdapter {
         }
         String message = root.getClass().getSimpleName() + ": " + root.getMessage();
         // Netty's NotSslRecordException quotes the client's bytes in hex: enough to recognise plaintext.
-        return message.length() > 160 ? message.substring(0, 160) + "…" : message;
+        return message.length() > 300 ? message.substring(0, 300) + "…" : message;
     }
 }

@@ -14,10 +14,14 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.UnrecoverableKeyException;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.util.Collections;
 import java.util.Locale;
 import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * Builds an SSL listener's server-side Netty {@link SslContext} (the JDK's TLS provider) from its
@@ -111,39 +115,55 @@ public final class ServerSslContexts {
         }
     }
 
+    /**
+     * The trust store (the JVM's default without one), its trust manager wrapped so that a client
+     * certificate must also map to a name ({@link PrincipalCheckingTrustManager}).
+     */
     private static void trustMaterial(SslConfig c, SslContextBuilder b) {
-        String type = c.get(SslConfig.TRUSTSTORE_TYPE).toUpperCase(Locale.ROOT);
-        String location = c.get(SslConfig.TRUSTSTORE_LOCATION);
-        if (type.equals("PEM")) {
-            String inline = c.get(SslConfig.TRUSTSTORE_CERTIFICATES);
-            if (inline == null && location == null) {
-                return;
-            }
-            String key = inline != null ? SslConfig.TRUSTSTORE_CERTIFICATES_CONFIG : SslConfig.TRUSTSTORE_LOCATION_CONFIG;
-            try {
-                b.trustManager(inline != null ? stream(inline)
-                        : new ByteArrayInputStream(read(c, key, location)));
-            } catch (IllegalArgumentException e) {
-                if (e instanceof ConfigException) {
-                    throw e;
-                }
-                throw new ConfigException(c.keyName(key), "listener " + c.listenerName()
-                        + ": not PEM certificates: " + e.getMessage(), e);
-            }
-            return;
-        }
-        if (location == null) {
-            return; // the JVM's default trust store, as in Kafka
-        }
-        KeyStore store = load(c, type, SslConfig.TRUSTSTORE_LOCATION_CONFIG, location,
-                SslConfig.TRUSTSTORE_PASSWORD_CONFIG, c.get(SslConfig.TRUSTSTORE_PASSWORD));
+        KeyStore store = trustStore(c);
         try {
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(store);
-            b.trustManager(tmf);
+            tmf.init(store); // null: the JVM's default trust store, as in Kafka
+            for (TrustManager tm : tmf.getTrustManagers()) {
+                if (tm instanceof X509ExtendedTrustManager x509) {
+                    b.trustManager(new PrincipalCheckingTrustManager(x509, c.principalMappingRules()));
+                    return;
+                }
+            }
+            throw new ConfigException(c.keyName(SslConfig.TRUSTSTORE_LOCATION_CONFIG), "listener "
+                    + c.listenerName() + ": the JVM offers no X.509 trust manager");
         } catch (GeneralSecurityException e) {
             throw new ConfigException(c.keyName(SslConfig.TRUSTSTORE_LOCATION_CONFIG), "listener "
-                    + c.listenerName() + ": cannot use " + location + ": " + e.getMessage(), e);
+                    + c.listenerName() + ": cannot use the trust store: " + e.getMessage(), e);
+        }
+    }
+
+    /** The configured trust store, or null for the JVM's default. */
+    private static KeyStore trustStore(SslConfig c) {
+        String type = c.get(SslConfig.TRUSTSTORE_TYPE).toUpperCase(Locale.ROOT);
+        String location = c.get(SslConfig.TRUSTSTORE_LOCATION);
+        if (!type.equals("PEM")) {
+            return location == null ? null : load(c, type, SslConfig.TRUSTSTORE_LOCATION_CONFIG, location,
+                    SslConfig.TRUSTSTORE_PASSWORD_CONFIG, c.get(SslConfig.TRUSTSTORE_PASSWORD));
+        }
+        String inline = c.get(SslConfig.TRUSTSTORE_CERTIFICATES);
+        if (inline == null && location == null) {
+            return null;
+        }
+        String key = inline != null ? SslConfig.TRUSTSTORE_CERTIFICATES_CONFIG : SslConfig.TRUSTSTORE_LOCATION_CONFIG;
+        InputStream pem = inline != null ? stream(inline) : new ByteArrayInputStream(read(c, key, location));
+        try {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            int i = 0;
+            for (Certificate cert : CertificateFactory.getInstance("X.509").generateCertificates(pem)) {
+                store.setCertificateEntry("pem-" + i++, cert);
+            }
+            require(i > 0, c, key, "listener " + c.listenerName() + ": no PEM certificate found");
+            return store;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new ConfigException(c.keyName(key), "listener " + c.listenerName() + ": not PEM certificates: "
+                    + e.getMessage(), e);
         }
     }
 
