@@ -145,7 +145,9 @@ public final class ConfigResources {
 
     private static boolean isSensitive(String key) {
         String k = key.toLowerCase(java.util.Locale.ROOT);
-        return k.contains("secret") || k.contains("password") || k.contains("accesskey");
+        // ssl.keystore.key (and its listener.name.x. form) is an inline PEM private key.
+        return k.contains("secret") || k.contains("password") || k.contains("accesskey")
+                || k.endsWith("ssl.keystore.key") || k.contains("jaas.config");
     }
 
     /** The values set at a resource now: what a whole-set AlterConfigs replaces. */

@@ -3,6 +3,7 @@ package io.aloft.broker.network;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.network.NetworkMetrics.ApiMeters;
 import io.aloft.broker.network.ReadPauses.Reason;
+import io.aloft.broker.security.ConnectionSecurity;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -77,7 +78,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     static final int MAX_IN_FLIGHT = 100;
 
     private final RequestDispatcher dispatcher;
-    private final String listenerName;
+    private final ConnectionSecurity security;
     private final String connectionId;
     private final ReadPauses pauses;
     private final RateLimitedWarnings badRequests;
@@ -136,13 +137,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
+     * @param security the connection's protocol and principal, given to every request's context
      * @param maxIdleMs {@code connections.max.idle.ms}; -1: never close for idleness
      */
-    ConnectionHandler(RequestDispatcher dispatcher, String listenerName, String connectionId, ReadPauses pauses,
-            RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics) {
+    ConnectionHandler(RequestDispatcher dispatcher, ConnectionSecurity security, String connectionId,
+            ReadPauses pauses, RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics) {
         this.metrics = metrics;
         this.dispatcher = dispatcher;
-        this.listenerName = listenerName;
+        this.security = security;
         this.connectionId = connectionId;
         this.pauses = pauses;
         this.badRequests = badRequests;
@@ -206,8 +208,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (inFlight.size() >= MAX_IN_FLIGHT) {
             pauses.pause(Reason.IN_FLIGHT);
         }
-        RequestContext context = new RequestContext(header, listenerName,
-                (InetSocketAddress) ctx.channel().remoteAddress(), connectionId);
+        RequestContext context = new RequestContext(header, security.listenerName(),
+                (InetSocketAddress) ctx.channel().remoteAddress(), connectionId, security);
         entry.dispatched = System.nanoTime();
         dispatcher.dispatch(context, request).whenComplete((response, error) -> {
             entry.handled = System.nanoTime();

@@ -1,5 +1,7 @@
 package io.aloft.broker.network;
 
+import io.aloft.broker.security.ConnectionSecurity;
+import io.aloft.broker.security.ListenerSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -27,8 +29,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Kafka protocol server: one Netty server socket per listener. Each accepted connection first
- * passes the {@link ConnectionLimits} (on the accept thread), then gets a pipeline of two handlers
- * of its own: {@link RequestFrameDecoder} (size-prefixed frames of at most
+ * passes the {@link ConnectionLimits} (on the accept thread), then, on an SSL listener, gets Netty's
+ * {@code SslHandler} (JDK provider) and a {@link TlsPrincipalHandler} that sets the connection's
+ * principal once the handshake completes; then two handlers of its own: {@link RequestFrameDecoder} (size-prefixed frames of at most
  * {@code socket.request.max.bytes}, their memory reserved from the broker-wide
  * {@link RequestMemoryPool} before they are read) and {@link ConnectionHandler} (requests and
  * responses, idle timeout). Their {@link ReadPauses} decides when the connection reads.
@@ -47,8 +50,15 @@ import org.slf4j.LoggerFactory;
 public final class KafkaServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaServer.class);
 
-    /** A listener to bind: name (e.g. PLAINTEXT), host (empty = all interfaces) and port (0 = any free). */
-    public record Listener(String name, String host, int port) {
+    /**
+     * A listener to bind: name (e.g. PLAINTEXT), host (empty = all interfaces), port (0 = any free)
+     * and how its connections are secured.
+     */
+    public record Listener(String name, String host, int port, ListenerSecurity security) {
+        /** A PLAINTEXT listener. */
+        public Listener(String name, String host, int port) {
+            this(name, host, port, ListenerSecurity.PLAINTEXT);
+        }
     }
 
     /**
@@ -94,6 +104,7 @@ public final class KafkaServer implements AutoCloseable {
     private final RequestMemoryPool pool;
     private final RateLimitedWarnings badRequests;
     private final RateLimitedWarnings refusedConnections;
+    private final RateLimitedWarnings failedAuthentications;
     private final ConnectionLimits limits;
     private final NetworkMetrics metrics;
 
@@ -109,6 +120,8 @@ public final class KafkaServer implements AutoCloseable {
                 WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
         this.refusedConnections = new RateLimitedWarnings(LoggerFactory.getLogger(ConnectionLimits.class),
                 "refused connections", WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
+        this.failedAuthentications = new RateLimitedWarnings(LoggerFactory.getLogger(TlsPrincipalHandler.class),
+                "failed authentications", WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerIp(),
                 settings.maxConnectionsPerIpOverrides(), refusedConnections, boss.next(),
                 (listener, perIp) -> metrics.listener(listener).refused(perIp));
@@ -116,6 +129,7 @@ public final class KafkaServer implements AutoCloseable {
         boss.scheduleAtFixedRate(() -> {
             badRequests.flushSuppressed();
             refusedConnections.flushSuppressed();
+            failedAuthentications.flushSuppressed();
         }, every, every, TimeUnit.NANOSECONDS);
     }
 
@@ -180,11 +194,20 @@ public final class KafkaServer implements AutoCloseable {
                         connectionMeters.opened();
                         ch.closeFuture().addListener(f -> connectionMeters.closed());
                         ReadPauses pauses = new ReadPauses(ch);
+                        ListenerSecurity security = listener.security();
+                        ConnectionSecurity connection = new ConnectionSecurity(listener.name(), security.protocol());
+                        if (security.tls()) {
+                            // First in the pipeline: everything after it sees plaintext. The decoder reads
+                            // nothing until the handshake has completed (and the principal is known).
+                            ch.pipeline().addLast("tls", security.sslContext().newHandler(ch.alloc()));
+                            ch.pipeline().addLast("tls-principal", new TlsPrincipalHandler(connection,
+                                    security.principalRules(), id, failedAuthentications));
+                        }
                         // Large responses leave a piece at a time, as the socket takes them (ResponseChunks).
                         ch.pipeline().addLast("chunks", new ChunkedWriteHandler());
                         ch.pipeline().addLast("frames", new RequestFrameDecoder(settings.maxRequestBytes(), pool,
                                 settings.connectionQueuedMaxRequestBytes(), pauses));
-                        ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, listener.name(), id, pauses,
+                        ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, connection, id, pauses,
                                 badRequests, settings.connectionsMaxIdleMs(), metrics));
                     }
                 });
@@ -192,7 +215,8 @@ public final class KafkaServer implements AutoCloseable {
                 : new InetSocketAddress(listener.host(), listener.port());
         Channel channel = b.bind(address).sync().channel();
         bound.put(listener.name(), channel);
-        log.info("Listening for Kafka clients on {} ({})", channel.localAddress(), listener.name());
+        log.info("Listening for Kafka clients on {} ({}, {})", channel.localAddress(), listener.name(),
+                listener.security().protocol());
     }
 
     /**
