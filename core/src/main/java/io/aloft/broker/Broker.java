@@ -7,6 +7,8 @@ import io.aloft.broker.coordinator.CoordinatorTopic;
 import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
+import io.aloft.broker.security.ListenerSecurity;
+import io.aloft.broker.security.SslConfig;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
@@ -198,10 +200,27 @@ public final class Broker implements AutoCloseable {
      * Starts the components in dependency order. Each goes into {@link #resources} (the graceful
      * close, in reverse) and, if closing it writes no data, into the failure handler's list too.
      */
+    /**
+     * The listeners to bind, an SSL one with its TLS context built (key and trust stores loaded).
+     *
+     * @throws io.aloft.config.ConfigException naming the ssl.* key that cannot be used
+     */
+    private static List<KafkaServer.Listener> serverListeners(BrokerConfig config) {
+        List<KafkaServer.Listener> out = new ArrayList<>();
+        for (BrokerConfig.ListenerAddress a : config.listeners()) {
+            out.add(new KafkaServer.Listener(a.name(), a.host(), a.port(),
+                    ListenerSecurity.of(config.securityProtocol(a.name()), config.sslConfigs().get(a.name())),
+                    config.saslSettings(a.name())));
+        }
+        return out;
+    }
+
     private void startComponents(ServerConfig settings, WalDevice.ChannelOpener walChannels) throws Exception {
         BrokerConfig config = settings.broker();
         ControllerConfig controllerConfig = settings.controller();
         Map<String, String> props = settings.properties();
+        // TLS contexts first: a missing key store or a wrong password stops the start before anything runs.
+        List<KafkaServer.Listener> listeners = serverListeners(config);
         MetricsEndpoint endpoint = MetricsEndpoint.start(settings.metrics(),
                 List.of(WAL_RECOVERED, REGISTERED, SERVING));
         this.endpoint = endpoint;
@@ -289,9 +308,11 @@ public final class Broker implements AutoCloseable {
         ProducerIdManager producerIds = new ProducerIdManager(controller, nodeId);
         // Requests to other brokers (transaction markers to partition leaders). Made before what uses
         // it, so it closes after them (resources close in reverse).
-        String interBrokerListener = config.advertisedListeners().get(0).name();
+        String interBrokerListener = config.interBrokerListener();
+        SslConfig interBrokerTls = config.sslConfigs().get(interBrokerListener);
         InterBrokerClient interBroker = new NetworkInterBrokerClient(nodeId,
                 BrokerAddresses.fromCache(cache, interBrokerListener), interBrokerListener,
+                interBrokerTls == null ? Map.of() : interBrokerTls.clientSettings(),
                 new NamedThreadFactory("aloft-inter-broker-sender", true, failures));
         resources.add(interBroker);
         failures.closeOnFailure("inter-broker client", interBroker);
@@ -351,8 +372,8 @@ public final class Broker implements AutoCloseable {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
         dispatcher.set(new RequestDispatcher(all));
-        server = KafkaServer.start(config.serverListeners(), config.networkSettings(), config.networkThreads(),
-                dispatcher.get(), failures, endpoint.registry());
+        server = KafkaServer.start(listeners, config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
+                endpoint.registry());
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
         failures.closeListenersWith(server);
 
@@ -360,7 +381,7 @@ public final class Broker implements AutoCloseable {
         for (BrokerConfig.ListenerAddress a : config.advertisedListeners()) {
             int port = a.port() == 0 ? server.port(a.name()) : a.port();
             String host = a.host().isEmpty() ? "127.0.0.1" : a.host();
-            endpoints.add(new Endpoint(a.name(), host, port, a.securityProtocol()));
+            endpoints.add(new Endpoint(a.name(), host, port, config.securityProtocol(a.name()).name));
         }
         BrokerLifecycle lifecycle = BrokerLifecycle.start(controller, nodeId, endpoints, config.rack(), failures)
                 .get(controllerConfig.requestTimeoutMs(), TimeUnit.MILLISECONDS);

@@ -3,6 +3,7 @@ package io.aloft.broker;
 import io.aloft.broker.network.KafkaServer;
 import io.aloft.broker.security.sasl.SaslConfig;
 import io.aloft.broker.security.sasl.SaslListenerSettings;
+import io.aloft.broker.security.SslConfig;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
 import io.aloft.config.ConfigKey;
@@ -20,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
  * The broker's own settings (the controller's, the WAL's, the stream store's, the group
@@ -32,11 +34,6 @@ public final class BrokerConfig {
 
     /** A listener as configured: name, host (may be empty), port. */
     public record ListenerAddress(String name, String host, int port) {
-        /** The listener's security protocol: its name so far (no listener.security.protocol.map yet). */
-        public String securityProtocol() {
-            return name;
-        }
-
         /** {@code NAME://host:port}, an IPv6 host in brackets: the text that parses back to this. */
         @Override
         public String toString() {
@@ -44,14 +41,24 @@ public final class BrokerConfig {
         }
     }
 
+    /**
+     * The security protocols a listener may have today. SASL_SSL (SASL over TLS) joins once tested;
+     * until then such a listener stops the broker at start.
+     */
+    public static final Set<SecurityProtocol> SERVED_PROTOCOLS = java.util.Collections.unmodifiableSet(
+            java.util.EnumSet.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL, SecurityProtocol.SASL_PLAINTEXT));
+
+    /** Kafka's listener names: letters, digits, '_' and '-'. (Before the keys: their defaults are parsed.) */
+    private static final java.util.regex.Pattern LISTENER_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
+
     public static final String LISTENERS_CONFIG = "listeners";
     public static final ConfigKey<List<ListenerAddress>> LISTENERS = ConfigKey.customKey(LISTENERS_CONFIG,
             ConfigType.LIST, text -> parseListeners(LISTENERS_CONFIG, text), ConfigKey::formatList)
             .defaultValue(List.of(new ListenerAddress("PLAINTEXT", "127.0.0.1", 9092)))
             .doc("Comma-separated listeners NAME://host:port the broker binds (host empty: all interfaces; "
-                    + "port 0: any free port). PLAINTEXT, and SASL_PLAINTEXT (SASL PLAIN: see "
-                    + "sasl.enabled.mechanisms); the name is the security protocol so far. Brokers reach each "
-                    + "other on the first advertised listener, which must then be PLAINTEXT.")
+                    + "port 0: any free port). A name's security protocol comes from "
+                    + "listener.security.protocol.map: PLAINTEXT, SSL, or SASL_PLAINTEXT (SASL PLAIN first: see "
+                    + "sasl.enabled.mechanisms); SASL_SSL is refused at start for now.")
             .build();
 
     public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
@@ -61,6 +68,26 @@ public final class BrokerConfig {
             ConfigKey::formatList)
             .defaultText("(`listeners`)")
             .doc("Addresses given to clients in metadata, per listener name; unset or empty, those of listeners.")
+            .build();
+
+    public static final String SECURITY_PROTOCOL_MAP_CONFIG = "listener.security.protocol.map";
+    public static final ConfigKey<Map<String, SecurityProtocol>> SECURITY_PROTOCOL_MAP = ConfigKey.customKey(
+            SECURITY_PROTOCOL_MAP_CONFIG, ConfigType.LIST, BrokerConfig::parseProtocolMap,
+            BrokerConfig::formatProtocolMap)
+            .defaultValue(defaultProtocolMap())
+            .doc("Each listener name's security protocol, as comma-separated NAME:PROTOCOL (e.g. "
+                    + "INTERNAL:PLAINTEXT,EXTERNAL:SSL). Kafka's default maps PLAINTEXT, SSL, SASL_PLAINTEXT and "
+                    + "SASL_SSL to themselves; a listener whose name is not mapped is refused at start.")
+            .build();
+
+    public static final String INTER_BROKER_LISTENER_NAME_CONFIG = "inter.broker.listener.name";
+    public static final ConfigKey<String> INTER_BROKER_LISTENER_NAME = ConfigKey.stringKey(
+            INTER_BROKER_LISTENER_NAME_CONFIG)
+            .defaultText("(the first of `advertised.listeners`)")
+            .doc("The listener brokers reach each other on (transaction markers, group lag): one of "
+                    + "advertised.listeners. Over an SSL listener the broker connects with that listener's ssl.* "
+                    + "settings as a client (its trust store must trust the other brokers' certificates, and "
+                    + "its key store is presented when they require client certificates).")
             .build();
 
     public static final String BROKER_RACK_CONFIG = "broker.rack";
@@ -209,13 +236,16 @@ public final class BrokerConfig {
 
     /** Every key the broker itself reads. */
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("broker", LISTENERS, ADVERTISED_LISTENERS,
-            BROKER_RACK, NUM_PARTITIONS, AUTO_CREATE, TRANSACTIONS_ENABLE, MAX_REQUEST_BYTES, QUEUED_MAX_REQUEST_BYTES,
+            SECURITY_PROTOCOL_MAP, INTER_BROKER_LISTENER_NAME, BROKER_RACK, NUM_PARTITIONS, AUTO_CREATE, TRANSACTIONS_ENABLE, MAX_REQUEST_BYTES, QUEUED_MAX_REQUEST_BYTES,
             CONNECTION_QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP,
             MAX_CONNECTIONS_PER_IP_OVERRIDES, NETWORK_THREADS, DATA_DIR, OBJECT_STORAGE_URL,
             LEADER_REPLICATION_THROTTLED_RATE, FOLLOWER_REPLICATION_THROTTLED_RATE, REPLICA_ALTER_LOG_DIRS_RATE);
 
     private final List<ListenerAddress> listeners;
     private final List<ListenerAddress> advertisedListeners;
+    private final Map<String, SecurityProtocol> protocols;
+    private final Map<String, SslConfig> sslConfigs;
+    private final String interBrokerListener;
     private final String rack;
     private final int numPartitions;
     private final boolean autoCreateTopics;
@@ -236,12 +266,36 @@ public final class BrokerConfig {
             require(listeners.stream().anyMatch(l -> l.name().equals(a.name())), ADVERTISED_LISTENERS_CONFIG,
                     "listener " + a.name() + " is not in " + LISTENERS_CONFIG + "=" + ConfigKey.formatList(listeners));
         }
-        // Brokers call each other (inter-broker client) on the first advertised listener, without
-        // credentials so far: a SASL one there would refuse every call.
-        require(advertisedListeners.get(0).securityProtocol().equals("PLAINTEXT"),
-                advertised == null || advertised.isEmpty() ? LISTENERS_CONFIG : ADVERTISED_LISTENERS_CONFIG,
-                "the first listener is the one brokers reach each other on, and must be a PLAINTEXT one (not "
-                        + advertisedListeners.get(0).name() + ")");
+        Map<String, SecurityProtocol> map = v.get(SECURITY_PROTOCOL_MAP);
+        Map<String, SecurityProtocol> byListener = new LinkedHashMap<>();
+        Map<String, SslConfig> ssl = new LinkedHashMap<>();
+        for (ListenerAddress l : listeners) {
+            SecurityProtocol protocol = map.get(l.name());
+            require(protocol != null, SECURITY_PROTOCOL_MAP_CONFIG, "listener " + l.name() + " has no security "
+                    + "protocol in " + SECURITY_PROTOCOL_MAP_CONFIG + "=" + formatProtocolMap(map));
+            require(SERVED_PROTOCOLS.contains(protocol), LISTENERS_CONFIG, "listener " + l.name() + " is "
+                    + protocol + ", which is not served yet (served: " + SERVED_PROTOCOLS + ")");
+            byListener.put(l.name(), protocol);
+            if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
+                ssl.put(l.name(), SslConfig.forListener(l.name(), props));
+            }
+        }
+        protocols = java.util.Collections.unmodifiableMap(byListener);
+        sslConfigs = java.util.Collections.unmodifiableMap(ssl);
+        String interBroker = v.get(INTER_BROKER_LISTENER_NAME);
+        if (interBroker == null || interBroker.isBlank()) {
+            interBrokerListener = advertisedListeners.get(0).name();
+        } else {
+            interBrokerListener = interBroker.trim();
+            require(advertisedListeners.stream().anyMatch(a -> a.name().equals(interBrokerListener)),
+                    INTER_BROKER_LISTENER_NAME_CONFIG, "listener " + interBrokerListener + " is not advertised ("
+                    + ADVERTISED_LISTENERS_CONFIG + "=" + ConfigKey.formatList(advertisedListeners) + ")");
+        }
+        // The inter-broker client has no SASL credentials yet: a SASL listener there would refuse every call.
+        require(!byListener.get(interBrokerListener).name.startsWith("SASL"),
+                interBroker == null || interBroker.isBlank() ? LISTENERS_CONFIG : INTER_BROKER_LISTENER_NAME_CONFIG,
+                "listener " + interBrokerListener + ", which brokers reach each other on, is "
+                        + byListener.get(interBrokerListener) + ": brokers cannot authenticate with SASL yet");
         String r = v.get(BROKER_RACK);
         rack = r == null || r.isBlank() ? null : r.trim();
         numPartitions = v.get(NUM_PARTITIONS);
@@ -255,7 +309,7 @@ public final class BrokerConfig {
         objectStorageUrl = url != null ? url : dataDir.resolve("objects").toAbsolutePath().toUri().toString();
         Map<String, SaslListenerSettings> sasl = new LinkedHashMap<>();
         for (ListenerAddress l : listeners) {
-            if (l.securityProtocol().equals("SASL_PLAINTEXT")) {
+            if (byListener.get(l.name()) == SecurityProtocol.SASL_PLAINTEXT) {
                 sasl.put(l.name(), SaslConfig.forListener(props, l.name()));
             }
         }
@@ -358,11 +412,47 @@ public final class BrokerConfig {
             }
             require(port >= 0 && port <= 65535, key, "port " + port + " of '" + entry + "' is out of range");
             require(names.add(name), key, "listener " + name + " appears twice");
-            require(name.equals("PLAINTEXT") || name.equals("SASL_PLAINTEXT"), key,
-                    "only PLAINTEXT and SASL_PLAINTEXT listeners are supported so far, not " + name);
+            require(LISTENER_NAME.matcher(name).matches(), key, "listener name '" + name + "' is not letters, "
+                    + "digits, '_' and '-'");
             out.add(new ListenerAddress(name, host, port));
         }
         return List.copyOf(out);
+    }
+
+    /** Kafka's default listener.security.protocol.map: each protocol's name maps to itself. */
+    private static Map<String, SecurityProtocol> defaultProtocolMap() {
+        Map<String, SecurityProtocol> out = new LinkedHashMap<>();
+        for (SecurityProtocol p : List.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL,
+                SecurityProtocol.SASL_PLAINTEXT, SecurityProtocol.SASL_SSL)) {
+            out.put(p.name, p);
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    static Map<String, SecurityProtocol> parseProtocolMap(String text) {
+        Map<String, SecurityProtocol> out = new LinkedHashMap<>();
+        for (String part : text.split(",")) {
+            String entry = part.trim();
+            if (entry.isEmpty()) {
+                continue;
+            }
+            int colon = entry.indexOf(':');
+            require(colon > 0, SECURITY_PROTOCOL_MAP_CONFIG, "'" + entry + "' is not NAME:PROTOCOL");
+            String name = entry.substring(0, colon).trim();
+            String protocol = entry.substring(colon + 1).trim();
+            require(SecurityProtocol.names().contains(protocol.toUpperCase(java.util.Locale.ROOT)),
+                    SECURITY_PROTOCOL_MAP_CONFIG, "'" + protocol + "' of '" + entry + "' is not one of "
+                    + SecurityProtocol.names());
+            require(out.put(name, SecurityProtocol.forName(protocol.toUpperCase(java.util.Locale.ROOT))) == null,
+                    SECURITY_PROTOCOL_MAP_CONFIG, "listener " + name + " appears twice");
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    static String formatProtocolMap(Map<String, SecurityProtocol> map) {
+        List<String> parts = new ArrayList<>();
+        map.forEach((name, protocol) -> parts.add(name + ":" + protocol.name));
+        return String.join(",", parts);
     }
 
     private static void require(boolean ok, String key, String message) {
@@ -375,14 +465,32 @@ public final class BrokerConfig {
         return listeners;
     }
 
-    /** The listeners to bind, each with its SASL settings if it is a SASL listener. */
-    public List<KafkaServer.Listener> serverListeners() {
-        return listeners.stream().map(l -> new KafkaServer.Listener(l.name(), l.host(), l.port(),
-                saslListeners.get(l.name()))).toList();
+    /** The SASL settings of listener {@code name}, or null if it is not a SASL listener. */
+    public SaslListenerSettings saslSettings(String name) {
+        return saslListeners.get(name);
     }
 
     public List<ListenerAddress> advertisedListeners() {
         return advertisedListeners;
+    }
+
+    /** The security protocol of listener {@code name} (one of {@link #listeners()}). */
+    public SecurityProtocol securityProtocol(String name) {
+        SecurityProtocol p = protocols.get(name);
+        if (p == null) {
+            throw new IllegalArgumentException("no listener " + name);
+        }
+        return p;
+    }
+
+    /** The TLS settings of each SSL listener, by name. */
+    public Map<String, SslConfig> sslConfigs() {
+        return sslConfigs;
+    }
+
+    /** {@code inter.broker.listener.name}, or the first advertised listener's name. */
+    public String interBrokerListener() {
+        return interBrokerListener;
     }
 
     public int numPartitions() {

@@ -5,6 +5,7 @@ import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.txn.TransactionCoordinatorConfig;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.cleaner.CleanerConfig;
+import io.aloft.broker.security.SslConfig;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
 import io.aloft.config.PathChecks;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * Every setting of a broker process, parsed and checked before anything starts: the broker's
@@ -37,7 +39,7 @@ public final class ServerConfig {
 
     /** The keys a broker's properties may set, one definition per module, in README order. */
     public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
-            FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
+            SslConfig.DEFINITION, FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
             TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
             CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION, SaslConfig.DEFINITION);
@@ -109,9 +111,27 @@ public final class ServerConfig {
      * typo may be why a value fails.
      */
     public static List<String> unknownKeyWarnings(Map<String, String> properties) {
-        // Per-listener SASL keys (listener.name.<listener>.…) are read by SaslConfig, not declared one by one.
-        return UnknownKeys.warnings(properties.keySet().stream().filter(k -> !SaslConfig.isListenerKey(k)).toList(),
-                ALL.names());
+        // listener.name.<name>.<key>: known when <key> is (the per-listener form of a listener setting).
+        List<String> out = new ArrayList<>();
+        for (String key : new TreeSet<>(properties.keySet())) {
+            if (SaslConfig.isListenerKey(key)) {
+                continue; // read by SaslConfig (the mechanism-prefixed JAAS key has no unprefixed form here)
+            }
+            String plain = perListenerKey(key);
+            for (String warning : UnknownKeys.warnings(List.of(plain), ALL.names())) {
+                out.add(plain.equals(key) ? warning : warning.replace("'" + plain + "'", "'" + key + "'"));
+            }
+        }
+        return out;
+    }
+
+    /** {@code key} without a {@code listener.name.<name>.} prefix; {@code key} itself if it has none. */
+    private static String perListenerKey(String key) {
+        if (!key.startsWith(SslConfig.LISTENER_PREFIX)) {
+            return key;
+        }
+        int dot = key.indexOf('.', SslConfig.LISTENER_PREFIX.length());
+        return dot < 0 ? key : key.substring(dot + 1);
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.aloft.broker.api;
 
 import io.aloft.broker.security.sasl.SaslSession;
+import io.aloft.broker.security.ConnectionSecurity;
+import io.aloft.broker.security.Principal;
 import java.net.InetSocketAddress;
 import org.apache.kafka.common.requests.RequestHeader;
 
@@ -11,14 +13,27 @@ import org.apache.kafka.common.requests.RequestHeader;
  * @param listenerName the listener the connection came in on
  * @param clientAddress the peer's address
  * @param connectionId unique per connection, for logs
- * @param sasl the connection's SASL state on a SASL listener (confined to its event loop), else null
+ * @param security the connection's security protocol and principal (shared by its requests; SASL
+ *        authentication updates it)
+ * @param sasl the connection's SASL exchange state on a SASL listener (confined to its event loop),
+ *        else null
  */
 public record RequestContext(RequestHeader header, String listenerName, InetSocketAddress clientAddress,
-        String connectionId, SaslSession sasl) {
+        String connectionId, ConnectionSecurity security, SaslSession sasl) {
+    /** A request of a connection without SASL. */
+    public RequestContext(RequestHeader header, String listenerName, InetSocketAddress clientAddress,
+            String connectionId, ConnectionSecurity security) {
+        this(header, listenerName, clientAddress, connectionId, security, null);
+    }
 
-    /** A context on a listener without SASL. */
+    /** A PLAINTEXT connection's request, as {@link Principal#ANONYMOUS} (tests, internal callers). */
     public RequestContext(RequestHeader header, String listenerName, InetSocketAddress clientAddress,
             String connectionId) {
-        this(header, listenerName, clientAddress, connectionId, null);
+        this(header, listenerName, clientAddress, connectionId, ConnectionSecurity.plaintext(listenerName));
+    }
+
+    /** The principal the connection has authenticated as, as of now. */
+    public Principal principal() {
+        return security.principal();
     }
 }

@@ -145,8 +145,9 @@ public final class ConfigResources {
 
     private static boolean isSensitive(String key) {
         String k = key.toLowerCase(java.util.Locale.ROOT);
-        // sasl.jaas.config (any listener's) holds PLAIN passwords: Kafka's type for it is PASSWORD.
-        return k.contains("secret") || k.contains("password") || k.contains("accesskey") || k.endsWith("jaas.config");
+        // ssl.keystore.key (and its listener.name.x. form) is an inline PEM private key.
+        return k.contains("secret") || k.contains("password") || k.contains("accesskey")
+                || k.endsWith("ssl.keystore.key") || k.contains("jaas.config");
     }
 
     /** The values set at a resource now: what a whole-set AlterConfigs replaces. */

@@ -23,7 +23,12 @@ import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.DisconnectException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.network.ChannelBuilder;
+import org.apache.kafka.common.network.ChannelBuilders;
 import org.apache.kafka.common.network.ListenerName;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.network.PlaintextChannelBuilder;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -92,21 +97,34 @@ public final class NetworkInterBrokerClient implements InterBrokerClient {
 
     /**
      * @param nodeId this broker, for the client id and logs
-     * @param listener the inter-broker listener's name (a PLAINTEXT listener)
+     * @param listener the inter-broker listener's name
      * @param threads makes the sender thread (the broker's, so a dying sender stops the broker)
      */
     public NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener, ThreadFactory threads) {
-        this(nodeId, addresses, listener, threads, REQUEST_TIMEOUT_MS);
+        this(nodeId, addresses, listener, Map.of(), threads, REQUEST_TIMEOUT_MS);
+    }
+
+    /**
+     * As above; with {@code sslSettings} non-empty (the listener's {@code ssl.*} settings, as a
+     * Kafka client takes them) the connections use TLS, through kafka-clients' own SSL channel.
+     */
+    public NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener,
+            Map<String, String> sslSettings, ThreadFactory threads) {
+        this(nodeId, addresses, listener, sslSettings, threads, REQUEST_TIMEOUT_MS);
     }
 
     /** As above, with a request timeout other than {@link #REQUEST_TIMEOUT_MS} (tests). */
     NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener, ThreadFactory threads,
             int requestTimeoutMs) {
+        this(nodeId, addresses, listener, Map.of(), threads, requestTimeoutMs);
+    }
+
+    NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener, Map<String, String> sslSettings,
+            ThreadFactory threads, int requestTimeoutMs) {
         this.addresses = Objects.requireNonNull(addresses);
         this.requestTimeoutMs = requestTimeoutMs;
         LogContext logContext = new LogContext("[inter-broker client of broker " + nodeId + "] ");
-        PlaintextChannelBuilder channels = new PlaintextChannelBuilder(ListenerName.normalised(listener));
-        channels.configure(Map.of());
+        ChannelBuilder channels = channels(listener, sslSettings, logContext);
         Selector selector = new Selector(CONNECTIONS_MAX_IDLE_MS, metrics, time, "aloft-inter-broker", channels,
                 logContext);
         this.client = new NetworkClient(selector, new ManualMetadataUpdater(), "broker-" + nodeId + "-inter-broker",
@@ -115,6 +133,19 @@ public final class NetworkInterBrokerClient implements InterBrokerClient {
                 logContext, MetadataRecoveryStrategy.NONE);
         this.sender = threads.newThread(this::run);
         sender.start();
+    }
+
+    private ChannelBuilder channels(String listener, Map<String, String> sslSettings, LogContext logContext) {
+        ListenerName name = ListenerName.normalised(listener);
+        if (sslSettings.isEmpty()) {
+            PlaintextChannelBuilder plaintext = new PlaintextChannelBuilder(name);
+            plaintext.configure(Map.of());
+            return plaintext;
+        }
+        // kafka-clients parses and types the ssl.* values itself (stores, passwords, PEM), as for any client.
+        AbstractConfig config = new AbstractConfig(new ConfigDef().withClientSslSupport(), sslSettings, false);
+        return ChannelBuilders.clientChannelBuilder(SecurityProtocol.SSL, null, config, name, null, time,
+                logContext);
     }
 
     @Override

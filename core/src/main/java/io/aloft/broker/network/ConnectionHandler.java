@@ -6,6 +6,7 @@ import io.aloft.broker.network.ReadPauses.Reason;
 import io.aloft.broker.security.sasl.FailedAuthentications;
 import io.aloft.broker.security.sasl.SaslListenerSettings;
 import io.aloft.broker.security.sasl.SaslSession;
+import io.aloft.broker.security.ConnectionSecurity;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -90,7 +91,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     static final int MAX_UNAUTHENTICATED_FRAME = 524_288;
 
     private final RequestDispatcher dispatcher;
-    private final String listenerName;
+    private final ConnectionSecurity security;
     private final String connectionId;
     private final ReadPauses pauses;
     private final RateLimitedWarnings badRequests;
@@ -151,15 +152,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
+     * @param security the connection's protocol and principal, given to every request's context
      * @param maxIdleMs {@code connections.max.idle.ms}; -1: never close for idleness
      */
-    ConnectionHandler(RequestDispatcher dispatcher, String listenerName, String connectionId, ReadPauses pauses,
-            RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics, SaslListenerSettings sasl,
-            FailedAuthentications failedAuthentications) {
+    ConnectionHandler(RequestDispatcher dispatcher, ConnectionSecurity security, String connectionId,
+            ReadPauses pauses, RateLimitedWarnings badRequests, long maxIdleMs, NetworkMetrics metrics,
+            SaslListenerSettings sasl, FailedAuthentications failedAuthentications) {
         this.sasl = sasl == null ? null : new SaslSession(sasl, System::nanoTime, failedAuthentications);
         this.metrics = metrics;
         this.dispatcher = dispatcher;
-        this.listenerName = listenerName;
+        this.security = security;
         this.connectionId = connectionId;
         this.pauses = pauses;
         this.badRequests = badRequests;
@@ -245,8 +247,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (inFlight.size() >= MAX_IN_FLIGHT) {
             pauses.pause(Reason.IN_FLIGHT);
         }
-        RequestContext context = new RequestContext(header, listenerName,
-                (InetSocketAddress) ctx.channel().remoteAddress(), connectionId, sasl);
+        RequestContext context = new RequestContext(header, security.listenerName(),
+                (InetSocketAddress) ctx.channel().remoteAddress(), connectionId, security, sasl);
         entry.dispatched = System.nanoTime();
         dispatcher.dispatch(context, request).whenComplete((response, error) -> {
             entry.handled = System.nanoTime();
@@ -378,11 +380,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         SaslSession.Result result = sasl.authenticate(token);
         if (result.succeeded()) {
+            security.authenticated(sasl.principal());
             ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[4]));
             return;
         }
         log.info("Failed authentication of connection {} from {} on listener {} with SASL mechanism {} ({})",
-                connectionId, ctx.channel().remoteAddress(), listenerName, sasl.mechanism(), result.error());
+                connectionId, ctx.channel().remoteAddress(), security.listenerName(), sasl.mechanism(), result.error());
         closing = true;
         pauses.pause(Reason.CLOSING);
         ctx.executor().schedule(() -> ctx.close(), sasl.failureDelayMs(

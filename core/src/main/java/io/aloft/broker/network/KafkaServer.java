@@ -2,6 +2,8 @@ package io.aloft.broker.network;
 
 import io.aloft.broker.security.sasl.FailedAuthentications;
 import io.aloft.broker.security.sasl.SaslListenerSettings;
+import io.aloft.broker.security.ConnectionSecurity;
+import io.aloft.broker.security.ListenerSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -29,8 +31,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Kafka protocol server: one Netty server socket per listener. Each accepted connection first
- * passes the {@link ConnectionLimits} (on the accept thread), then gets a pipeline of two handlers
- * of its own: {@link RequestFrameDecoder} (size-prefixed frames of at most
+ * passes the {@link ConnectionLimits} (on the accept thread), then, on an SSL listener, gets Netty's
+ * {@code SslHandler} (JDK provider) and a {@link TlsPrincipalHandler} that sets the connection's
+ * principal once the handshake completes; then two handlers of its own: {@link RequestFrameDecoder} (size-prefixed frames of at most
  * {@code socket.request.max.bytes}, their memory reserved from the broker-wide
  * {@link RequestMemoryPool} before they are read) and {@link ConnectionHandler} (requests and
  * responses, idle timeout). Their {@link ReadPauses} decides when the connection reads.
@@ -51,12 +54,19 @@ public final class KafkaServer implements AutoCloseable {
 
     /**
      * A listener to bind: name (e.g. PLAINTEXT), host (empty = all interfaces), port (0 = any free),
-     * and its SASL settings when clients must authenticate first (null: no SASL).
+     * how its connections are secured, and its SASL settings when clients must authenticate first
+     * (null: no SASL).
      */
-    public record Listener(String name, String host, int port, SaslListenerSettings sasl) {
+    public record Listener(String name, String host, int port, ListenerSecurity security,
+            SaslListenerSettings sasl) {
         /** A listener without SASL. */
+        public Listener(String name, String host, int port, ListenerSecurity security) {
+            this(name, host, port, security, null);
+        }
+
+        /** A PLAINTEXT listener. */
         public Listener(String name, String host, int port) {
-            this(name, host, port, null);
+            this(name, host, port, ListenerSecurity.PLAINTEXT);
         }
     }
 
@@ -103,10 +113,11 @@ public final class KafkaServer implements AutoCloseable {
     private final RequestMemoryPool pool;
     private final RateLimitedWarnings badRequests;
     private final RateLimitedWarnings refusedConnections;
+    private final RateLimitedWarnings failedAuthentications;
     private final ConnectionLimits limits;
     private final NetworkMetrics metrics;
     /** Failed SASL authentications per client address, over all listeners. */
-    private final FailedAuthentications failedAuthentications = new FailedAuthentications(System::nanoTime);
+    private final FailedAuthentications saslFailures = new FailedAuthentications(System::nanoTime);
 
     private KafkaServer(Settings settings, int networkThreads, Thread.UncaughtExceptionHandler handler,
             MeterRegistry registry) {
@@ -120,6 +131,8 @@ public final class KafkaServer implements AutoCloseable {
                 WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
         this.refusedConnections = new RateLimitedWarnings(LoggerFactory.getLogger(ConnectionLimits.class),
                 "refused connections", WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
+        this.failedAuthentications = new RateLimitedWarnings(LoggerFactory.getLogger(TlsPrincipalHandler.class),
+                "failed authentications", WARNING_BURST, WARNING_REFILL_NANOS, System::nanoTime);
         this.limits = new ConnectionLimits(settings.maxConnections(), settings.maxConnectionsPerIp(),
                 settings.maxConnectionsPerIpOverrides(), refusedConnections, boss.next(),
                 (listener, perIp) -> metrics.listener(listener).refused(perIp));
@@ -127,6 +140,7 @@ public final class KafkaServer implements AutoCloseable {
         boss.scheduleAtFixedRate(() -> {
             badRequests.flushSuppressed();
             refusedConnections.flushSuppressed();
+            failedAuthentications.flushSuppressed();
         }, every, every, TimeUnit.NANOSECONDS);
     }
 
@@ -191,20 +205,30 @@ public final class KafkaServer implements AutoCloseable {
                         connectionMeters.opened();
                         ch.closeFuture().addListener(f -> connectionMeters.closed());
                         ReadPauses pauses = new ReadPauses(ch);
+                        ListenerSecurity security = listener.security();
+                        ConnectionSecurity connection = new ConnectionSecurity(listener.name(), security.protocol());
+                        if (security.tls()) {
+                            // First in the pipeline: everything after it sees plaintext. The decoder reads
+                            // nothing until the handshake has completed (and the principal is known).
+                            ch.pipeline().addLast("tls", security.sslContext().newHandler(ch.alloc()));
+                            ch.pipeline().addLast("tls-principal", new TlsPrincipalHandler(connection,
+                                    security.principalRules(), id, failedAuthentications));
+                        }
                         // Large responses leave a piece at a time, as the socket takes them (ResponseChunks).
                         ch.pipeline().addLast("chunks", new ChunkedWriteHandler());
                         ch.pipeline().addLast("frames", new RequestFrameDecoder(settings.maxRequestBytes(), pool,
                                 settings.connectionQueuedMaxRequestBytes(), pauses));
-                        ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, listener.name(), id, pauses,
+                        ch.pipeline().addLast("requests", new ConnectionHandler(dispatcher, connection, id, pauses,
                                 badRequests, settings.connectionsMaxIdleMs(), metrics, listener.sasl(),
-                                failedAuthentications));
+                                saslFailures));
                     }
                 });
         InetSocketAddress address = listener.host().isEmpty() ? new InetSocketAddress(listener.port())
                 : new InetSocketAddress(listener.host(), listener.port());
         Channel channel = b.bind(address).sync().channel();
         bound.put(listener.name(), channel);
-        log.info("Listening for Kafka clients on {} ({})", channel.localAddress(), listener.name());
+        log.info("Listening for Kafka clients on {} ({}, {})", channel.localAddress(), listener.name(),
+                listener.security().protocol());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.aloft.broker.security.sasl;
 
+import io.aloft.broker.security.Principal;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -53,9 +54,9 @@ public final class SaslSession {
     /** When the authenticated session expires (nanoTime), if re-authentication is on. */
     private long expiresAt;
     private String mechanism;
-    private String principal;
+    private Principal principal;
     /** The principal the last good token named (set by checkPlain). */
-    private String checked;
+    private Principal checked;
     private boolean closeAfterResponse;
 
     /**
@@ -135,7 +136,7 @@ public final class SaslSession {
     }
 
     /** The authenticated principal ({@code User:<name>}), or null before success. */
-    public String principal() {
+    public Principal principal() {
         return principal;
     }
 
@@ -179,7 +180,7 @@ public final class SaslSession {
         if (state != State.AUTHENTICATE && state != State.RAW_TOKEN && state != State.REAUTHENTICATE) {
             throw new IllegalStateException("no authentication expected in state " + state);
         }
-        String previous = state == State.REAUTHENTICATE ? principal : null;
+        Principal previous = state == State.REAUTHENTICATE ? principal : null;
         String error = checkPlain(token);
         if (error == null && previous != null && !previous.equals(checked)) {
             error = "Cannot change principals during re-authentication from " + previous + ": " + checked;
@@ -217,7 +218,7 @@ public final class SaslSession {
         if (!authzid.isEmpty() && !authzid.equals(user)) {
             return "Authentication failed: Client requested an authorization id that is different from username";
         }
-        checked = "User:" + user;
+        checked = Principal.user(user);
         return null;
     }
 }

@@ -96,10 +96,14 @@ class SaslConfigTest {
         ConfigException e = assertThrows(ConfigException.class, () -> BrokerConfig.fromProperties(Map.of(
                 "listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", KEY, JAAS)));
         assertTrue(e.getMessage().startsWith("listeners"), e.getMessage());
-        var listeners = BrokerConfig.fromProperties(Map.of("listeners",
-                "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", KEY, JAAS)).serverListeners();
-        assertEquals(null, listeners.get(0).sasl());
-        assertEquals(List.of("PLAIN"), listeners.get(1).sasl().mechanisms());
+        BrokerConfig config = BrokerConfig.fromProperties(Map.of("listeners",
+                "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", KEY, JAAS));
+        assertEquals(null, config.saslSettings("PLAINTEXT"));
+        assertEquals(List.of("PLAIN"), config.saslSettings("SASL_PLAINTEXT").mechanisms());
+        ConfigException named = assertThrows(ConfigException.class, () -> BrokerConfig.fromProperties(Map.of(
+                "listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", KEY, JAAS,
+                "inter.broker.listener.name", "SASL_PLAINTEXT")));
+        assertTrue(named.getMessage().startsWith("inter.broker.listener.name"), named.getMessage());
         // A SASL listener without users cannot start.
         assertThrows(ConfigException.class, () -> BrokerConfig.fromProperties(Map.of(
                 "listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0")));
