@@ -5,7 +5,7 @@
 # broker, fills it, and after the load drops back drains and removes it. Prints the AUTOSCALE line:
 # time from the step to the scale-out decision, to the new broker serving and to the balanced state
 # (every broker within +-1 of the even share of the 12 equally loaded partitions), from the drop to
-# the removal, and the producer's send p99 before, during and after. About 3 minutes.
+# the removal, and the producer's send p99 before, during and after. About a minute after the build.
 # A harness, not a test: mvn verify runs the same scenario at a smaller load (AutoscalerStepLoadTest).
 #
 #   scripts/bench-autoscale.sh [--no-build]
