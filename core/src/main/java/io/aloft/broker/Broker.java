@@ -8,6 +8,11 @@ import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
+import io.aloft.broker.security.Principal;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import io.aloft.broker.security.SecurityMetadata;
+import io.aloft.broker.security.acl.Authorizer;
+import io.aloft.broker.security.acl.AuthorizerConfig;
 import io.aloft.broker.security.SslConfig;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
@@ -25,6 +30,9 @@ import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.SaslAuthenticateHandler;
 import io.aloft.broker.handler.SaslHandshakeHandler;
+import io.aloft.broker.handler.CreateAclsHandler;
+import io.aloft.broker.handler.DeleteAclsHandler;
+import io.aloft.broker.handler.DescribeAclsHandler;
 import io.aloft.broker.handler.CreatePartitionsHandler;
 import io.aloft.broker.handler.CreateTopicsHandler;
 import io.aloft.broker.handler.DeleteRecordsHandler;
@@ -123,6 +131,8 @@ public final class Broker implements AutoCloseable {
     static final String SERVING = "serving (not starting or draining)";
 
     private final List<AutoCloseable> resources = new ArrayList<>();
+    /** ACLs (and later credentials, quotas): STAND-IN until the controller-backed one lands. */
+    private final SecurityMetadata securityMetadata = new SecurityMetadata();
     private final int nodeId;
     private final FatalFailureHandler failures;
     /** {@link FetchSessionConfig#MIN_EVICTION_MS}, shorter in tests that make sessions evict each other. */
@@ -362,7 +372,10 @@ public final class Broker implements AutoCloseable {
                 new DeleteRecordsHandler(partitions),
                 new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()),
                 new SaslHandshakeHandler(),
-                new SaslAuthenticateHandler(scheduler));
+                new SaslAuthenticateHandler(scheduler),
+                new CreateAclsHandler(),
+                new DescribeAclsHandler(),
+                new DeleteAclsHandler());
         List<ApiHandler<?>> all = new ArrayList<>(handlers);
         all.addAll(GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
             log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
@@ -371,7 +384,7 @@ public final class Broker implements AutoCloseable {
         if (transactions != null) {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
-        dispatcher.set(new RequestDispatcher(all));
+        dispatcher.set(new RequestDispatcher(all, authorizer(settings.authorizer(), config)));
         server = KafkaServer.start(listeners, config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
                 endpoint.registry());
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
@@ -446,6 +459,27 @@ public final class Broker implements AutoCloseable {
      * did not close cleanly, this broker stays registered until the stream store's own close has
      * uploaded what it holds ({@link #leaveCluster}).
      */
+    /**
+     * The broker's authorizer, or null when none is configured (every request allowed). Brokers call
+     * each other (WriteTxnMarkers, ListOffsets for group lag) on the inter-broker listener as its
+     * principal; on PLAINTEXT that is User:ANONYMOUS, refused CLUSTER_ACTION unless a super user:
+     * warned about here rather than found out at the first transaction.
+     */
+    private Authorizer authorizer(AuthorizerConfig acls, BrokerConfig config) {
+        if (!acls.enabled()) {
+            return null;
+        }
+        String interBroker = config.interBrokerListener();
+        if (config.securityProtocol(interBroker) == SecurityProtocol.PLAINTEXT
+                && !acls.superUsers().contains(Principal.ANONYMOUS)) {
+            log.warn("ACLs are on and the inter-broker listener {} is PLAINTEXT: brokers reach each other there as "
+                    + "{}, which is not in {}; calls between brokers (transaction markers, group lag) will be "
+                    + "refused unless ACLs allow it (keep that listener private and add {} to super.users)",
+                    interBroker, Principal.ANONYMOUS, AuthorizerConfig.SUPER_USERS_CONFIG, Principal.ANONYMOUS);
+        }
+        return new Authorizer(acls, securityMetadata);
+    }
+
     private void handOver(PartitionManager partitions, BrokerLifecycle lifecycle, ControllerClient controller,
             ControllerConfig config) {
         long start = System.nanoTime();

@@ -10,6 +10,7 @@ import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
 import io.aloft.config.PathChecks;
 import io.aloft.broker.security.sasl.SaslConfig;
+import io.aloft.broker.security.acl.AuthorizerConfig;
 import io.aloft.config.UnknownKeys;
 import io.aloft.controller.ControllerConfig;
 import io.aloft.metrics.CostConfig;
@@ -42,7 +43,8 @@ public final class ServerConfig {
             SslConfig.DEFINITION, FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
             TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
-            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION, SaslConfig.DEFINITION);
+            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION, SaslConfig.DEFINITION,
+            AuthorizerConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
     public static final ConfigDefinition ALL = ConfigDefinition.combine("server", DEFINITIONS);
@@ -69,6 +71,7 @@ public final class ServerConfig {
     private final FetchSessionConfig fetchSessions;
     private final MetricsConfig metrics;
     private final CostConfig cost;
+    private final AuthorizerConfig authorizer;
 
     private ServerConfig(Map<String, String> given) {
         broker = BrokerConfig.fromProperties(given);
@@ -88,6 +91,7 @@ public final class ServerConfig {
         fetchSessions = FetchSessionConfig.fromProperties(props);
         metrics = MetricsConfig.fromProperties(props);
         cost = CostConfig.fromProperties(props);
+        authorizer = AuthorizerConfig.fromProperties(props);
         if (objectWal.url() == null && store.logCacheSizeBytes() >= wal.capacityBytes()) {
             throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, store.logCacheSizeBytes()
                     + " is not below " + WalConfig.CAPACITY_CONFIG + "=" + wal.capacityBytes()
@@ -194,6 +198,10 @@ public final class ServerConfig {
     }
 
     /** Object storage prices for the estimated cost meters. */
+    public AuthorizerConfig authorizer() {
+        return authorizer;
+    }
+
     public CostConfig cost() {
         return cost;
     }

@@ -5,6 +5,9 @@ import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToIntFunction;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -37,6 +40,15 @@ public final class AddOffsetsToTxnHandler implements ApiHandler<AddOffsetsToTxnR
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, AddOffsetsToTxnRequest request) {
         AddOffsetsToTxnRequestData data = request.data();
+        // As Kafka: WRITE on the transactional id, then READ on the group.
+        if (!context.authorized(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, data.transactionalId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception()));
+        }
+        if (!context.authorized(AclOperation.READ, ResourceType.GROUP, data.groupId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.GROUP_AUTHORIZATION_FAILED.exception()));
+        }
         int partition = groupPartition.applyAsInt(data.groupId() == null ? "" : data.groupId());
         return coordinator.addOffsetsToTxn(data.transactionalId(), data.producerId(), data.producerEpoch(), partition,
                         (short) 1)

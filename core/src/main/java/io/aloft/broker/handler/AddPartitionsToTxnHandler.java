@@ -20,7 +20,9 @@ import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnResult;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnResultCollection;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
 import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
@@ -71,11 +73,25 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, AddPartitionsToTxnRequest request) {
         if (request.version() > LAST_CLIENT_VERSION) {
-            return handleBatch(request);
+            // As Kafka: the batched form is for brokers, with CLUSTER_ACTION on the cluster.
+            return context.authorizedOnCluster(AclOperation.CLUSTER_ACTION) ? handleBatch(request)
+                    : CompletableFuture.completedFuture(request.getErrorResponse(
+                            Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
         }
         AddPartitionsToTxnRequestData data = request.data();
+        // As Kafka: WRITE on the transactional id, else every partition is refused; WRITE on each topic
+        // (TOPIC_AUTHORIZATION_FAILED before UNKNOWN_TOPIC_OR_PARTITION, the others OPERATION_NOT_ATTEMPTED).
+        if (!context.authorized(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, data.v3AndBelowTransactionalId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception()));
+        }
         Map<String, List<Integer>> partitions = new LinkedHashMap<>();
         Map<TopicPartition, Errors> refused = unknownPartitions(data.v3AndBelowTopics(), partitions);
+        partitions.forEach((topic, ps) -> {
+            if (!context.authorized(AclOperation.WRITE, ResourceType.TOPIC, topic)) {
+                ps.forEach(p -> refused.put(new TopicPartition(topic, p), Errors.TOPIC_AUTHORIZATION_FAILED));
+            }
+        });
         // A client may not add an internal topic (Kafka: TOPIC_AUTHORIZATION_FAILED); leaders of v4+ may
         // (TxnOffsetCommit v5 adds a group's __consumer_offsets partition).
         partitions.forEach((topic, ps) -> ps.forEach(p -> {

@@ -14,6 +14,7 @@ import org.apache.kafka.common.message.AlterConfigsRequestData.AlterableConfig;
 import org.apache.kafka.common.message.AlterConfigsResponseData.AlterConfigsResourceResponse;
 import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
@@ -41,6 +42,13 @@ public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequest
         for (AlterConfigsResource r : request.data().resources()) {
             AlterConfigsResourceResponse response = new AlterConfigsResourceResponse()
                     .setResourceType(r.resourceType()).setResourceName(r.resourceName());
+            Errors refused = ConfigAcls.check(context, AclOperation.ALTER_CONFIGS, r.resourceType(),
+                    r.resourceName());
+            if (refused != Errors.NONE) {
+                results.add(CompletableFuture.completedFuture(response.setErrorCode(refused.code())
+                        .setErrorMessage(refused.message())));
+                continue;
+            }
             Map<String, String> set = new HashMap<>();
             for (AlterableConfig c : r.configs()) {
                 set.put(c.name(), c.value());

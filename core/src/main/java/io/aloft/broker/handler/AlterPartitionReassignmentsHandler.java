@@ -22,6 +22,7 @@ import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData.R
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData.ReassignableTopicResponse;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
@@ -67,6 +68,10 @@ public final class AlterPartitionReassignmentsHandler implements ApiHandler<Alte
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context,
             AlterPartitionReassignmentsRequest request) {
+        if (!context.authorizedOnCluster(AclOperation.ALTER)) { // as Kafka's controller
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
+        }
         List<ReassignableTopicResponse> responses = new ArrayList<>();
         List<CompletableFuture<?>> pending = new ArrayList<>();
         for (ReassignableTopic t : request.data().topics()) {

@@ -1,5 +1,10 @@
 package io.aloft.broker.handler;
 
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import java.util.List;
+import java.util.ArrayList;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
@@ -38,7 +43,21 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGr
         if (!coordinator.consumerProtocolEnabled()) {
             return CompletableFuture.completedFuture(request.getErrorResponse(Errors.UNSUPPORTED_VERSION.exception()));
         }
-        return coordinator.consumerGroupDescribe(request.data(), request.version())
-                .thenApply(ConsumerGroupDescribeResponse::new);
+        // As Kafka: groups one may not DESCRIBE get GROUP_AUTHORIZATION_FAILED, after the others.
+        List<String> refused = new ArrayList<>();
+        List<String> allowed = new ArrayList<>();
+        for (String g : request.data().groupIds()) {
+            (context.authorized(AclOperation.DESCRIBE, ResourceType.GROUP, g) ? allowed : refused).add(g);
+        }
+        CompletableFuture<ConsumerGroupDescribeResponseData> described = allowed.isEmpty()
+                ? CompletableFuture.completedFuture(new ConsumerGroupDescribeResponseData())
+                : coordinator.consumerGroupDescribe(request.data().duplicate().setGroupIds(allowed),
+                        request.version());
+        return described.thenApply(data -> {
+            refused.forEach(g -> data.groups().add(new ConsumerGroupDescribeResponseData.DescribedGroup()
+                    .setGroupId(g).setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())
+                    .setErrorMessage(Errors.GROUP_AUTHORIZATION_FAILED.message())));
+            return new ConsumerGroupDescribeResponse(data);
+        });
     }
 }

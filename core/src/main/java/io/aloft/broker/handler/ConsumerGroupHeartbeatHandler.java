@@ -1,5 +1,8 @@
 package io.aloft.broker.handler;
 
+import java.util.List;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
@@ -38,6 +41,21 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler<ConsumerG
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ConsumerGroupHeartbeatRequest request) {
         if (!coordinator.consumerProtocolEnabled()) {
             return CompletableFuture.completedFuture(request.getErrorResponse(Errors.UNSUPPORTED_VERSION.exception()));
+        }
+        if (!context.authorized(AclOperation.READ, ResourceType.GROUP, request.data().groupId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.GROUP_AUTHORIZATION_FAILED.exception()));
+        }
+        List<String> subscribed = request.data().subscribedTopicNames();
+        if (subscribed != null) {
+            // As Kafka 4: subscribing to a topic one may not describe fails the heartbeat, naming the topics.
+            List<String> refused = subscribed.stream()
+                    .filter(t -> !context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t)).sorted().toList();
+            if (!refused.isEmpty()) {
+                return CompletableFuture.completedFuture(request.getErrorResponse(
+                        new org.apache.kafka.common.errors.TopicAuthorizationException(
+                                "The group member is not authorized to access topics: " + refused)));
+            }
         }
         return coordinator.consumerGroupHeartbeat(request.data(), request.version(), context.header().clientId(),
                         context.clientAddress().getAddress().toString())

@@ -12,7 +12,9 @@ import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartiti
 import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsResponse;
@@ -36,7 +38,10 @@ public final class CreatePartitionsHandler implements ApiHandler<CreatePartition
     public CompletableFuture<AbstractResponse> handle(RequestContext context, CreatePartitionsRequest request) {
         List<CompletableFuture<CreatePartitionsTopicResult>> results = new ArrayList<>();
         for (CreatePartitionsTopic t : request.data().topics()) {
-            results.add(growOne(t, request.data().validateOnly()));
+            // As Kafka's controller: ALTER on the topic, checked before whether it exists.
+            results.add(context.authorized(AclOperation.ALTER, ResourceType.TOPIC, t.name())
+                    ? growOne(t, request.data().validateOnly())
+                    : done(t.name(), Errors.TOPIC_AUTHORIZATION_FAILED, null));
         }
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v -> {
             List<CreatePartitionsTopicResult> out = new ArrayList<>();

@@ -20,7 +20,9 @@ import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicRe
 import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResultCollection;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
@@ -62,10 +64,15 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
             }
         }
         int timeoutMs = request.data().timeoutMs();
+        // As Kafka: CREATE on the cluster, or on each topic (TOPIC_AUTHORIZATION_FAILED otherwise).
+        boolean mayCreateAny = context.authorizedOnCluster(AclOperation.CREATE);
         for (CreatableTopic t : request.data().topics()) {
             if (duplicated.contains(t.name())) {
                 results.add(CompletableFuture.completedFuture(failed(t.name(), Errors.INVALID_REQUEST,
                         "topic " + t.name() + " appears more than once in the request")));
+            } else if (!mayCreateAny && !context.authorized(AclOperation.CREATE, ResourceType.TOPIC, t.name())) {
+                results.add(CompletableFuture.completedFuture(failed(t.name(), Errors.TOPIC_AUTHORIZATION_FAILED,
+                        "Authorization failed.")));
             } else {
                 results.add(withinTimeout(t.name(), createOne(t, validateOnly), timeoutMs));
             }

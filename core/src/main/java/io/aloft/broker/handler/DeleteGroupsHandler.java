@@ -1,5 +1,11 @@
 package io.aloft.broker.handler;
 
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import java.util.List;
+import java.util.ArrayList;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
@@ -36,7 +42,19 @@ public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequest
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, DeleteGroupsRequest request) {
-        return coordinator.deleteGroups(request.data(), request.version())
-                .thenApply(DeleteGroupsResponse::new);
+        // As Kafka: groups one may not DELETE get GROUP_AUTHORIZATION_FAILED, after the others.
+        List<String> refused = new ArrayList<>();
+        List<String> allowed = new ArrayList<>();
+        for (String g : request.data().groupsNames()) {
+            (context.authorized(AclOperation.DELETE, ResourceType.GROUP, g) ? allowed : refused).add(g);
+        }
+        CompletableFuture<DeleteGroupsResponseData> deleted = allowed.isEmpty()
+                ? CompletableFuture.completedFuture(new DeleteGroupsResponseData())
+                : coordinator.deleteGroups(request.data().duplicate().setGroupsNames(allowed), request.version());
+        return deleted.thenApply(data -> {
+            refused.forEach(g -> data.results().add(new DeleteGroupsResponseData.DeletableGroupResult()
+                    .setGroupId(g).setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())));
+            return new DeleteGroupsResponse(data);
+        });
     }
 }

@@ -15,7 +15,9 @@ import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTo
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResultCollection;
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsResponse;
@@ -41,7 +43,14 @@ public final class DeleteRecordsHandler implements ApiHandler<DeleteRecordsReque
         List<CompletableFuture<DeleteRecordsTopicResult>> topics = new ArrayList<>();
         for (DeleteRecordsTopic t : request.data().topics()) {
             List<CompletableFuture<DeleteRecordsPartitionResult>> parts = new ArrayList<>();
+            boolean authorized = context.authorized(AclOperation.DELETE, ResourceType.TOPIC, t.name());
             for (DeleteRecordsPartition p : t.partitions()) {
+                if (!authorized) { // as Kafka: DELETE on the topic
+                    parts.add(CompletableFuture.completedFuture(new DeleteRecordsPartitionResult()
+                            .setPartitionIndex(p.partitionIndex()).setLowWatermark(-1)
+                            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())));
+                    continue;
+                }
                 TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
                 DeleteRecordsPartitionResult r = new DeleteRecordsPartitionResult().setPartitionIndex(p.partitionIndex())
                         .setLowWatermark(-1);

@@ -15,7 +15,9 @@ import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicRe
 import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResultCollection;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsResponse;
@@ -49,6 +51,13 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
         List<CompletableFuture<DeletableTopicResult>> results = new ArrayList<>();
         MetadataCache.View view = cache.view();
         for (DeleteTopicState w : wanted) {
+            // As Kafka's controller: a name one may not DESCRIBE is refused before looking it up; DELETE is
+            // checked once the topic is found (by id, the name of a topic one may not describe stays hidden).
+            if (w.name() != null && !context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, w.name())) {
+                results.add(CompletableFuture.completedFuture(new DeletableTopicResult().setName(w.name())
+                        .setTopicId(Uuid.ZERO_UUID).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())));
+                continue;
+            }
             TopicInfo topic;
             if (w.name() != null) {
                 topic = view.topic(w.name());
@@ -63,6 +72,13 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
                 continue;
             }
             Uuid id = new Uuid(topic.topicId().getMostSignificantBits(), topic.topicId().getLeastSignificantBits());
+            if (!context.authorized(AclOperation.DELETE, ResourceType.TOPIC, topic.name())) {
+                boolean describable = context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name());
+                results.add(CompletableFuture.completedFuture(new DeletableTopicResult()
+                        .setName(describable ? topic.name() : null).setTopicId(id)
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())));
+                continue;
+            }
             if (org.apache.kafka.common.internals.Topic.isInternal(topic.name())) {
                 // Deleting it would drop every group's committed offsets.
                 results.add(CompletableFuture.completedFuture(new DeletableTopicResult().setName(topic.name())

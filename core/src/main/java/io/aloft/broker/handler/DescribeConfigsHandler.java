@@ -13,6 +13,7 @@ import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfi
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
@@ -47,6 +48,13 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
         for (DescribeConfigsResource r : request.data().resources()) {
             DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(r.resourceType())
                     .setResourceName(r.resourceName());
+            Errors refused = ConfigAcls.check(context, AclOperation.DESCRIBE_CONFIGS, r.resourceType(),
+                    r.resourceName());
+            if (refused != Errors.NONE) {
+                results.add(result.setErrorCode(refused.code()).setErrorMessage(refused.message())
+                        .setConfigs(List.of()));
+                continue;
+            }
             try {
                 List<DescribeConfigsResourceResult> entries = new ArrayList<>();
                 ConfigResource.Type type = ConfigResource.Type.forId(r.resourceType());

@@ -1,5 +1,11 @@
 package io.aloft.broker.handler;
 
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import java.util.List;
+import java.util.ArrayList;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
@@ -35,7 +41,19 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, DescribeGroupsRequest request) {
-        return coordinator.describeGroups(request.data(), request.version())
-                .thenApply(DescribeGroupsResponse::new);
+        // As Kafka: groups one may not DESCRIBE get GROUP_AUTHORIZATION_FAILED, after the others.
+        List<String> refused = new ArrayList<>();
+        List<String> allowed = new ArrayList<>();
+        for (String g : request.data().groups()) {
+            (context.authorized(AclOperation.DESCRIBE, ResourceType.GROUP, g) ? allowed : refused).add(g);
+        }
+        CompletableFuture<DescribeGroupsResponseData> described = allowed.isEmpty()
+                ? CompletableFuture.completedFuture(new DescribeGroupsResponseData())
+                : coordinator.describeGroups(request.data().duplicate().setGroups(allowed), request.version());
+        return described.thenApply(data -> {
+            refused.forEach(g -> data.groups().add(DescribeGroupsResponse.groupError(g,
+                    Errors.GROUP_AUTHORIZATION_FAILED)));
+            return new DescribeGroupsResponse(data);
+        });
     }
 }

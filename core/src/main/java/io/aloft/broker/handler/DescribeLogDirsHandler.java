@@ -18,6 +18,7 @@ import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDi
 import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsTopic;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeLogDirsRequest;
@@ -54,6 +55,14 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, DescribeLogDirsRequest request) {
+        if (!context.authorizedOnCluster(AclOperation.DESCRIBE)) {
+            // As Kafka: no log dirs, and from v3 the error saying why.
+            DescribeLogDirsResponseData refused = new DescribeLogDirsResponseData().setThrottleTimeMs(0);
+            if (request.version() >= 3) {
+                refused.setErrorCode(Errors.CLUSTER_AUTHORIZATION_FAILED.code());
+            }
+            return CompletableFuture.completedFuture(new DescribeLogDirsResponse(refused));
+        }
         List<TopicPartition> wanted = new ArrayList<>();
         MetadataCache.View view = cache.view();
         if (request.data().topics() == null) {

@@ -14,7 +14,9 @@ import org.apache.kafka.common.message.DescribeProducersResponseData.PartitionRe
 import org.apache.kafka.common.message.DescribeProducersResponseData.ProducerState;
 import org.apache.kafka.common.message.DescribeProducersResponseData.TopicResponse;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.DescribeProducersResponse;
@@ -46,8 +48,12 @@ public final class DescribeProducersHandler implements ApiHandler<DescribeProduc
         List<CompletableFuture<TopicResponse>> topics = new ArrayList<>();
         for (TopicRequest t : request.data().topics()) {
             List<CompletableFuture<PartitionResponse>> parts = new ArrayList<>();
+            boolean authorized = context.authorized(AclOperation.READ, ResourceType.TOPIC, t.name());
             for (int partition : t.partitionIndexes()) {
-                parts.add(describe(new TopicPartition(t.name(), partition)));
+                parts.add(authorized ? describe(new TopicPartition(t.name(), partition)) // as Kafka: READ on the topic
+                        : CompletableFuture.completedFuture(new PartitionResponse().setPartitionIndex(partition)
+                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                                .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message())));
             }
             topics.add(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v ->
                     new TopicResponse().setName(t.name())

@@ -1,9 +1,15 @@
 package io.aloft.broker.handler;
 
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeTransactionsRequest;
@@ -30,7 +36,30 @@ public final class DescribeTransactionsHandler implements ApiHandler<DescribeTra
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, DescribeTransactionsRequest request) {
-        return coordinator.describeTransactions(request.data().transactionalIds())
-                .thenApply(data -> new DescribeTransactionsResponse(data.setThrottleTimeMs(0)));
+        // As Kafka: ids one may not DESCRIBE get TRANSACTIONAL_ID_AUTHORIZATION_FAILED, after the others;
+        // a transaction's topics one may not DESCRIBE are left out.
+        List<String> allowed = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (String id : request.data().transactionalIds()) {
+            (context.authorized(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, id) ? allowed : refused).add(id);
+        }
+        CompletableFuture<DescribeTransactionsResponseData> described = allowed.isEmpty()
+                ? CompletableFuture.completedFuture(new DescribeTransactionsResponseData())
+                : coordinator.describeTransactions(allowed);
+        return described.thenApply(data -> {
+            for (DescribeTransactionsResponseData.TransactionState s : data.transactionStates()) {
+                DescribeTransactionsResponseData.TopicDataCollection topics =
+                        new DescribeTransactionsResponseData.TopicDataCollection();
+                s.topics().forEach(t -> {
+                    if (context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t.topic())) {
+                        topics.add(t.duplicate());
+                    }
+                });
+                s.setTopics(topics);
+            }
+            refused.forEach(id -> data.transactionStates().add(new DescribeTransactionsResponseData.TransactionState()
+                    .setTransactionalId(id).setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())));
+            return new DescribeTransactionsResponse(data.setThrottleTimeMs(0));
+        });
     }
 }

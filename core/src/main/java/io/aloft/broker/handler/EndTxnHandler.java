@@ -4,6 +4,9 @@ import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.EndTxnResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -46,6 +49,10 @@ public final class EndTxnHandler implements ApiHandler<EndTxnRequest> {
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, EndTxnRequest request) {
         EndTxnRequestData data = request.data();
+        if (!context.authorized(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, data.transactionalId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception())); // as Kafka
+        }
         boolean v2 = request.version() >= FIRST_TV2_VERSION;
         return coordinator.endTxn(data.transactionalId(), data.producerId(), data.producerEpoch(), data.committed(),
                         (short) (v2 ? 2 : 1))

@@ -27,7 +27,9 @@ import org.apache.kafka.common.message.FetchResponseData.LeaderIdAndEpoch;
 import org.apache.kafka.common.message.FetchResponseData.NodeEndpoint;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -87,12 +89,15 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
                 && request.data().replicaState().replicaId() >= 0)) {
             // Follower fetches: data is shared, there are no followers to replicate to. Each partition
             // is refused, as Kafka refuses a fetch from a broker that is not its follower.
-            FetchPlan refused = FetchSessionManager.refuseAll(request, cache.view(), Errors.NOT_LEADER_OR_FOLLOWER);
+            // A replica fetch needs CLUSTER_ACTION, else Kafka answers TOPIC_AUTHORIZATION_FAILED throughout.
+            FetchPlan refused = FetchSessionManager.refuseAll(request, cache.view(),
+                    context.authorizedOnCluster(AclOperation.CLUSTER_ACTION) ? Errors.NOT_LEADER_OR_FOLLOWER
+                            : Errors.TOPIC_AUTHORIZATION_FAILED);
             return readAll(refused.targets(), request, IsolationLevel.READ_UNCOMMITTED)
                     .thenApply(pass -> (AbstractResponse) FetchResponse.of(refused.respond(pass.answers)));
         }
         FetchPlan plan = sessions.plan(request, cache.view());
-        List<FetchTarget> wanted = plan.targets();
+        List<FetchTarget> wanted = authorized(context, plan.targets());
         IsolationLevel isolation = request.isolationLevel();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.data().maxWaitMs()));
         return readAll(wanted, request, isolation).thenCompose(first -> {
@@ -112,6 +117,26 @@ public final class FetchHandler implements ApiHandler<FetchRequest> {
             }
             return (AbstractResponse) FetchResponse.of(data);
         });
+    }
+
+    /**
+     * The targets, each topic the principal may not READ (checked on every fetch, the session's
+     * partitions included, as Kafka) refused with TOPIC_AUTHORIZATION_FAILED.
+     */
+    private static List<FetchTarget> authorized(RequestContext context, List<FetchTarget> targets) {
+        List<FetchTarget> out = null;
+        for (int i = 0; i < targets.size(); i++) {
+            FetchTarget w = targets.get(i);
+            if (w.tp() != null && w.error() == Errors.NONE
+                    && !context.authorized(AclOperation.READ, ResourceType.TOPIC, w.tp().topic())) {
+                if (out == null) {
+                    out = new ArrayList<>(targets);
+                }
+                out.set(i, new FetchTarget(w.topicName(), w.topicId(), w.request(), w.tp(),
+                        Errors.TOPIC_AUTHORIZATION_FAILED));
+            }
+        }
+        return out == null ? targets : out;
     }
 
     /** BytesOut: the answers are in the order of the partitions read. */

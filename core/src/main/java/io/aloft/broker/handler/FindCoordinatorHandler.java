@@ -17,7 +17,9 @@ import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
@@ -90,20 +92,21 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
         MetadataCache.View view = cache.view();
         FindCoordinatorResponseData response = new FindCoordinatorResponseData().setThrottleTimeMs(0);
         if (request.version() < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
-            Coordinator c = find(view, context.listenerName(), data.key(), data.keyType());
+            Coordinator c = find(context, view, data.key(), data.keyType());
             response.setErrorCode(c.errorCode()).setErrorMessage(c.errorMessage()).setNodeId(c.nodeId())
                     .setHost(c.host()).setPort(c.port());
         } else {
             List<Coordinator> coordinators = new ArrayList<>(data.coordinatorKeys().size());
             for (String key : data.coordinatorKeys()) {
-                coordinators.add(find(view, context.listenerName(), key, data.keyType()));
+                coordinators.add(find(context, view, key, data.keyType()));
             }
             response.setCoordinators(coordinators);
         }
         return CompletableFuture.completedFuture(new FindCoordinatorResponse(response));
     }
 
-    private Coordinator find(MetadataCache.View view, String listener, String key, byte keyType) {
+    private Coordinator find(RequestContext context, MetadataCache.View view, String key, byte keyType) {
+        String listener = context.listenerName();
         if (keyType == TRANSACTION && transactions == null) {
             return failed(key, Errors.INVALID_REQUEST, "this broker (Aloft) does not support transactions yet");
         }
@@ -115,6 +118,13 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
         }
         if (key == null) {
             return failed(key, Errors.INVALID_REQUEST, "a coordinator key must not be null");
+        }
+        // As Kafka: DESCRIBE on the group or transactional id the key names.
+        if (keyType == GROUP && !context.authorized(AclOperation.DESCRIBE, ResourceType.GROUP, key)) {
+            return failed(key, Errors.GROUP_AUTHORIZATION_FAILED, null);
+        }
+        if (keyType == TRANSACTION && !context.authorized(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)) {
+            return failed(key, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null);
         }
         CoordinatorKeys keys = keyType == GROUP ? groups : transactions;
         String name = keys.topic();

@@ -37,7 +37,7 @@ public final class GroupHandlers {
                 new HeartbeatHandler(coordinator),
                 new LeaveGroupHandler(coordinator),
                 new OffsetCommitHandler(coordinator, cache),
-                new OffsetFetchHandler(coordinator),
+                new OffsetFetchHandler(coordinator, cache),
                 new ListGroupsHandler(coordinator),
                 new DescribeGroupsHandler(coordinator),
                 new DeleteGroupsHandler(coordinator),

@@ -1,5 +1,8 @@
 package io.aloft.broker.handler;
 
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
@@ -35,6 +38,10 @@ public final class HeartbeatHandler implements ApiHandler<HeartbeatRequest> {
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, HeartbeatRequest request) {
+        if (!context.authorized(AclOperation.READ, ResourceType.GROUP, request.data().groupId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.GROUP_AUTHORIZATION_FAILED.exception()));
+        }
         return coordinator.heartbeat(request.data(), request.version())
                 .thenApply(HeartbeatResponse::new);
     }

@@ -16,6 +16,7 @@ import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.Altera
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
@@ -44,6 +45,13 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
         for (AlterConfigsResource r : request.data().resources()) {
             AlterConfigsResourceResponse response = new AlterConfigsResourceResponse()
                     .setResourceType(r.resourceType()).setResourceName(r.resourceName());
+            Errors denied = ConfigAcls.check(context, AclOperation.ALTER_CONFIGS, r.resourceType(),
+                    r.resourceName());
+            if (denied != Errors.NONE) {
+                results.add(CompletableFuture.completedFuture(response.setErrorCode(denied.code())
+                        .setErrorMessage(denied.message())));
+                continue;
+            }
             if (r.resourceType() == ConfigResource.Type.BROKER_LOGGER.id()) {
                 results.add(CompletableFuture.completedFuture(alterLoggers(r, request.data().validateOnly(),
                         response)));

@@ -5,6 +5,8 @@ import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -52,6 +54,16 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, InitProducerIdRequest request) {
         InitProducerIdRequestData data = request.data();
+        // As Kafka 4: a transactional producer needs WRITE on its transactional id; an idempotent one
+        // IDEMPOTENT_WRITE on the cluster or WRITE on some topic (KIP-679).
+        if (data.transactionalId() != null
+                ? !context.authorized(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, data.transactionalId())
+                : !context.authorizedOnCluster(AclOperation.IDEMPOTENT_WRITE)
+                        && !context.authorizedOnAny(AclOperation.WRITE, ResourceType.TOPIC)) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(data.transactionalId() != null
+                    ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception()
+                    : Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
+        }
         if (data.transactionalId() != null && transactions != null) {
             return transactions.initProducerId(data.transactionalId(), data.transactionTimeoutMs(), data.producerId(),
                     data.producerEpoch()).thenApply(r -> new InitProducerIdResponse(new InitProducerIdResponseData()

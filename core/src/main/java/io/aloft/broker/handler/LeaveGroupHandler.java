@@ -1,5 +1,8 @@
 package io.aloft.broker.handler;
 
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
@@ -35,6 +38,10 @@ public final class LeaveGroupHandler implements ApiHandler<LeaveGroupRequest> {
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, LeaveGroupRequest request) {
+        if (!context.authorized(AclOperation.READ, ResourceType.GROUP, request.data().groupId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.GROUP_AUTHORIZATION_FAILED.exception()));
+        }
         return coordinator.leaveGroup(request.data(), request.version())
                 .thenApply(LeaveGroupResponse::new);
     }

@@ -1,5 +1,8 @@
 package io.aloft.broker.handler;
 
+import java.util.List;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
@@ -36,7 +39,15 @@ public final class ListGroupsHandler implements ApiHandler<ListGroupsRequest> {
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ListGroupsRequest request) {
-        return coordinator.listGroups(request.data(), request.version())
-                .thenApply(ListGroupsResponse::new);
+        // As Kafka: DESCRIBE on the cluster lists every group, else only the groups one may DESCRIBE.
+        boolean all = context.authorizedOnCluster(AclOperation.DESCRIBE);
+        return coordinator.listGroups(request.data(), request.version()).thenApply(data -> {
+            if (!all) {
+                data.setGroups(data.groups().stream()
+                        .filter(g -> context.authorized(AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId()))
+                        .toList());
+            }
+            return new ListGroupsResponse(data);
+        });
     }
 }

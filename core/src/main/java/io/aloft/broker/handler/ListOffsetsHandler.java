@@ -16,7 +16,9 @@ import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartit
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
@@ -60,8 +62,11 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequest> 
         List<CompletableFuture<ListOffsetsTopicResponse>> topics = new ArrayList<>();
         for (ListOffsetsTopic t : request.data().topics()) {
             List<CompletableFuture<ListOffsetsPartitionResponse>> parts = new ArrayList<>();
+            boolean authorized = context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name());
             for (ListOffsetsPartition p : t.partitions()) {
-                parts.add(answer(new TopicPartition(t.name(), p.partitionIndex()), p, request.version(),
+                parts.add(!authorized ? CompletableFuture.completedFuture(new ListOffsetsPartitionResponse()
+                        .setPartitionIndex(p.partitionIndex()).setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1)
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())) : answer(new TopicPartition(t.name(), p.partitionIndex()), p, request.version(),
                         request.data().isolationLevel() == IsolationLevel.READ_COMMITTED.id()));
             }
             topics.add(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v ->

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
@@ -31,6 +32,10 @@ public final class ListPartitionReassignmentsHandler implements ApiHandler<ListP
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context,
             ListPartitionReassignmentsRequest request) {
+        if (!context.authorizedOnCluster(AclOperation.DESCRIBE)) { // as Kafka's controller
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
+        }
         return CompletableFuture.completedFuture(new ListPartitionReassignmentsResponse(
                 new ListPartitionReassignmentsResponseData().setThrottleTimeMs(0).setErrorCode(Errors.NONE.code())
                         .setTopics(List.of())));

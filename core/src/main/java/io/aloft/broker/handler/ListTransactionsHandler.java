@@ -4,6 +4,8 @@ import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListTransactionsRequest;
@@ -30,7 +32,10 @@ public final class ListTransactionsHandler implements ApiHandler<ListTransaction
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ListTransactionsRequest request) {
-        return coordinator.listTransactions(request.data())
-                .thenApply(data -> new ListTransactionsResponse(data.setThrottleTimeMs(0)));
+        // As Kafka: only the transactions one may DESCRIBE.
+        return coordinator.listTransactions(request.data()).thenApply(data -> new ListTransactionsResponse(data
+                .setTransactionStates(data.transactionStates().stream().filter(s -> context.authorized(
+                        AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, s.transactionalId())).toList())
+                .setThrottleTimeMs(0)));
     }
 }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.MetadataRequestData.MetadataRequestTopic;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
@@ -28,6 +29,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Metadata: brokers reachable on the request's listener, and the requested topics (all when the
@@ -38,6 +40,10 @@ import org.apache.kafka.common.requests.MetadataResponse;
  * <p>An auto-created topic is answered once it exists, with its partitions; Kafka 4 answers
  * UNKNOWN_TOPIC_OR_PARTITION while its controller creates the topic, and the client asks again.
  * Topics are described by id from v12, as Kafka does (v10-11 carry the field but get INVALID_REQUEST).
+ *
+ * <p>ACLs as Kafka: an all-topics request lists only topics the principal may DESCRIBE; a named
+ * topic it may not describe gets TOPIC_AUTHORIZATION_FAILED whether it exists or not; auto-creation
+ * needs CREATE on the cluster or the topic (TOPIC_AUTHORIZATION_FAILED otherwise).
  *
  * <p>Stateless; runs on the network thread (auto-creation completes on the controller client's).
  */
@@ -72,12 +78,14 @@ public final class MetadataHandler implements ApiHandler<MetadataRequest> {
         List<CompletableFuture<MetadataResponseTopic>> answers = new ArrayList<>();
         if (request.isAllTopics()) { // v1+: a null list; v0: an empty one
             for (TopicInfo t : view.topicsByName().values()) {
-                answers.add(CompletableFuture.completedFuture(describe(t, Errors.NONE)));
+                if (context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name())) { // hidden otherwise
+                    answers.add(CompletableFuture.completedFuture(describe(t, Errors.NONE)));
+                }
             }
         } else {
             boolean mayCreate = autoCreate && request.data().allowAutoTopicCreation();
             for (MetadataRequestTopic w : wanted) {
-                answers.add(answer(view, w, mayCreate, request.version()));
+                answers.add(answer(context, view, w, mayCreate, request.version()));
             }
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -93,8 +101,8 @@ public final class MetadataHandler implements ApiHandler<MetadataRequest> {
         });
     }
 
-    private CompletableFuture<MetadataResponseTopic> answer(MetadataCache.View view, MetadataRequestTopic w,
-            boolean mayCreate, short version) {
+    private CompletableFuture<MetadataResponseTopic> answer(RequestContext context, MetadataCache.View view,
+            MetadataRequestTopic w, boolean mayCreate, short version) {
         if (w.name() == null && version < FIRST_BY_ID_VERSION) {
             // v10-11 carry topic ids but Kafka describes topics by id from v12 only (KIP-516).
             return CompletableFuture.completedFuture(new MetadataResponseTopic().setName("").setTopicId(w.topicId())
@@ -108,7 +116,16 @@ public final class MetadataHandler implements ApiHandler<MetadataRequest> {
                 return CompletableFuture.completedFuture(new MetadataResponseTopic().setTopicId(id)
                         .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
             }
+            if (!context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name())) {
+                // As Kafka: a topic id is not secret, so its topic's name is withheld but not its existence.
+                return CompletableFuture.completedFuture(new MetadataResponseTopic().setTopicId(id)
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+            }
             return CompletableFuture.completedFuture(describe(t, Errors.NONE));
+        }
+        if (!context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, w.name())) {
+            // Whether it exists or not: Kafka does not reveal the existence of a topic one may not describe.
+            return CompletableFuture.completedFuture(unknown(w.name(), Errors.TOPIC_AUTHORIZATION_FAILED));
         }
         TopicInfo t = view.topic(w.name());
         if (t != null) {
@@ -116,6 +133,10 @@ public final class MetadataHandler implements ApiHandler<MetadataRequest> {
         }
         if (!mayCreate || Topic.isInternal(w.name())) {
             return CompletableFuture.completedFuture(unknown(w.name(), Errors.UNKNOWN_TOPIC_OR_PARTITION));
+        }
+        if (!context.authorizedOnCluster(AclOperation.CREATE)
+                && !context.authorized(AclOperation.CREATE, ResourceType.TOPIC, w.name())) {
+            return CompletableFuture.completedFuture(unknown(w.name(), Errors.TOPIC_AUTHORIZATION_FAILED));
         }
         return topics.create(w.name(), -1, Map.of()).handle((created, error) -> {
             if (error == null) {

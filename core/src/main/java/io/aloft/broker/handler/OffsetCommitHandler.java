@@ -6,6 +6,10 @@ import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.metadata.MetadataCache;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+import io.aloft.controller.model.TopicInfo;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.resource.ResourceType;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
@@ -55,29 +59,46 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, OffsetCommitRequest request) {
         OffsetCommitRequestData data = request.data();
-        if (request.version() >= FIRST_BY_ID_VERSION) {
-            return coordinator.commitOffsets(data, request.version()).thenApply(OffsetCommitResponse::new);
+        // As Kafka: READ on the group, else the whole request is refused; READ on each topic
+        // (TOPIC_AUTHORIZATION_FAILED, checked before whether the topic exists).
+        if (!context.authorized(AclOperation.READ, ResourceType.GROUP, data.groupId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.GROUP_AUTHORIZATION_FAILED.exception()));
         }
+        boolean byId = request.version() >= FIRST_BY_ID_VERSION;
         MetadataCache.View view = cache.view();
         List<OffsetCommitRequestTopic> known = new ArrayList<>();
         List<OffsetCommitRequestTopic> unknown = new ArrayList<>();
+        List<OffsetCommitRequestTopic> refused = new ArrayList<>();
         for (OffsetCommitRequestTopic t : data.topics()) {
-            (view.topic(t.name()) == null ? unknown : known).add(t);
+            TopicInfo topic = byId ? view.topic(new UUID(t.topicId().getMostSignificantBits(),
+                    t.topicId().getLeastSignificantBits())) : view.topic(t.name());
+            String name = byId ? (topic == null ? null : topic.name()) : t.name();
+            if (name != null && !context.authorized(AclOperation.READ, ResourceType.TOPIC, name)) {
+                refused.add(t);
+            } else if (topic == null && !byId) {
+                unknown.add(t);
+            } else {
+                known.add(t); // by id, an unknown one gets UNKNOWN_TOPIC_ID from the coordinator
+            }
         }
-        if (unknown.isEmpty()) {
+        if (known.size() == data.topics().size()) {
             return coordinator.commitOffsets(data, request.version()).thenApply(OffsetCommitResponse::new);
         }
         CompletableFuture<OffsetCommitResponseData> committed = known.isEmpty()
                 ? CompletableFuture.completedFuture(new OffsetCommitResponseData())
                 : coordinator.commitOffsets(data.duplicate().setTopics(known), request.version());
         return committed.thenApply(response -> {
-            for (OffsetCommitRequestTopic t : unknown) {
-                List<OffsetCommitResponsePartition> partitions = new ArrayList<>();
-                t.partitions().forEach(p -> partitions.add(new OffsetCommitResponsePartition()
-                        .setPartitionIndex(p.partitionIndex()).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())));
-                response.topics().add(new OffsetCommitResponseTopic().setName(t.name()).setPartitions(partitions));
-            }
+            refused.forEach(t -> response.topics().add(failed(t, Errors.TOPIC_AUTHORIZATION_FAILED)));
+            unknown.forEach(t -> response.topics().add(failed(t, Errors.UNKNOWN_TOPIC_OR_PARTITION)));
             return new OffsetCommitResponse(response);
         });
+    }
+
+    private static OffsetCommitResponseTopic failed(OffsetCommitRequestTopic t, Errors error) {
+        List<OffsetCommitResponsePartition> partitions = new ArrayList<>();
+        t.partitions().forEach(p -> partitions.add(new OffsetCommitResponsePartition()
+                .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code())));
+        return new OffsetCommitResponseTopic().setName(t.name()).setTopicId(t.topicId()).setPartitions(partitions);
     }
 }

@@ -14,7 +14,9 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResultCollection;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
@@ -48,10 +50,20 @@ public final class OffsetForLeaderEpochHandler implements ApiHandler<OffsetsForL
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, OffsetsForLeaderEpochRequest request) {
         List<CompletableFuture<OffsetForLeaderTopicResult>> topics = new ArrayList<>();
+        // As Kafka: a follower's request (replica id set) needs CLUSTER_ACTION, a client's DESCRIBE per topic.
+        boolean follower = request.data().replicaId() >= 0;
+        boolean clusterAction = follower && context.authorizedOnCluster(AclOperation.CLUSTER_ACTION);
         for (OffsetForLeaderTopic t : request.data().topics()) {
             List<CompletableFuture<OffsetForLeaderEpochResponseData.EpochEndOffset>> parts = new ArrayList<>();
+            Errors refused = follower ? (clusterAction ? Errors.NONE : Errors.CLUSTER_AUTHORIZATION_FAILED)
+                    : context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t.topic()) ? Errors.NONE
+                    : Errors.TOPIC_AUTHORIZATION_FAILED;
             for (OffsetForLeaderPartition p : t.partitions()) {
-                parts.add(answer(new TopicPartition(t.topic(), p.partition()), p));
+                parts.add(refused != Errors.NONE ? CompletableFuture.completedFuture(
+                        new OffsetForLeaderEpochResponseData.EpochEndOffset().setPartition(p.partition())
+                                .setLeaderEpoch(EpochEndOffset.UNDEFINED.epoch())
+                                .setEndOffset(EpochEndOffset.UNDEFINED.endOffset()).setErrorCode(refused.code()))
+                        : answer(new TopicPartition(t.topic(), p.partition()), p));
             }
             topics.add(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v ->
                     new OffsetForLeaderTopicResult().setTopic(t.topic())

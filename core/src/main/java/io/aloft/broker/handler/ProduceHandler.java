@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.message.ProduceResponseData.BatchIndexAndErrorMessage;
@@ -32,6 +33,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.RequestUtils;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Produce. Every acks setting waits for the WAL: an append completes only once durable, so
@@ -45,6 +48,11 @@ import org.apache.kafka.common.requests.ProduceResponse;
  * the transaction from v12, which only transaction-version-2 clients send in a transaction; see
  * {@link TransactionCheck} and {@code PartitionWriters}); the request's partitions ask it together
  * ({@link VerificationBatch}), one coordinator write per request and transaction.
+ *
+ * <p>ACLs as Kafka: transactional batches need WRITE on the transactional id (the whole request is
+ * refused with TRANSACTIONAL_ID_AUTHORIZATION_FAILED); each topic needs WRITE
+ * (TOPIC_AUTHORIZATION_FAILED, checked before whether the topic exists). Idempotent producers need
+ * nothing more here: Kafka 4 checks them at InitProducerId.
  *
  * <p>A partition this broker does not lead is answered NOT_LEADER_OR_FOLLOWER, from v10 with its
  * current leader and that leader's endpoint (KIP-951, {@link LeaderHints}).
@@ -96,6 +104,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ProduceRequest request) {
         short acks = request.acks();
+        if (RequestUtils.hasTransactionalRecords(request) && (request.transactionalId() == null
+                || !context.authorized(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactionalId()))) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception()));
+        }
         // The client stops waiting after the request's timeout (its request.timeout.ms): nothing
         // still queued behind an opening partition by then may be appended (see PartitionManager).
         long deadlineNanos = request.timeout() > 0
@@ -105,7 +118,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         // are queued: one coordinator write for the request, not one per partition.
         try (VerificationBatch batch = new VerificationBatch()) {
             for (TopicProduceData t : request.data().topicData()) {
-                topics.add(produceTopic(t, acks, request.version(), request.data().transactionalId(), deadlineNanos,
+                topics.add(produceTopic(context, t, acks, request.version(), request.data().transactionalId(),
+                        deadlineNanos,
                         batch));
             }
         }
@@ -138,7 +152,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
         }
     }
 
-    private CompletableFuture<TopicProduceResponse> produceTopic(TopicProduceData t, short acks, short version,
+    private CompletableFuture<TopicProduceResponse> produceTopic(RequestContext context, TopicProduceData t,
+            short acks, short version,
             String transactionalId, long deadlineNanos, VerificationBatch batch) {
         String name = t.name();
         Uuid topicId = t.topicId();
@@ -147,8 +162,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                     topicId.getLeastSignificantBits()));
             name = topic == null ? null : topic.name();
         }
+        // As Kafka, before looking at the topic: a topic one may not write to gets TOPIC_AUTHORIZATION_FAILED
+        // whether it exists or not.
+        boolean authorized = name == null || context.authorized(AclOperation.WRITE, ResourceType.TOPIC, name);
         // Kafka counts a partition as a produce request only once its topic is known.
-        boolean counted = name != null && cache.view().topic(name) != null;
+        boolean counted = authorized && name != null && cache.view().topic(name) != null;
         List<CompletableFuture<PartitionProduceResponse>> parts = new ArrayList<>();
         for (PartitionProduceData p : t.partitionData()) {
             if (name == null) {
@@ -160,6 +178,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequest> {
                             p.records() instanceof MemoryRecords m ? m : null);
                 }
                 parts.add(done(p.index(), Errors.UNKNOWN_TOPIC_ID, "unknown topic id " + topicId));
+            } else if (!authorized) {
+                parts.add(done(p.index(), Errors.TOPIC_AUTHORIZATION_FAILED, null));
             } else if (org.apache.kafka.common.internals.Topic.isInternal(name)) {
                 // Only the broker's group coordinator writes there (as in Kafka, which counts it as a request).
                 if (counted) {

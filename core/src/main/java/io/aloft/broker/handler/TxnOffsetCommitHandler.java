@@ -23,7 +23,9 @@ import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
@@ -81,7 +83,18 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, TxnOffsetCommitRequest request) {
-        return commit(request.data(), request.version());
+        TxnOffsetCommitRequestData data = request.data();
+        // As Kafka: WRITE on the transactional id, READ on the group (each refuses the whole request), READ
+        // on each topic (TOPIC_AUTHORIZATION_FAILED, before UNKNOWN_TOPIC_OR_PARTITION).
+        if (!context.authorized(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, data.transactionalId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception()));
+        }
+        if (!context.authorized(AclOperation.READ, ResourceType.GROUP, data.groupId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.GROUP_AUTHORIZATION_FAILED.exception()));
+        }
+        return commit(context, data, request.version());
     }
 
     /**
@@ -143,11 +156,18 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         return out;
     }
 
-    private CompletableFuture<AbstractResponse> commit(TxnOffsetCommitRequestData data, short version) {
+    private CompletableFuture<AbstractResponse> commit(RequestContext context, TxnOffsetCommitRequestData data,
+            short version) {
         MetadataCache.View view = cache.view();
         List<TxnOffsetCommitRequestTopic> known = new ArrayList<>();
         Map<String, List<Integer>> unknown = new LinkedHashMap<>();
+        Map<String, List<Integer>> denied = new LinkedHashMap<>();
         for (TxnOffsetCommitRequestTopic t : data.topics()) {
+            if (!context.authorized(AclOperation.READ, ResourceType.TOPIC, t.name())) {
+                t.partitions().forEach(p -> denied.computeIfAbsent(t.name(), k -> new ArrayList<>())
+                        .add(p.partitionIndex()));
+                continue;
+            }
             TopicInfo topic = view.topic(t.name());
             List<TxnOffsetCommitRequestPartition> existing = new ArrayList<>();
             for (TxnOffsetCommitRequestPartition p : t.partitions()) {
@@ -161,24 +181,30 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                 known.add(t.duplicate().setPartitions(existing));
             }
         }
-        if (unknown.isEmpty()) {
+        if (unknown.isEmpty() && denied.isEmpty()) {
             return checkedCommit(data, version).thenApply(TxnOffsetCommitResponse::new);
         }
         CompletableFuture<TxnOffsetCommitResponseData> committed = known.isEmpty()
                 ? CompletableFuture.completedFuture(new TxnOffsetCommitResponseData())
                 : checkedCommit(data.duplicate().setTopics(known), version);
         return committed.thenApply(response -> {
-            unknown.forEach((name, partitions) -> {
-                TxnOffsetCommitResponseTopic rt = response.topics().stream().filter(t -> t.name().equals(name))
-                        .findFirst().orElseGet(() -> {
-                            TxnOffsetCommitResponseTopic added = new TxnOffsetCommitResponseTopic().setName(name);
-                            response.topics().add(added);
-                            return added;
-                        });
-                partitions.forEach(p -> rt.partitions().add(new TxnOffsetCommitResponsePartition()
-                        .setPartitionIndex(p).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())));
-            });
+            addRefused(response, denied, Errors.TOPIC_AUTHORIZATION_FAILED);
+            addRefused(response, unknown, Errors.UNKNOWN_TOPIC_OR_PARTITION);
             return new TxnOffsetCommitResponse(response);
+        });
+    }
+
+    private static void addRefused(TxnOffsetCommitResponseData response, Map<String, List<Integer>> refused,
+            Errors error) {
+        refused.forEach((name, partitions) -> {
+            TxnOffsetCommitResponseTopic rt = response.topics().stream().filter(t -> t.name().equals(name))
+                    .findFirst().orElseGet(() -> {
+                        TxnOffsetCommitResponseTopic added = new TxnOffsetCommitResponseTopic().setName(name);
+                        response.topics().add(added);
+                        return added;
+                    });
+            partitions.forEach(p -> rt.partitions().add(new TxnOffsetCommitResponsePartition()
+                    .setPartitionIndex(p).setErrorCode(error.code())));
         });
     }
 }

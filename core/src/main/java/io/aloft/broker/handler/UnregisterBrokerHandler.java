@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.message.UnregisterBrokerResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.UnregisterBrokerRequest;
@@ -40,6 +41,10 @@ public final class UnregisterBrokerHandler implements ApiHandler<UnregisterBroke
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, UnregisterBrokerRequest request) {
+        if (!context.authorizedOnCluster(AclOperation.ALTER)) { // as Kafka's controller
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
+        }
         return removal.remove(request.data().brokerId(), TIMEOUT_MS).handle((v, failure) -> {
             UnregisterBrokerResponseData data = new UnregisterBrokerResponseData().setThrottleTimeMs(0);
             if (failure != null) {

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarker;
 import org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarkerTopic;
@@ -49,6 +50,10 @@ public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersR
 
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, WriteTxnMarkersRequest request) {
+        if (!context.authorizedOnCluster(AclOperation.CLUSTER_ACTION)) { // as Kafka: brokers only
+            return CompletableFuture.completedFuture(request.getErrorResponse(0,
+                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
+        }
         for (WritableTxnMarker m : request.data().markers()) {
             if (m.producerEpoch() < 0 && m.topics().stream().anyMatch(t -> !t.partitionIndexes().isEmpty())) {
                 // No marker can carry a negative epoch: Kafka fails the whole request (every partition of

@@ -2,6 +2,7 @@ package io.aloft.broker.network;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.security.acl.Authorizer;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
@@ -33,8 +34,19 @@ public final class RequestDispatcher {
     private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
 
     private final Map<ApiKeys, ApiHandler<?>> handlers = new EnumMap<>(ApiKeys.class);
+    private final Authorizer authorizer;
 
+    /** A dispatcher without an authorizer: every request is allowed. */
     public RequestDispatcher(Collection<ApiHandler<?>> handlerList) {
+        this(handlerList, null);
+    }
+
+    /**
+     * @param authorizer the broker's ACLs, given to every request's context (handlers authorize
+     *     through it), or null for none
+     */
+    public RequestDispatcher(Collection<ApiHandler<?>> handlerList, Authorizer authorizer) {
+        this.authorizer = authorizer;
         for (ApiHandler<?> h : handlerList) {
             if (handlers.put(h.apiKey(), h) != null) {
                 throw new IllegalArgumentException("two handlers for " + h.apiKey());
@@ -77,7 +89,7 @@ public final class RequestDispatcher {
         ApiHandler handler = handlers.get(request.apiKey());
         CompletableFuture<AbstractResponse> response;
         try {
-            response = handler.handle(context, request);
+            response = handler.handle(context.withAuthorizer(authorizer), request);
             if (response == null) {
                 response = CompletableFuture.failedFuture(new IllegalStateException("the " + request.apiKey()
                         + " handler returned no future"));
