@@ -53,6 +53,19 @@ public final class Authorizer {
         metadata.subscribe(AclKeys.PREFIX, this::rebuild);
     }
 
+    /** An authorizer over fixed {@code bindings}, following no metadata (tests of the rules). */
+    static Authorizer of(AuthorizerConfig config, java.util.Collection<AclBinding> bindings) {
+        Authorizer a = new Authorizer(config);
+        a.index = new AclIndex(bindings);
+        return a;
+    }
+
+    private Authorizer(AuthorizerConfig config) {
+        this.superUsers = config.superUsers();
+        this.allowIfNoAcl = config.allowEveryoneIfNoAclFound();
+        this.metadata = null;
+    }
+
     private void rebuild(SortedMap<String, byte[]> entries) {
         List<AclBinding> bindings = new ArrayList<>(entries.size());
         for (Map.Entry<String, byte[]> e : entries.entrySet()) {

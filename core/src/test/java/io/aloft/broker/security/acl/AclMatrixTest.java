@@ -310,6 +310,7 @@ class AclMatrixTest {
         }
         Set<AclBinding> grants = new LinkedHashSet<>();
         rows().forEach(r -> grants.addAll(r.grants()));
+        grants.addAll(metadataGrants());
         admin.createAcls(grants).all().get(30, TimeUnit.SECONDS);
     }
 
@@ -331,6 +332,38 @@ class AclMatrixTest {
         p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
                 + "username=\"" + user + "\" password=\"" + password + "\";");
         return p;
+    }
+
+    /** For {@link #metadata_hidesWhatThePrincipalMayNotDescribe}: DESCRIBE on acl-auto-*, CREATE too on acl-auto-ok-*. */
+    private static List<AclBinding> metadataGrants() {
+        return List.of(
+                new AclBinding(new ResourcePattern(ResourceType.TOPIC, "acl-auto-", PatternType.PREFIXED),
+                        new AccessControlEntry("User:alice", "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW)),
+                new AclBinding(new ResourcePattern(ResourceType.TOPIC, "acl-auto-ok-", PatternType.PREFIXED),
+                        new AccessControlEntry("User:alice", "*", AclOperation.CREATE, AclPermissionType.ALLOW)));
+    }
+
+    @Test
+    void metadata_hidesWhatThePrincipalMayNotDescribe() throws Exception {
+        try (AclWire bob = new AclWire(saslPort, "bob", "bob-secret");
+                AclWire alice = new AclWire(saslPort, "alice", "alice-secret")) {
+            MetadataResponse all = bob.send(MetadataRequest.Builder.allTopics());
+            assertEquals(List.of(), all.data().topics().stream().map(t -> t.name()).toList(), "bob sees no topic");
+            MetadataResponse allAlice = alice.send(MetadataRequest.Builder.allTopics());
+            assertEquals(List.of(TOPIC), allAlice.data().topics().stream().map(t -> t.name()).toList());
+            // An existing and a missing topic look the same to bob: existence is not revealed.
+            MetadataResponse named = bob.send(new MetadataRequest.Builder(List.of(TOPIC, "acl-nope"), true));
+            named.data().topics().forEach(t -> assertEquals(Errors.TOPIC_AUTHORIZATION_FAILED.code(), t.errorCode(),
+                    t.name()));
+            assertEquals(2, named.data().topics().size());
+            // Auto-creation needs CREATE: alice may describe acl-auto-* but create only acl-auto-ok-*.
+            MetadataResponse noCreate = alice.send(new MetadataRequest.Builder(List.of("acl-auto-1"), true));
+            assertEquals(Errors.TOPIC_AUTHORIZATION_FAILED.code(), noCreate.data().topics().iterator().next()
+                    .errorCode());
+            MetadataResponse created = alice.send(new MetadataRequest.Builder(List.of("acl-auto-ok-1"), true));
+            assertEquals(Errors.NONE.code(), created.data().topics().iterator().next().errorCode());
+            assertEquals(Set.of(TOPIC, "acl-auto-ok-1"), admin.listTopics().names().get(30, TimeUnit.SECONDS));
+        }
     }
 
     @Test
