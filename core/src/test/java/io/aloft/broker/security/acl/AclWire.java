@@ -33,6 +33,16 @@ final class AclWire implements AutoCloseable {
     private final ApiVersionsResponse versions;
     private int correlationId;
 
+    /** A PLAINTEXT connection (User:ANONYMOUS) to {@code host:port}. */
+    AclWire(String bootstrap) throws IOException {
+        int colon = bootstrap.lastIndexOf(':');
+        socket = new Socket(bootstrap.substring(0, colon), Integer.parseInt(bootstrap.substring(colon + 1)));
+        socket.setSoTimeout(30_000);
+        out = new DataOutputStream(socket.getOutputStream());
+        in = new DataInputStream(socket.getInputStream());
+        versions = send(new ApiVersionsRequest.Builder().build((short) 3));
+    }
+
     AclWire(int port, String user, String password) throws IOException {
         socket = new Socket("127.0.0.1", port);
         socket.setSoTimeout(30_000);
