@@ -8,6 +8,7 @@ import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
+import io.aloft.broker.security.ReloadableSslContext;
 import io.aloft.broker.security.SecurityMetadata;
 import io.aloft.broker.security.SslConfig;
 import io.aloft.broker.failover.BrokerRemoval;
@@ -283,6 +284,14 @@ public final class Broker implements AutoCloseable {
         this.scheduler = scheduler;
         resources.add(scheduler::shutdownNow);
         failures.closeOnFailure("broker scheduler", scheduler::shutdownNow);
+        for (KafkaServer.Listener l : listeners) {
+            ReloadableSslContext tls = l.security().tlsContext();
+            if (tls != null && tls.checkIntervalMs() > 0) {
+                // reloadIfChanged never throws, so a bad renewed file cannot fail this critical scheduler.
+                scheduler.scheduleWithFixedDelay(tls::reloadIfChanged, tls.checkIntervalMs(), tls.checkIntervalMs(),
+                        TimeUnit.MILLISECONDS);
+            }
+        }
         DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props, ServerConfig.ALL);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
         // A fenced broker's WAL is recovered by a live one, and its partitions' new owners wait for that.
