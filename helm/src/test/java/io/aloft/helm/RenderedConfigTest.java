@@ -39,6 +39,8 @@ class RenderedConfigTest {
         renderings.put("sasl_plaintext+ssl-internal+dedicated", List.of("--set", String.join(",",
                 "listeners.client.protocol=SASL_PLAINTEXT", "listeners.internal.protocol=SSL", "tls.existingSecret=aloft-tls",
                 "sasl.plain.existingSecret=aloft-users", "controller.mode=dedicated", "external.enabled=true")));
+        renderings.put("sasl_ssl+plain+requested", List.of("--set", String.join(",", "listeners.client.protocol=SASL_SSL",
+                "tls.existingSecret=aloft-tls", "tls.clientAuth=requested", "sasl.plain.existingSecret=aloft-users")));
         int pods = 0;
         int refused = 0;
         for (Map.Entry<String, List<String>> r : renderings.entrySet()) {

@@ -96,6 +96,22 @@ class SecureStartTest {
     }
 
     @Test
+    void saslSslPlain_withRequestedClientCertificates() throws Exception {
+        Map<String, String> props = start(List.of("--set", String.join(",", "listeners.client.protocol=SASL_SSL",
+                "tls.existingSecret=aloft-tls", "tls.clientAuth=requested", "sasl.plain.existingSecret=aloft-users")),
+                Map.of("ALOFT_PROP_listener_name_client_plain_sasl_jaas_config", Served.PLAIN_JAAS));
+        assertEquals("requested", props.get("listener.name.client.ssl.client.auth"));
+        if (Served.notYetServed(props).isPresent()) {
+            assertEquals("SASL_SSL", Served.notYetServed(props).get());
+            return; // refused naming it: RenderedConfigTest checks that
+        }
+        BrokerConfig broker = ServerConfig.fromProperties(props).broker();
+        assertTrue(broker.saslSettings("CLIENT").plainUsers().check("alice", "alice-secret"));
+        assertEquals(SslConfig.ClientAuth.REQUESTED, broker.sslConfigs().get("CLIENT").clientAuth());
+        assertNotNull(ServerSslContexts.build(broker.sslConfigs().get("CLIENT")));
+    }
+
+    @Test
     void pkcs12KeyStore_withPasswordsFromTheEnvironment() throws Exception {
         openssl("pkcs12", "-export", "-in", secret.resolve("tls.crt").toString(), "-inkey", secret.resolve("tls.key").toString(),
                 "-out", secret.resolve("keystore.p12").toString(), "-passout", "pass:ks-pass", "-name", "broker");
