@@ -8,6 +8,7 @@ import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
+import io.aloft.broker.security.SecurityMetadata;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
@@ -132,6 +133,7 @@ public final class Broker implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
     private PartitionManager partitions;
+    private SecurityMetadata security;
     private String clusterId;
     /** Set once the controller registered this broker: only then does a close leave the cluster. */
     private volatile boolean registered;
@@ -266,7 +268,10 @@ public final class Broker implements AutoCloseable {
         endpoint.health().done(WAL_RECOVERED); // the store replays the WAL as it opens
 
         MetadataCache cache = new MetadataCache();
-        MetadataWatcher watcher = MetadataWatcher.start(controller, cache, failures);
+        SecurityMetadata security = new SecurityMetadata(controller);
+        this.security = security;
+        MetadataWatcher watcher = MetadataWatcher.start(controller, MetadataWatcher.Listener.all(cache, security),
+                failures);
         resources.add(watcher);
         failures.closeOnFailure("metadata watcher", watcher);
 
@@ -568,6 +573,11 @@ public final class Broker implements AutoCloseable {
     /** The partitions this broker serves (tests reach partition logs through it). */
     PartitionManager partitions() {
         return partitions;
+    }
+
+    /** The cluster's credentials, ACLs and quotas as this broker sees them (tests wait on it). */
+    public SecurityMetadata security() {
+        return security;
     }
 
     /** The log cleaner (tests run cleanings through it). */
