@@ -10,7 +10,6 @@ import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
 import io.aloft.broker.security.ReloadableSslContext;
 import io.aloft.broker.security.SecurityMetadata;
-import io.aloft.broker.security.SslConfig;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
@@ -323,11 +322,9 @@ public final class Broker implements AutoCloseable {
         // Requests to other brokers (transaction markers to partition leaders). Made before what uses
         // it, so it closes after them (resources close in reverse).
         String interBrokerListener = config.interBrokerListener();
-        SslConfig interBrokerTls = config.sslConfigs().get(interBrokerListener);
         InterBrokerClient interBroker = new NetworkInterBrokerClient(nodeId,
                 BrokerAddresses.fromCache(cache, interBrokerListener), interBrokerListener,
-                interBrokerTls == null ? Map.of() : interBrokerTls.clientSettings(),
-                new NamedThreadFactory("aloft-inter-broker-sender", true, failures));
+                config.interBrokerSecurity(), new NamedThreadFactory("aloft-inter-broker-sender", true, failures));
         resources.add(interBroker);
         failures.closeOnFailure("inter-broker client", interBroker);
         BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
