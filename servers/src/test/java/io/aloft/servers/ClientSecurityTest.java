@@ -42,7 +42,8 @@ class ClientSecurityTest {
             leaf.verify(chain[1].getPublicKey());
 
             // What a client trusts (its trust store) accepts the chain the broker presents.
-            KeyStore trust = load(Path.of(client.get("ssl.truststore.location")), client.get("ssl.truststore.password"));
+            KeyStore trust = load(Path.of(client.get("ssl.truststore.location")),
+                    client.get("ssl.truststore.password"));
             assertEquals(1, trust.size());
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(trust);

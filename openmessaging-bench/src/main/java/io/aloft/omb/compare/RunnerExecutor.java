@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * The real {@link WorkloadExecutor}: loads the workload and driver files, applies the step's
- * overrides and the broker's client (security) properties, and runs {@link WorkloadRunner}, whose progress lines go to {@code progress}.
- * Stateless apart from that stream.
+ * overrides and the broker's client (security) properties, and runs {@link WorkloadRunner}, whose
+ * progress lines go to {@code progress}. Stateless apart from that stream.
  */
 public final class RunnerExecutor implements WorkloadExecutor {
     private final PrintStream progress;
