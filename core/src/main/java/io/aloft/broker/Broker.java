@@ -8,6 +8,8 @@ import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
+import io.aloft.broker.security.ReloadableSslContext;
+import io.aloft.broker.security.SecurityMetadata;
 import io.aloft.broker.security.SslConfig;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
@@ -133,6 +135,7 @@ public final class Broker implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
     private PartitionManager partitions;
+    private SecurityMetadata security;
     private String clusterId;
     /** Set once the controller registered this broker: only then does a close leave the cluster. */
     private volatile boolean registered;
@@ -267,7 +270,10 @@ public final class Broker implements AutoCloseable {
         endpoint.health().done(WAL_RECOVERED); // the store replays the WAL as it opens
 
         MetadataCache cache = new MetadataCache();
-        MetadataWatcher watcher = MetadataWatcher.start(controller, cache, failures);
+        SecurityMetadata security = new SecurityMetadata(controller);
+        this.security = security;
+        MetadataWatcher watcher = MetadataWatcher.start(controller, MetadataWatcher.Listener.all(cache, security),
+                failures);
         resources.add(watcher);
         failures.closeOnFailure("metadata watcher", watcher);
 
@@ -278,6 +284,14 @@ public final class Broker implements AutoCloseable {
         this.scheduler = scheduler;
         resources.add(scheduler::shutdownNow);
         failures.closeOnFailure("broker scheduler", scheduler::shutdownNow);
+        for (KafkaServer.Listener l : listeners) {
+            ReloadableSslContext tls = l.security().tlsContext();
+            if (tls != null && tls.checkIntervalMs() > 0) {
+                // reloadIfChanged never throws, so a bad renewed file cannot fail this critical scheduler.
+                scheduler.scheduleWithFixedDelay(tls::reloadIfChanged, tls.checkIntervalMs(), tls.checkIntervalMs(),
+                        TimeUnit.MILLISECONDS);
+            }
+        }
         DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props, ServerConfig.ALL);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
         // A fenced broker's WAL is recovered by a live one, and its partitions' new owners wait for that.
@@ -571,6 +585,11 @@ public final class Broker implements AutoCloseable {
     /** The partitions this broker serves (tests reach partition logs through it). */
     PartitionManager partitions() {
         return partitions;
+    }
+
+    /** The cluster's credentials, ACLs and quotas as this broker sees them (tests wait on it). */
+    public SecurityMetadata security() {
+        return security;
     }
 
     /** The log cleaner (tests run cleanings through it). */

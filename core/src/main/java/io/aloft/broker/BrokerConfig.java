@@ -41,12 +41,10 @@ public final class BrokerConfig {
         }
     }
 
-    /**
-     * The security protocols a listener may have today. SASL_SSL (SASL over TLS) joins once tested;
-     * until then such a listener stops the broker at start.
-     */
+    /** The security protocols a listener may have: all of Kafka's. */
     public static final Set<SecurityProtocol> SERVED_PROTOCOLS = java.util.Collections.unmodifiableSet(
-            java.util.EnumSet.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL, SecurityProtocol.SASL_PLAINTEXT));
+            java.util.EnumSet.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL, SecurityProtocol.SASL_PLAINTEXT,
+                    SecurityProtocol.SASL_SSL));
 
     /** Kafka's listener names: letters, digits, '_' and '-'. (Before the keys: their defaults are parsed.) */
     private static final java.util.regex.Pattern LISTENER_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
@@ -57,8 +55,8 @@ public final class BrokerConfig {
             .defaultValue(List.of(new ListenerAddress("PLAINTEXT", "127.0.0.1", 9092)))
             .doc("Comma-separated listeners NAME://host:port the broker binds (host empty: all interfaces; "
                     + "port 0: any free port). A name's security protocol comes from "
-                    + "listener.security.protocol.map: PLAINTEXT, SSL, or SASL_PLAINTEXT (SASL PLAIN first: see "
-                    + "sasl.enabled.mechanisms); SASL_SSL is refused at start for now.")
+                    + "listener.security.protocol.map: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (TLS, then SASL: "
+                    + "see sasl.enabled.mechanisms).")
             .build();
 
     public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
@@ -277,7 +275,7 @@ public final class BrokerConfig {
                     + protocol + ", which is not served yet (served: " + SERVED_PROTOCOLS + ")");
             byListener.put(l.name(), protocol);
             if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
-                ssl.put(l.name(), SslConfig.forListener(l.name(), props));
+                ssl.put(l.name(), SslConfig.forListener(l.name(), props, protocol == SecurityProtocol.SASL_SSL));
             }
         }
         protocols = java.util.Collections.unmodifiableMap(byListener);
@@ -309,7 +307,8 @@ public final class BrokerConfig {
         objectStorageUrl = url != null ? url : dataDir.resolve("objects").toAbsolutePath().toUri().toString();
         Map<String, SaslListenerSettings> sasl = new LinkedHashMap<>();
         for (ListenerAddress l : listeners) {
-            if (byListener.get(l.name()) == SecurityProtocol.SASL_PLAINTEXT) {
+            if (byListener.get(l.name()) == SecurityProtocol.SASL_PLAINTEXT
+                    || byListener.get(l.name()) == SecurityProtocol.SASL_SSL) {
                 sasl.put(l.name(), SaslConfig.forListener(props, l.name()));
             }
         }
