@@ -9,8 +9,8 @@ import java.util.Map;
  * librdkafka through confluent-kafka (Python), whose wheels bundle librdkafka: one virtual
  * environment per pinned version, built by {@code scripts/python-clients.sh} under
  * {@code <cache>/python-clients/confluent-kafka-<version>} and marked complete by a file
- * {@code .installed} written last. The scenarios are {@code compat/python/scenario.py} and
- * {@code compat/python/transactions.py}.
+ * {@code .installed} written last. The scenarios are {@code compat/python/scenario.py},
+ * {@code compat/python/transactions.py} and {@code compat/python/secure.py}.
  *
  * <p>Immutable.
  */
@@ -55,6 +55,19 @@ final class PythonClients {
                         Integer.toString(s.records()), "--timeout",
                         Long.toString(s.clientTimeout().toSeconds())),
                 Map.of("PYTHONDONTWRITEBYTECODE", "1"));
+    }
+
+    /**
+     * The secured-listener scenario ({@code compat/python/secure.py}) with {@code arguments} (listener,
+     * protocol, credentials, expectation: see the script).
+     *
+     * @throws IllegalStateException naming the setup script when that version is not installed
+     */
+    ClientCommand secure(String confluentKafkaVersion, List<String> arguments) {
+        List<String> command = new java.util.ArrayList<>(List.of(python(confluentKafkaVersion).toString(), "-u",
+                layout.moduleDir().resolve("python/secure.py").toString()));
+        command.addAll(arguments);
+        return new ClientCommand(command, Map.of("PYTHONDONTWRITEBYTECODE", "1"));
     }
 
     /** The venv's python of that confluent-kafka version. */

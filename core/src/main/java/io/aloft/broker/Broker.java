@@ -13,7 +13,7 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 import io.aloft.broker.security.SecurityMetadata;
 import io.aloft.broker.security.acl.Authorizer;
 import io.aloft.broker.security.acl.AuthorizerConfig;
-import io.aloft.broker.security.SslConfig;
+import io.aloft.broker.security.ReloadableSslContext;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
@@ -131,8 +131,6 @@ public final class Broker implements AutoCloseable {
     static final String SERVING = "serving (not starting or draining)";
 
     private final List<AutoCloseable> resources = new ArrayList<>();
-    /** ACLs (and later credentials, quotas): STAND-IN until the controller-backed one lands. */
-    private final SecurityMetadata securityMetadata = new SecurityMetadata();
     private final int nodeId;
     private final FatalFailureHandler failures;
     /** {@link FetchSessionConfig#MIN_EVICTION_MS}, shorter in tests that make sessions evict each other. */
@@ -143,6 +141,7 @@ public final class Broker implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
     private PartitionManager partitions;
+    private SecurityMetadata security;
     private String clusterId;
     /** Set once the controller registered this broker: only then does a close leave the cluster. */
     private volatile boolean registered;
@@ -277,7 +276,10 @@ public final class Broker implements AutoCloseable {
         endpoint.health().done(WAL_RECOVERED); // the store replays the WAL as it opens
 
         MetadataCache cache = new MetadataCache();
-        MetadataWatcher watcher = MetadataWatcher.start(controller, cache, failures);
+        SecurityMetadata security = new SecurityMetadata(controller);
+        this.security = security;
+        MetadataWatcher watcher = MetadataWatcher.start(controller, MetadataWatcher.Listener.all(cache, security),
+                failures);
         resources.add(watcher);
         failures.closeOnFailure("metadata watcher", watcher);
 
@@ -288,6 +290,14 @@ public final class Broker implements AutoCloseable {
         this.scheduler = scheduler;
         resources.add(scheduler::shutdownNow);
         failures.closeOnFailure("broker scheduler", scheduler::shutdownNow);
+        for (KafkaServer.Listener l : listeners) {
+            ReloadableSslContext tls = l.security().tlsContext();
+            if (tls != null && tls.checkIntervalMs() > 0) {
+                // reloadIfChanged never throws, so a bad renewed file cannot fail this critical scheduler.
+                scheduler.scheduleWithFixedDelay(tls::reloadIfChanged, tls.checkIntervalMs(), tls.checkIntervalMs(),
+                        TimeUnit.MILLISECONDS);
+            }
+        }
         DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props, ServerConfig.ALL);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
         // A fenced broker's WAL is recovered by a live one, and its partitions' new owners wait for that.
@@ -319,11 +329,9 @@ public final class Broker implements AutoCloseable {
         // Requests to other brokers (transaction markers to partition leaders). Made before what uses
         // it, so it closes after them (resources close in reverse).
         String interBrokerListener = config.interBrokerListener();
-        SslConfig interBrokerTls = config.sslConfigs().get(interBrokerListener);
         InterBrokerClient interBroker = new NetworkInterBrokerClient(nodeId,
                 BrokerAddresses.fromCache(cache, interBrokerListener), interBrokerListener,
-                interBrokerTls == null ? Map.of() : interBrokerTls.clientSettings(),
-                new NamedThreadFactory("aloft-inter-broker-sender", true, failures));
+                config.interBrokerSecurity(), new NamedThreadFactory("aloft-inter-broker-sender", true, failures));
         resources.add(interBroker);
         failures.closeOnFailure("inter-broker client", interBroker);
         BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
@@ -477,7 +485,7 @@ public final class Broker implements AutoCloseable {
                     + "refused unless ACLs allow it (keep that listener private and add {} to super.users)",
                     interBroker, Principal.ANONYMOUS, AuthorizerConfig.SUPER_USERS_CONFIG, Principal.ANONYMOUS);
         }
-        return new Authorizer(acls, securityMetadata);
+        return new Authorizer(acls, security);
     }
 
     private void handOver(PartitionManager partitions, BrokerLifecycle lifecycle, ControllerClient controller,
@@ -605,6 +613,11 @@ public final class Broker implements AutoCloseable {
     /** The partitions this broker serves (tests reach partition logs through it). */
     PartitionManager partitions() {
         return partitions;
+    }
+
+    /** The cluster's credentials, ACLs and quotas as this broker sees them (tests wait on it). */
+    public SecurityMetadata security() {
+        return security;
     }
 
     /** The log cleaner (tests run cleanings through it). */

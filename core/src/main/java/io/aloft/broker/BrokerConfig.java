@@ -1,6 +1,7 @@
 package io.aloft.broker;
 
 import io.aloft.broker.network.KafkaServer;
+import io.aloft.broker.interbroker.InterBrokerSecurity;
 import io.aloft.broker.security.sasl.SaslConfig;
 import io.aloft.broker.security.sasl.SaslListenerSettings;
 import io.aloft.broker.security.SslConfig;
@@ -41,12 +42,10 @@ public final class BrokerConfig {
         }
     }
 
-    /**
-     * The security protocols a listener may have today. SASL_SSL (SASL over TLS) joins once tested;
-     * until then such a listener stops the broker at start.
-     */
+    /** The security protocols a listener may have: all of Kafka's. */
     public static final Set<SecurityProtocol> SERVED_PROTOCOLS = java.util.Collections.unmodifiableSet(
-            java.util.EnumSet.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL, SecurityProtocol.SASL_PLAINTEXT));
+            java.util.EnumSet.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL, SecurityProtocol.SASL_PLAINTEXT,
+                    SecurityProtocol.SASL_SSL));
 
     /** Kafka's listener names: letters, digits, '_' and '-'. (Before the keys: their defaults are parsed.) */
     private static final java.util.regex.Pattern LISTENER_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
@@ -57,8 +56,8 @@ public final class BrokerConfig {
             .defaultValue(List.of(new ListenerAddress("PLAINTEXT", "127.0.0.1", 9092)))
             .doc("Comma-separated listeners NAME://host:port the broker binds (host empty: all interfaces; "
                     + "port 0: any free port). A name's security protocol comes from "
-                    + "listener.security.protocol.map: PLAINTEXT, SSL, or SASL_PLAINTEXT (SASL PLAIN first: see "
-                    + "sasl.enabled.mechanisms); SASL_SSL is refused at start for now.")
+                    + "listener.security.protocol.map: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (TLS, then SASL: "
+                    + "see sasl.enabled.mechanisms).")
             .build();
 
     public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
@@ -87,7 +86,9 @@ public final class BrokerConfig {
             .doc("The listener brokers reach each other on (transaction markers, group lag): one of "
                     + "advertised.listeners. Over an SSL listener the broker connects with that listener's ssl.* "
                     + "settings as a client (its trust store must trust the other brokers' certificates, and "
-                    + "its key store is presented when they require client certificates).")
+                    + "its key store is presented when they require client certificates); over a SASL_PLAINTEXT "
+                    + "one it authenticates with sasl.mechanism.inter.broker.protocol and the username and "
+                    + "password of the listener's JAAS key.")
             .build();
 
     public static final String BROKER_RACK_CONFIG = "broker.rack";
@@ -257,6 +258,7 @@ public final class BrokerConfig {
     private final String objectStorageUrl;
     /** The SASL settings of each SASL listener, by name. */
     private final Map<String, SaslListenerSettings> saslListeners;
+    private final InterBrokerSecurity interBrokerSecurity;
 
     private BrokerConfig(ConfigValues v, Map<?, ?> props) {
         listeners = v.get(LISTENERS);
@@ -277,7 +279,7 @@ public final class BrokerConfig {
                     + protocol + ", which is not served yet (served: " + SERVED_PROTOCOLS + ")");
             byListener.put(l.name(), protocol);
             if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
-                ssl.put(l.name(), SslConfig.forListener(l.name(), props));
+                ssl.put(l.name(), SslConfig.forListener(l.name(), props, protocol == SecurityProtocol.SASL_SSL));
             }
         }
         protocols = java.util.Collections.unmodifiableMap(byListener);
@@ -291,11 +293,6 @@ public final class BrokerConfig {
                     INTER_BROKER_LISTENER_NAME_CONFIG, "listener " + interBrokerListener + " is not advertised ("
                     + ADVERTISED_LISTENERS_CONFIG + "=" + ConfigKey.formatList(advertisedListeners) + ")");
         }
-        // The inter-broker client has no SASL credentials yet: a SASL listener there would refuse every call.
-        require(!byListener.get(interBrokerListener).name.startsWith("SASL"),
-                interBroker == null || interBroker.isBlank() ? LISTENERS_CONFIG : INTER_BROKER_LISTENER_NAME_CONFIG,
-                "listener " + interBrokerListener + ", which brokers reach each other on, is "
-                        + byListener.get(interBrokerListener) + ": brokers cannot authenticate with SASL yet");
         String r = v.get(BROKER_RACK);
         rack = r == null || r.isBlank() ? null : r.trim();
         numPartitions = v.get(NUM_PARTITIONS);
@@ -309,11 +306,15 @@ public final class BrokerConfig {
         objectStorageUrl = url != null ? url : dataDir.resolve("objects").toAbsolutePath().toUri().toString();
         Map<String, SaslListenerSettings> sasl = new LinkedHashMap<>();
         for (ListenerAddress l : listeners) {
-            if (byListener.get(l.name()) == SecurityProtocol.SASL_PLAINTEXT) {
+            if (byListener.get(l.name()) == SecurityProtocol.SASL_PLAINTEXT
+                    || byListener.get(l.name()) == SecurityProtocol.SASL_SSL) {
                 sasl.put(l.name(), SaslConfig.forListener(props, l.name()));
             }
         }
         saslListeners = java.util.Collections.unmodifiableMap(sasl);
+        // After the listener's own SASL settings, so their errors come first, as the server side reads them.
+        interBrokerSecurity = InterBrokerSecurity.forListener(interBrokerListener, byListener.get(interBrokerListener),
+                ssl.get(interBrokerListener), sasl.get(interBrokerListener), props);
     }
 
     /**
@@ -486,6 +487,11 @@ public final class BrokerConfig {
     /** The TLS settings of each SSL listener, by name. */
     public Map<String, SslConfig> sslConfigs() {
         return sslConfigs;
+    }
+
+    /** How the inter-broker client secures its connections (the inter-broker listener's protocol and keys). */
+    public InterBrokerSecurity interBrokerSecurity() {
+        return interBrokerSecurity;
     }
 
     /** {@code inter.broker.listener.name}, or the first advertised listener's name. */

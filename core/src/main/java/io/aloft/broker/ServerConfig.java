@@ -5,6 +5,7 @@ import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.txn.TransactionCoordinatorConfig;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.cleaner.CleanerConfig;
+import io.aloft.broker.interbroker.InterBrokerSecurity;
 import io.aloft.broker.security.SslConfig;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
@@ -44,7 +45,7 @@ public final class ServerConfig {
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
             TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
             CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION, SaslConfig.DEFINITION,
-            AuthorizerConfig.DEFINITION);
+            InterBrokerSecurity.DEFINITION, AuthorizerConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
     public static final ConfigDefinition ALL = ConfigDefinition.combine("server", DEFINITIONS);

@@ -66,6 +66,11 @@ public final class TestBroker implements AutoCloseable {
         this(dir, Map.of());
     }
 
+    /** The properties it was started with. */
+    public Map<String, String> props() {
+        return props;
+    }
+
     public Broker broker() {
         return broker;
     }

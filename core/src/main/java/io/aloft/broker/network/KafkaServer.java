@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Kafka protocol server: one Netty server socket per listener. Each accepted connection first
- * passes the {@link ConnectionLimits} (on the accept thread), then, on an SSL listener, gets Netty's
+ * passes the {@link ConnectionLimits} (on the accept thread), then, on an SSL or SASL_SSL listener, gets Netty's
  * {@code SslHandler} (JDK provider) and a {@link TlsPrincipalHandler} that sets the connection's
  * principal once the handshake completes; then two handlers of its own: {@link RequestFrameDecoder} (size-prefixed frames of at most
  * {@code socket.request.max.bytes}, their memory reserved from the broker-wide
@@ -212,7 +212,8 @@ public final class KafkaServer implements AutoCloseable {
                             // nothing until the handshake has completed (and the principal is known).
                             ch.pipeline().addLast("tls", security.sslContext().newHandler(ch.alloc()));
                             ch.pipeline().addLast("tls-principal", new TlsPrincipalHandler(connection,
-                                    security.principalRules(), id, failedAuthentications));
+                                    listener.sasl() == null ? security.principalRules() : null, id,
+                                    failedAuthentications));
                         }
                         // Large responses leave a piece at a time, as the socket takes them (ResponseChunks).
                         ch.pipeline().addLast("chunks", new ChunkedWriteHandler());

@@ -17,7 +17,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * completes it sets the connection's principal: the client certificate's subject DN (RFC 2253)
  * mapped by {@code ssl.principal.mapping.rules}, or {@link Principal#ANONYMOUS} when the client
  * presented none (client auth none or requested). The SslHandler passes no application data on
- * before that, so no request is read before the principal is known.
+ * before that, so no request is read before the principal is known. On a SASL_SSL listener (no
+ * mapping rules given) the certificate, if any, is only checked for trust: the principal is the
+ * SASL user, set later, as in Kafka.
  *
  * <p>A failed handshake (no or untrusted client certificate when one is required, a DN no mapping
  * rule applies to — the listener's trust manager checks that during the handshake — no common
@@ -34,6 +36,7 @@ final class TlsPrincipalHandler extends ChannelInboundHandlerAdapter {
     private final RateLimitedWarnings failedAuthentications;
     private boolean failed;
 
+    /** @param rules how certificates name principals; null on SASL_SSL, where they name none */
     TlsPrincipalHandler(ConnectionSecurity security, PrincipalMappingRules rules, String connectionId,
             RateLimitedWarnings failedAuthentications) {
         this.security = security;
@@ -50,7 +53,7 @@ final class TlsPrincipalHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             SslHandler tls = ctx.pipeline().get(SslHandler.class);
-            String dn = peerDn(tls);
+            String dn = rules == null ? null : peerDn(tls);
             if (dn != null) {
                 try {
                     security.authenticated(Principal.user(rules.name(dn)));

@@ -1,33 +1,58 @@
 package io.aloft.broker.security;
 
+import io.aloft.controller.client.ControllerClient;
+import io.aloft.controller.client.MetadataWatcher;
+import io.aloft.controller.command.DeleteKv;
+import io.aloft.controller.command.PutKv;
+import io.aloft.controller.model.ClusterImage;
+import io.aloft.controller.model.FeatureLevel;
+import io.aloft.controller.model.MetadataEvent;
+import io.aloft.controller.model.SecurityKeys;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 /**
- * STAND-IN for the lead's controller-backed security metadata (see the "Security metadata on the
- * change feed" commit, which replaces this file): the same API over a broker-local map, so the ACL
- * code can be written and tested on one broker before the replicated store lands. Entries do not
- * survive a restart and are not shared between brokers.
+ * The cluster's security entries (SCRAM credentials, ACL bindings, client quotas) as this broker
+ * last saw them: the controller's key-value entries under {@link SecurityKeys#PREFIX}, kept current
+ * by the change feed (a full set with each image, one entry per event), and the way a handler
+ * changes them (through the controller, so every broker and every restart sees the change).
  *
- * <p>Thread-safe: the map is guarded by {@code this}; listeners are called on the writer's thread
- * after each change (the real one calls them on the metadata watcher thread).
+ * <p>Each feature owns a sub-prefix ({@code security/scram/}, {@code security/acl/},
+ * {@code security/quota/}) and {@link #subscribe subscribes} to it to rebuild its own immutable
+ * index when something under it changes. A change made here is applied to the local view as soon as
+ * the controller has committed it (read your writes on this broker); other brokers see it one watch
+ * round later (about {@code 100} ms). Two brokers changing the same key within that round may leave
+ * this broker on the first value until the key changes again (a committed write is applied locally
+ * when its reply arrives, which can be after the other broker's later event): features keep keys
+ * fine-grained (one ACL binding, one user's mechanism) so such races are between equal intents.
+ *
+ * <p>Thread-safe: the view is one immutable map swapped under this object's lock. Listeners run
+ * under that lock too, so they see views in the order they were made, on the thread that changed
+ * the view (the metadata watcher's, or the controller client's completing a write): they must be
+ * quick and must not write here.
  */
-public final class SecurityMetadata {
-    private final TreeMap<String, byte[]> entries = new TreeMap<>();
-    private final List<Map.Entry<String, Consumer<SortedMap<String, byte[]>>>> listeners =
-            new CopyOnWriteArrayList<>();
+public final class SecurityMetadata implements MetadataWatcher.Listener {
 
-    /** One change of {@link #apply}: a put (value non-null) or a delete. */
+    /** One change of a {@link #apply batch}: a put ({@code value} non-null) or a delete. */
     public record Change(String key, byte[] value) {
+        public Change {
+            Objects.requireNonNull(key, "key");
+            if (!SecurityKeys.isSecurityKey(key)) {
+                throw new IllegalArgumentException("not a security key: " + key);
+            }
+        }
+
         public static Change put(String key, byte[] value) {
-            return new Change(key, value.clone());
+            return new Change(key, Objects.requireNonNull(value, "value").clone());
         }
 
         public static Change delete(String key) {
@@ -35,42 +60,140 @@ public final class SecurityMetadata {
         }
     }
 
-    /** An immutable snapshot of the entries under {@code prefix}, with full keys. */
-    public synchronized SortedMap<String, byte[]> entries(String prefix) {
-        return Collections.unmodifiableSortedMap(new TreeMap<>(entries.subMap(prefix, prefix + Character.MAX_VALUE)));
+    private record Subscription(String prefix, Consumer<SortedMap<String, byte[]>> listener) {
     }
 
-    /** Calls {@code listener} now and after every change under {@code prefix}. */
+    private final ControllerClient controller;
+    private final IntSupplier featureLevel;
+    private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+    private volatile SortedMap<String, byte[]> entries = Collections.emptySortedMap();
+
+    /** Entries written through {@code controller}, refused while its known feature level is too low. */
+    public SecurityMetadata(ControllerClient controller) {
+        this(controller, controller::featureLevel);
+    }
+
+    SecurityMetadata(ControllerClient controller, IntSupplier featureLevel) {
+        this.controller = controller;
+        this.featureLevel = featureLevel;
+    }
+
+    /** The entries under {@code prefix} (full keys), an immutable snapshot. */
+    public SortedMap<String, byte[]> entries(String prefix) {
+        return under(entries, prefix);
+    }
+
+    /**
+     * Calls {@code listener} with the entries under {@code prefix} now, and again after every change
+     * under it.
+     */
     public void subscribe(String prefix, Consumer<SortedMap<String, byte[]>> listener) {
-        listeners.add(Map.entry(prefix, listener));
-        listener.accept(entries(prefix));
+        Subscription s = new Subscription(prefix, listener);
+        synchronized (this) {
+            subscriptions.add(s);
+            listener.accept(under(entries, prefix));
+        }
     }
 
+    /** Puts {@code value} under {@code key}; completes once the controller has committed it. */
     public CompletableFuture<Void> put(String key, byte[] value) {
         return apply(List.of(Change.put(key, value)));
     }
 
+    /** Removes {@code key} (a missing key is a no-op); completes once the controller has committed it. */
     public CompletableFuture<Void> delete(String key) {
         return apply(List.of(Change.delete(key)));
     }
 
+    /**
+     * Submits {@code changes} together (one controller round when they can share it; each applies on
+     * its own, so a failure leaves the others applied) and applies them to the local view once all
+     * are committed.
+     */
     public CompletableFuture<Void> apply(List<Change> changes) {
-        List<String> changed = new ArrayList<>();
+        if (featureLevel.getAsInt() < FeatureLevel.SECURITY_METADATA) {
+            return CompletableFuture.failedFuture(new UnsupportedVersionException("The cluster's feature level is "
+                    + featureLevel.getAsInt() + "; credentials, ACLs and quotas need level "
+                    + FeatureLevel.SECURITY_METADATA + " (finish upgrading every controller voter and broker first)"));
+        }
+        List<CompletableFuture<Object>> writes = new ArrayList<>(changes.size());
+        for (Change c : changes) {
+            writes.add(controller.submit(c.value() == null ? new DeleteKv(c.key()) : new PutKv(c.key(), c.value())));
+        }
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenRun(() -> changeLocally(changes));
+    }
+
+    @Override
+    public void onImage(ClusterImage image) {
         synchronized (this) {
+            SortedMap<String, byte[]> old = entries;
+            SortedMap<String, byte[]> view = Collections.unmodifiableSortedMap(new TreeMap<>(image.securityEntries()));
+            entries = view;
+            tell(changed(old, view), view);
+        }
+    }
+
+    @Override
+    public void onEvent(MetadataEvent event) {
+        if (event.kvKey() != null && SecurityKeys.isSecurityKey(event.kvKey())) {
+            changeLocally(List.of(new Change(event.kvKey(), event.kvValue())));
+        }
+    }
+
+    private void changeLocally(List<Change> changes) {
+        synchronized (this) {
+            List<Subscription> notify = new ArrayList<>();
+            TreeMap<String, byte[]> next = new TreeMap<>(entries);
             for (Change c : changes) {
                 if (c.value() == null) {
-                    entries.remove(c.key());
+                    next.remove(c.key());
                 } else {
-                    entries.put(c.key(), c.value());
+                    next.put(c.key(), c.value());
                 }
-                changed.add(c.key());
+            }
+            SortedMap<String, byte[]> view = Collections.unmodifiableSortedMap(next);
+            entries = view;
+            for (Subscription s : subscriptions) {
+                if (changes.stream().anyMatch(c -> c.key().startsWith(s.prefix()))) {
+                    notify.add(s);
+                }
+            }
+            tell(notify, view);
+        }
+    }
+
+    /** Subscriptions whose part differs between {@code old} and {@code next}. */
+    private List<Subscription> changed(SortedMap<String, byte[]> old, SortedMap<String, byte[]> next) {
+        List<Subscription> out = new ArrayList<>();
+        for (Subscription s : subscriptions) {
+            if (!sameEntries(under(old, s.prefix()), under(next, s.prefix()))) {
+                out.add(s);
             }
         }
-        for (Map.Entry<String, Consumer<SortedMap<String, byte[]>>> l : listeners) {
-            if (changed.stream().anyMatch(k -> k.startsWith(l.getKey()))) {
-                l.getValue().accept(entries(l.getKey()));
+        return out;
+    }
+
+    /** Called under the lock (see the class comment). */
+    private void tell(List<Subscription> notify, SortedMap<String, byte[]> view) {
+        for (Subscription s : notify) {
+            s.listener().accept(under(view, s.prefix()));
+        }
+    }
+
+    private static SortedMap<String, byte[]> under(SortedMap<String, byte[]> map, String prefix) {
+        // Every key under prefix sorts between prefix and prefix + U+FFFF.
+        return Collections.unmodifiableSortedMap(map.subMap(prefix, prefix + Character.MAX_VALUE));
+    }
+
+    private static boolean sameEntries(SortedMap<String, byte[]> a, SortedMap<String, byte[]> b) {
+        if (!a.keySet().equals(b.keySet())) {
+            return false;
+        }
+        for (var e : a.entrySet()) {
+            if (!java.util.Arrays.equals(e.getValue(), b.get(e.getKey()))) {
+                return false;
             }
         }
-        return CompletableFuture.completedFuture(null);
+        return true;
     }
 }

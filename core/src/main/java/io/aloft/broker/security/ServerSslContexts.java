@@ -117,7 +117,8 @@ public final class ServerSslContexts {
 
     /**
      * The trust store (the JVM's default without one), its trust manager wrapped so that a client
-     * certificate must also map to a name ({@link PrincipalCheckingTrustManager}).
+     * certificate must also map to a name ({@link PrincipalCheckingTrustManager}) on an SSL listener;
+     * on a SASL_SSL one the certificate names no principal, so only trust is checked, as in Kafka.
      */
     private static void trustMaterial(SslConfig c, SslContextBuilder b) {
         KeyStore store = trustStore(c);
@@ -126,7 +127,8 @@ public final class ServerSslContexts {
             tmf.init(store); // null: the JVM's default trust store, as in Kafka
             for (TrustManager tm : tmf.getTrustManagers()) {
                 if (tm instanceof X509ExtendedTrustManager x509) {
-                    b.trustManager(new PrincipalCheckingTrustManager(x509, c.principalMappingRules()));
+                    b.trustManager(c.sasl() ? x509 : new PrincipalCheckingTrustManager(x509,
+                            c.principalMappingRules()));
                     return;
                 }
             }

@@ -13,13 +13,14 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The TLS settings of one SSL listener, with Kafka's keys: each {@code ssl.*} key may be set for one
+ * The TLS settings of one SSL or SASL_SSL listener, with Kafka's keys: each {@code ssl.*} key may be set for one
  * listener as {@code listener.name.<listener name, lowercase>.ssl.*}, which takes precedence over
- * the plain key (Kafka's rule). Read once at start: rotating a keystore or truststore takes a restart
- * (Kafka can reload one through a dynamic {@code ssl.keystore.location} update; not here yet).
+ * the plain key (Kafka's rule). Read at start; the key and trust store files are then watched and
+ * reloaded when they change ({@link ReloadableSslContext}, {@link #RELOAD_INTERVAL_MS}).
  * Passwords are never logged, and DescribeConfigs hides them. Immutable.
  */
 public final class SslConfig {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SslConfig.class);
     /** Prefix of per-listener keys: {@code listener.name.<name>.}. */
     public static final String LISTENER_PREFIX = "listener.name.";
 
@@ -141,22 +142,36 @@ public final class SslConfig {
                     + "authentication. Example: RULE:^CN=([^,]*),.*$/$1/L,DEFAULT.")
             .build();
 
+    public static final String RELOAD_INTERVAL_MS_CONFIG = "aloft.ssl.reload.interval.ms";
+    public static final ConfigKey<Long> RELOAD_INTERVAL_MS = ConfigKey.longKey(RELOAD_INTERVAL_MS_CONFIG)
+            .defaultValue(60_000L)
+            .validator(Validator.atLeast(0L))
+            .doc("How often an SSL listener checks whether the files at ssl.keystore.location and "
+                    + "ssl.truststore.location changed, and if so reloads them: new connections get the new "
+                    + "certificate, open ones keep theirs, and files that cannot be used are logged and the "
+                    + "old ones kept. Replaces Kafka's dynamic ssl.keystore.location update (renew a "
+                    + "certificate by writing the files, e.g. a cert-manager Secret volume). 0: never.")
+            .build();
+
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("ssl", KEYSTORE_TYPE, KEYSTORE_LOCATION,
             KEYSTORE_PASSWORD, KEY_PASSWORD, KEYSTORE_CERTIFICATE_CHAIN, KEYSTORE_KEY, TRUSTSTORE_TYPE,
             TRUSTSTORE_LOCATION, TRUSTSTORE_PASSWORD, TRUSTSTORE_CERTIFICATES, CLIENT_AUTH, ENABLED_PROTOCOLS,
-            CIPHER_SUITES, ENDPOINT_IDENTIFICATION, PRINCIPAL_MAPPING_RULES);
+            CIPHER_SUITES, ENDPOINT_IDENTIFICATION, PRINCIPAL_MAPPING_RULES, RELOAD_INTERVAL_MS);
 
     private final String listenerName;
     private final Map<String, String> sources;
     private final Map<String, String> raw;
     private final ConfigValues values;
+    /** Whether the listener is SASL_SSL: the principal comes from SASL, never from the certificate. */
+    private final boolean sasl;
 
     private SslConfig(String listenerName, Map<String, String> sources, Map<String, String> raw,
-            ConfigValues values) {
+            ConfigValues values, boolean sasl) {
         this.listenerName = listenerName;
         this.sources = Map.copyOf(sources);
         this.raw = Map.copyOf(raw);
         this.values = values;
+        this.sasl = sasl;
     }
 
     /**
@@ -166,6 +181,15 @@ public final class SslConfig {
      * @throws ConfigException naming the key (in the form it was set) of a bad value
      */
     public static SslConfig forListener(String listenerName, Map<?, ?> props) {
+        return forListener(listenerName, props, false);
+    }
+
+    /**
+     * As {@link #forListener(String, Map)}, for a SASL_SSL listener when {@code sasl}: then, as in
+     * Kafka (KIP-684), {@code ssl.client.auth} applies only in its listener-prefixed form (the plain
+     * key is ignored, with a WARN, as Kafka logs), and the certificate never names the principal.
+     */
+    public static SslConfig forListener(String listenerName, Map<?, ?> props, boolean sasl) {
         String prefix = prefix(listenerName);
         Map<String, String> merged = new HashMap<>();
         Map<String, String> sources = new HashMap<>();
@@ -176,11 +200,17 @@ public final class SslConfig {
                 merged.put(key, specific.toString());
                 sources.put(key, prefix + key);
             } else if (plain != null) {
+                if (sasl && key.equals(CLIENT_AUTH_CONFIG)) {
+                    log.warn("Broker configuration '{}' is applied only to SSL listeners; listener {} is SASL_SSL "
+                            + "and ignores it (set {}{} to ask its clients for certificates), as Kafka does",
+                            key, listenerName, prefix, key);
+                    continue;
+                }
                 merged.put(key, plain.toString());
             }
         }
         try {
-            return new SslConfig(listenerName, sources, merged, DEFINITION.parse(merged));
+            return new SslConfig(listenerName, sources, merged, DEFINITION.parse(merged), sasl);
         } catch (ConfigException e) {
             String key = sources.getOrDefault(e.key(), e.key());
             throw key.equals(e.key()) ? e : new ConfigException(key, e.getMessage().substring(e.key().length() + 2));
@@ -219,6 +249,11 @@ public final class SslConfig {
 
     public ClientAuth clientAuth() {
         return values.get(CLIENT_AUTH);
+    }
+
+    /** Whether the listener is SASL_SSL (the principal comes from SASL, not from the certificate). */
+    public boolean sasl() {
+        return sasl;
     }
 
     public PrincipalMappingRules principalMappingRules() {

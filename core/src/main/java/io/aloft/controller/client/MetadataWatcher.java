@@ -6,6 +6,7 @@ import io.aloft.controller.model.MetadataEvent;
 import io.aloft.controller.model.WatchResult;
 import io.aloft.controller.query.Queries;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
@@ -42,6 +43,22 @@ public final class MetadataWatcher implements AutoCloseable {
 
         /** Apply one change. */
         void onEvent(MetadataEvent event);
+
+        /** A listener that hands each image and event to {@code listeners}, in order. */
+        static Listener all(Listener... listeners) {
+            List<Listener> copy = List.of(listeners);
+            return new Listener() {
+                @Override
+                public void onImage(ClusterImage image) {
+                    copy.forEach(l -> l.onImage(image));
+                }
+
+                @Override
+                public void onEvent(MetadataEvent event) {
+                    copy.forEach(l -> l.onEvent(event));
+                }
+            };
+        }
     }
 
     private final ControllerClient client;

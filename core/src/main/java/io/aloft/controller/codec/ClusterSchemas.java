@@ -10,6 +10,7 @@ import static io.aloft.controller.codec.FieldType.mapOf;
 import static io.aloft.controller.codec.FieldType.nullable;
 import static io.aloft.controller.codec.FieldType.record;
 import static io.aloft.controller.model.FeatureLevel.INITIAL;
+import static io.aloft.controller.model.FeatureLevel.SECURITY_METADATA;
 
 import io.aloft.controller.command.AllocateProducerIds;
 import io.aloft.controller.command.AlterTopicConfigs;
@@ -37,6 +38,7 @@ import io.aloft.controller.model.PartitionInfo;
 import io.aloft.controller.model.TopicInfo;
 import io.aloft.controller.model.VoterFeatures;
 import io.aloft.controller.model.WatchResult;
+import java.util.Map;
 
 /**
  * Schemas of brokers, topics, the key-value space and feature levels: the cluster commands
@@ -104,24 +106,29 @@ final class ClusterSchemas {
     static final RecordSchema<ClusterImage> CLUSTER_IMAGE = RecordSchema.builder(101, "ClusterImage",
                     ClusterImage.class)
             .version(0, INITIAL)
+            .version(1, SECURITY_METADATA)
             .field("appliedIndex", INT64, ClusterImage::appliedIndex)
             .field("finalizedFeatureLevel", INT32, ClusterImage::finalizedFeatureLevel)
             .field("brokers", listOf(record(BROKER_INFO)), ClusterImage::brokers)
             .field("topics", listOf(record(TOPIC_INFO)), ClusterImage::topics)
-            .build(v -> new ClusterImage(v.get("appliedIndex"), v.get("brokers"), v.get("topics"),
-                    v.get("finalizedFeatureLevel")));
+            .field("securityEntries", mapOf(STRING, BYTES), ClusterImage::securityEntries).since(1).orElse(Map.of())
+            .build(v -> ClusterImage.of(v.get("appliedIndex"), v.get("brokers"), v.get("topics"),
+                    v.get("finalizedFeatureLevel"), v.get("securityEntries")));
 
     static final RecordSchema<MetadataEvent> METADATA_EVENT = RecordSchema.builder(102, "MetadataEvent",
                     MetadataEvent.class)
             .version(0, INITIAL)
+            .version(1, SECURITY_METADATA)
             .field("index", INT64, MetadataEvent::index)
             .field("broker", nullable(record(BROKER_INFO)), MetadataEvent::broker)
             .field("removedBrokerId", INT32, MetadataEvent::removedBrokerId)
             .field("topic", nullable(record(TOPIC_INFO)), MetadataEvent::topic)
             .field("deletedTopic", nullable(record(TOPIC_INFO)), MetadataEvent::deletedTopic)
             .field("finalizedFeatureLevel", INT32, MetadataEvent::finalizedFeatureLevel)
+            .field("kvKey", STRING, MetadataEvent::kvKey).since(1).orElse(null)
+            .field("kvValue", BYTES, MetadataEvent::kvValue).since(1).orElse(null)
             .build(v -> new MetadataEvent(v.get("index"), v.get("broker"), v.get("removedBrokerId"), v.get("topic"),
-                    v.get("deletedTopic"), v.get("finalizedFeatureLevel")));
+                    v.get("deletedTopic"), v.get("finalizedFeatureLevel"), v.get("kvKey"), v.get("kvValue")));
 
     static final RecordSchema<WatchResult> WATCH_RESULT = RecordSchema.builder(103, "WatchResult", WatchResult.class)
             .version(0, INITIAL)

@@ -19,6 +19,10 @@ package io.aloft.controller.model;
  *     partitions over {@code broker.rack}s. Placement is part of the replicated state, so voters of
  *     the previous build (which ignore racks) would place differently: below this level racks are
  *     ignored.</li>
+ * <li>{@value #SECURITY_METADATA}: {@code MetadataEvent} and {@code ClusterImage} version 1, which
+ *     carry the key-value entries under {@link SecurityKeys#PREFIX} (credentials, ACLs, client
+ *     quotas) to every broker's change-feed watcher. Brokers refuse to write those entries below
+ *     this level: a watcher of the previous build would never see them.</li>
  * </ul>
  *
  * <p>Immutable constants.
@@ -40,9 +44,12 @@ public final class FeatureLevel {
     /** Rack-aware placement of partitions (no new record). */
     public static final int RACK_AWARE_PLACEMENT = 3;
 
+    /** Security entries of the key-value space on the change feed. */
+    public static final int SECURITY_METADATA = 4;
+
     /** The lowest level this build reads and writes. */
     public static final int MIN_SUPPORTED = INITIAL;
 
     /** The highest level this build reads and writes. */
-    public static final int LATEST = RACK_AWARE_PLACEMENT;
+    public static final int LATEST = SECURITY_METADATA;
 }

@@ -24,7 +24,9 @@ import io.aloft.controller.command.UpdateFeatureLevel;
 import io.aloft.controller.model.BrokerInfo;
 import io.aloft.controller.model.BrokerState;
 import io.aloft.controller.model.ClusterImage;
+import io.aloft.controller.model.FeatureLevel;
 import io.aloft.controller.model.MetadataEvent;
+import io.aloft.controller.model.SecurityKeys;
 import io.aloft.controller.model.TopicInfo;
 import io.aloft.controller.model.WalMarkers;
 import io.aloft.controller.query.Queries;
@@ -176,13 +178,41 @@ public final class ControllerState {
         // Key-value space.
         } else if (command instanceof PutKv c) {
             kv.put(c.key(), c.value().clone());
+            publishSecurityEntry(c.key(), c.value(), events, index);
         } else if (command instanceof DeleteKv c) {
-            kv.remove(c.key());
+            if (kv.remove(c.key()) != null) {
+                publishSecurityEntry(c.key(), null, events, index);
+            }
         } else {
             throw new ControllerException(ControllerException.Code.INVALID_REQUEST, "not a command: "
                     + command.getClass().getSimpleName());
         }
         return null;
+    }
+
+    /**
+     * Security entries travel on the change feed once the level has their event version; below it
+     * they are stored (every build stores them alike) but watchers cannot be told, which is why
+     * brokers do not write them then.
+     */
+    private void publishSecurityEntry(String key, byte[] value, Consumer<MetadataEvent> events, long index) {
+        if (SecurityKeys.isSecurityKey(key) && features.finalizedLevel() >= FeatureLevel.SECURITY_METADATA) {
+            events.accept(MetadataEvent.kvChanged(index, key, value));
+        }
+    }
+
+    /** The security entries of the key-value space, as an image carries them (none below their level). */
+    private java.util.SortedMap<String, byte[]> securityEntries() {
+        java.util.SortedMap<String, byte[]> out = new TreeMap<>();
+        if (features.finalizedLevel() >= FeatureLevel.SECURITY_METADATA) {
+            for (Map.Entry<String, byte[]> e : kv.tailMap(SecurityKeys.PREFIX, true).entrySet()) {
+                if (!SecurityKeys.isSecurityKey(e.getKey())) {
+                    break;
+                }
+                out.put(e.getKey(), e.getValue().clone());
+            }
+        }
+        return out;
     }
 
     /**
@@ -277,7 +307,7 @@ public final class ControllerState {
     /** Brokers and topics as of {@code appliedIndex}. */
     public ClusterImage image(long appliedIndex) {
         return new ClusterImage(appliedIndex, List.copyOf(cluster.brokers()), List.copyOf(cluster.topics()),
-                features.finalizedLevel());
+                features.finalizedLevel(), securityEntries());
     }
 
     /** The cluster's finalized feature level: log entries needing a higher one are refused. */

@@ -126,8 +126,9 @@ final class CodecSamples {
                 new UpdateFeatureLevel(1, List.of(1, 2, 3)),
                 // cluster values
                 ENDPOINT, BROKER, PARTITION, TOPIC, FEATURES, VOTER, new FeatureStatus(1, List.of(VOTER)),
-                new ClusterImage(42, List.of(BROKER), List.of(TOPIC), 1),
-                new MetadataEvent(5, BROKER, 4, TOPIC, TOPIC, 2),
+                new ClusterImage(42, List.of(BROKER), List.of(TOPIC), 4,
+                        new java.util.TreeMap<>(Map.of("security/acl/a", new byte[] {1, 2}, "security/b", new byte[0]))),
+                new MetadataEvent(5, BROKER, 4, TOPIC, TOPIC, 2, "security/scram/u/SCRAM-SHA-256", new byte[] {9}),
                 new WatchResult(new ClusterImage(1, List.of(), List.of(), 1),
                         List.of(MetadataEvent.topicChanged(8, TOPIC)), 9),
                 // queries
@@ -168,6 +169,7 @@ final class CodecSamples {
                 new ClusterImage(-1, List.of(), List.of(), 1),
                 MetadataEvent.brokerChanged(5, BROKER), MetadataEvent.brokerRemoved(6, 1),
                 MetadataEvent.topicDeleted(7, TOPIC), MetadataEvent.featureLevelChanged(8, 3),
+                MetadataEvent.kvChanged(9, "security/quota/x", null),
                 new WatchResult(null, List.of(), 9),
                 new Queries.GetTopics(List.of()),
                 new ControllerSnapshot.Kv("empty", new byte[0]),

@@ -28,7 +28,7 @@ public final class SaslConfig {
     public static final ConfigKey<List<String>> ENABLED_MECHANISMS = ConfigKey.customKey(ENABLED_MECHANISMS_CONFIG,
             ConfigType.LIST, SaslConfig::parseMechanisms, ConfigKey::formatList)
             .defaultValue(List.of(PLAIN))
-            .doc("SASL mechanisms a SASL_PLAINTEXT listener accepts, in the order SaslHandshake lists them; "
+            .doc("SASL mechanisms a SASL_PLAINTEXT or SASL_SSL listener accepts, in the order SaslHandshake lists them; "
                     + "listener.name.<listener>.sasl.enabled.mechanisms overrides it for one listener, as in "
                     + "Kafka. Only PLAIN so far (Kafka's default is GSSAPI, which Aloft does not serve). A PLAIN "
                     + "listener takes its users from listener.name.<listener>.plain.sasl.jaas.config, Kafka's "
