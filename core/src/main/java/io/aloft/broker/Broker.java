@@ -14,6 +14,7 @@ import io.aloft.broker.security.SecurityMetadata;
 import io.aloft.broker.security.acl.Authorizer;
 import io.aloft.broker.security.acl.AuthorizerConfig;
 import io.aloft.broker.security.ReloadableSslContext;
+import io.aloft.broker.security.scram.ScramCredentials;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
@@ -28,6 +29,8 @@ import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.handler.AlterConfigsHandler;
 import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
+import io.aloft.broker.handler.AlterUserScramCredentialsHandler;
+import io.aloft.broker.handler.DescribeUserScramCredentialsHandler;
 import io.aloft.broker.handler.SaslAuthenticateHandler;
 import io.aloft.broker.handler.SaslHandshakeHandler;
 import io.aloft.broker.handler.CreateAclsHandler;
@@ -278,6 +281,7 @@ public final class Broker implements AutoCloseable {
         MetadataCache cache = new MetadataCache();
         SecurityMetadata security = new SecurityMetadata(controller);
         this.security = security;
+        ScramCredentials scram = new ScramCredentials(security);
         MetadataWatcher watcher = MetadataWatcher.start(controller, MetadataWatcher.Listener.all(cache, security),
                 failures);
         resources.add(watcher);
@@ -383,7 +387,9 @@ public final class Broker implements AutoCloseable {
                 new SaslAuthenticateHandler(scheduler),
                 new CreateAclsHandler(),
                 new DescribeAclsHandler(),
-                new DeleteAclsHandler());
+                new DeleteAclsHandler(),
+                new AlterUserScramCredentialsHandler(scram),
+                new DescribeUserScramCredentialsHandler(scram));
         List<ApiHandler<?>> all = new ArrayList<>(handlers);
         all.addAll(GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
             log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
@@ -393,6 +399,9 @@ public final class Broker implements AutoCloseable {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
         dispatcher.set(new RequestDispatcher(all, authorizer(settings.authorizer(), config)));
+        // SASL listeners check SCRAM exchanges against the cluster's credentials.
+        listeners = listeners.stream().map(l -> l.sasl() == null ? l : new KafkaServer.Listener(l.name(), l.host(),
+                l.port(), l.security(), l.sasl().withScram(scram))).toList();
         server = KafkaServer.start(listeners, config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
                 endpoint.registry());
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)

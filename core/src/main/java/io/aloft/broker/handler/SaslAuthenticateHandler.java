@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * SaslAuthenticate v0-2: checks the client's token (KIP-152 framing), also when re-authenticating
  * (KIP-368); success sets the connection's principal ({@code User:<name>}, in its
- * {@code ConnectionSecurity}). Success: NONE, an empty server token, and from v1 the session lifetime
+ * {@code ConnectionSecurity}). A step of a longer exchange (SCRAM's client-first): NONE and the
+ * server's message. Success: NONE, the server's last token (empty for PLAIN, SCRAM's server-final),
+ * and from v1 the session lifetime
  * ({@code connections.max.reauth.ms}; 0: none). Failure: SASL_AUTHENTICATION_FAILED with Kafka's message,
  * held back on {@code scheduler} ({@code connection.failed.authentication.delay.ms}, growing for an
  * address that keeps failing: {@link SaslSession#failureDelayMs}), then the connection closes; one INFO line names the connection, address and mechanism, never the user
@@ -49,12 +51,15 @@ public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticat
         }
         SaslSession.Result result = session.authenticate(request.data().authBytes());
         if (result.succeeded()) {
-            context.security().authenticated(session.principal());
-            log.debug("Connection {} from {} authenticated as {} with {}", context.connectionId(),
-                    context.clientAddress(), session.principal(), session.mechanism());
             SaslAuthenticateResponse ok = answer(Errors.NONE, null);
-            if (request.version() >= 1) {
-                ok.data().setSessionLifetimeMs(session.sessionLifetimeMs());
+            ok.data().setAuthBytes(result.response());
+            if (result.complete()) {
+                context.security().authenticated(session.principal());
+                log.debug("Connection {} from {} authenticated as {} with {}", context.connectionId(),
+                        context.clientAddress(), session.principal(), session.mechanism());
+                if (request.version() >= 1) {
+                    ok.data().setSessionLifetimeMs(session.sessionLifetimeMs());
+                }
             }
             return CompletableFuture.completedFuture(ok);
         }

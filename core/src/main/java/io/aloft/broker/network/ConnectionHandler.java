@@ -363,8 +363,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The bare token after SaslHandshake v0: success is answered by a bare empty token (PLAIN's
-     * server answer); failure closes the connection after the failed-authentication delay, with no
+     * A bare token after SaslHandshake v0: each step is answered by the server's bare token (PLAIN:
+     * empty; SCRAM: server-first, then server-final, the connection staying in the raw framing until
+     * the exchange completes); failure closes the connection after the failed-authentication delay, with no
      * answer (the v0 framing has no way to carry an error), as Kafka does.
      */
     private void rawToken(ChannelHandlerContext ctx, RequestFrame frame) {
@@ -380,8 +381,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         SaslSession.Result result = sasl.authenticate(token);
         if (result.succeeded()) {
-            security.authenticated(sasl.principal());
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[4]));
+            if (result.complete()) {
+                security.authenticated(sasl.principal());
+            }
+            // The server's token, size-prefixed: empty for PLAIN; SCRAM's server-first, then server-final.
+            byte[] response = result.response();
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(java.nio.ByteBuffer.allocate(4).putInt(0, response.length),
+                    ByteBuffer.wrap(response)));
             return;
         }
         log.info("Failed authentication of connection {} from {} on listener {} with SASL mechanism {} ({})",

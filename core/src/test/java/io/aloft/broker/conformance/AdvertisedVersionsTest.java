@@ -54,10 +54,12 @@ class AdvertisedVersionsTest {
             Map.entry(ApiKeys.UNREGISTER_BROKER, "answered once the broker is fenced (its session lapsed) and its WAL "
                     + "recovered by a live broker, so nothing it acknowledged is lost; a running broker so removed "
                     + "stops itself"),
-            Map.entry(ApiKeys.SASL_HANDSHAKE, "mechanism PLAIN only, on SASL_PLAINTEXT listeners; elsewhere "
-                    + "ILLEGAL_SASL_STATE, as Kafka answers"),
-            Map.entry(ApiKeys.SASL_AUTHENTICATE, "PLAIN; re-authentication (KIP-368) with "
+            Map.entry(ApiKeys.SASL_HANDSHAKE, "mechanisms PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, on SASL_PLAINTEXT "
+                    + "and SASL_SSL listeners; elsewhere ILLEGAL_SASL_STATE, as Kafka answers"),
+            Map.entry(ApiKeys.SASL_AUTHENTICATE, "PLAIN, SCRAM-SHA-256/512; re-authentication (KIP-368) with "
                     + "connections.max.reauth.ms"),
+            Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "not atomic across users (each credential is its own "
+                    + "controller entry); no ACL check yet"),
             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "
                     + "and consumer protocols online: answered as Kafka does with group.consumer.migration.policy="
                     + "disabled"));

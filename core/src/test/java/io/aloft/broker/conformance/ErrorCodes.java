@@ -37,7 +37,7 @@ final class ErrorCodes {
     private static final List<String> TOPIC_KEYS = List.of("name", "topic", "topicName");
     /** Accessors naming another kind of element. */
     private static final List<String> OTHER_KEYS = List.of("resourceType", "resourceName", "groupId", "key",
-            "partitionIndex", "partition", "index", "partitionId");
+            "partitionIndex", "partition", "index", "partitionId", "user");
 
     private ErrorCodes() {
     }

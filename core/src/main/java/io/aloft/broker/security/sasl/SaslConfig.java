@@ -21,8 +21,11 @@ public final class SaslConfig {
     private SaslConfig() {
     }
 
-    /** The only mechanism served so far. */
     public static final String PLAIN = "PLAIN";
+    public static final String SCRAM_SHA_256 = "SCRAM-SHA-256";
+    public static final String SCRAM_SHA_512 = "SCRAM-SHA-512";
+    /** The mechanisms served. */
+    static final List<String> SERVED = List.of(PLAIN, SCRAM_SHA_256, SCRAM_SHA_512);
 
     public static final String ENABLED_MECHANISMS_CONFIG = "sasl.enabled.mechanisms";
     public static final ConfigKey<List<String>> ENABLED_MECHANISMS = ConfigKey.customKey(ENABLED_MECHANISMS_CONFIG,
@@ -30,10 +33,12 @@ public final class SaslConfig {
             .defaultValue(List.of(PLAIN))
             .doc("SASL mechanisms a SASL_PLAINTEXT or SASL_SSL listener accepts, in the order SaslHandshake lists them; "
                     + "listener.name.<listener>.sasl.enabled.mechanisms overrides it for one listener, as in "
-                    + "Kafka. Only PLAIN so far (Kafka's default is GSSAPI, which Aloft does not serve). A PLAIN "
-                    + "listener takes its users from listener.name.<listener>.plain.sasl.jaas.config, Kafka's "
-                    + "syntax: org.apache.kafka.common.security.plain.PlainLoginModule required "
-                    + "user_alice=\"alice-secret\"; (one user_NAME=\"password\" option per user; no JAAS file).")
+                    + "Kafka. PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (Kafka's default is GSSAPI, which Aloft does not "
+                    + "serve). A PLAIN listener takes its users from listener.name.<listener>.plain.sasl.jaas.config, "
+                    + "Kafka's syntax: org.apache.kafka.common.security.plain.PlainLoginModule required "
+                    + "user_alice=\"alice-secret\"; (one user_NAME=\"password\" option per user; no JAAS file). "
+                    + "SCRAM users are the cluster's credentials, set with AlterUserScramCredentials (kafka-configs.sh "
+                    + "--alter --entity-type users --entity-name alice --add-config 'SCRAM-SHA-256=[password=...]').")
             .build();
 
     public static final String FAILED_AUTHENTICATION_DELAY_MS_CONFIG = "connection.failed.authentication.delay.ms";
@@ -109,7 +114,7 @@ public final class SaslConfig {
             }
         }
         return new SaslListenerSettings(listenerName, mechanisms, users, values.get(FAILED_AUTHENTICATION_DELAY_MS),
-                values.get(FAILED_AUTHENTICATION_MAX_DELAY_MS), reauthMs);
+                values.get(FAILED_AUTHENTICATION_MAX_DELAY_MS), reauthMs, null);
     }
 
     /** Whether {@code key} is a per-listener key this class reads ({@code listener.name.X.…}). */
@@ -125,8 +130,9 @@ public final class SaslConfig {
             if (m.isEmpty()) {
                 continue;
             }
-            if (!m.equals(PLAIN)) {
-                throw new IllegalArgumentException("mechanism " + m + " is not supported (only PLAIN so far)");
+            if (!SERVED.contains(m)) {
+                throw new IllegalArgumentException("mechanism " + m + " is not supported (served: "
+                        + String.join(", ", SERVED) + ")");
             }
             if (!out.contains(m)) {
                 out.add(m);

@@ -1,6 +1,8 @@
 package io.aloft.broker.security.sasl;
 
 import io.aloft.broker.security.Principal;
+import io.aloft.broker.security.scram.ScramExchange;
+import io.aloft.broker.security.scram.ScramMechanism;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -24,6 +26,9 @@ import org.apache.kafka.common.protocol.Errors;
  * An unsupported mechanism and a failed authentication close the connection once their answer is
  * sent ({@link #closeAfterResponse()}).
  *
+ * <p>PLAIN takes one token; SCRAM two (client-first, client-final), each answered with the
+ * server's message ({@link ScramExchange}), the connection authenticated after the second.
+ *
  * <p><b>Re-authentication (KIP-368).</b> With {@code connections.max.reauth.ms} positive, an
  * authenticated session expires that long after it was authenticated: a SaslHandshake (same
  * mechanism) then a SaslAuthenticate renew it ({@code REAUTHENTICATE} in between, where only
@@ -40,8 +45,16 @@ public final class SaslSession {
 
     enum State { HANDSHAKE, AUTHENTICATE, RAW_TOKEN, AUTHENTICATED, REAUTHENTICATE, FAILED }
 
-    /** The result of one authentication step: {@code error} null on success. */
-    public record Result(String error) {
+    /**
+     * The result of one authentication step: {@code error} null on success; {@code response} the
+     * server's token for the client (empty for PLAIN; SCRAM's server-first, then server-final);
+     * {@code complete} once the exchange has authenticated the connection (SCRAM takes two steps).
+     */
+    public record Result(String error, byte[] response, boolean complete) {
+        static Result failed(String error) {
+            return new Result(error, new byte[0], false);
+        }
+
         public boolean succeeded() {
             return error == null;
         }
@@ -55,8 +68,10 @@ public final class SaslSession {
     private long expiresAt;
     private String mechanism;
     private Principal principal;
-    /** The principal the last good token named (set by checkPlain). */
+    /** The principal the last good token named (set by checkPlain, or by a completed SCRAM exchange). */
     private Principal checked;
+    /** The SCRAM exchange under way (a new one per handshake), or null. */
+    private ScramExchange scram;
     private boolean closeAfterResponse;
 
     /**
@@ -160,6 +175,9 @@ public final class SaslSession {
             return Errors.UNSUPPORTED_SASL_MECHANISM;
         }
         mechanism = requested;
+        ScramMechanism scramMechanism = ScramMechanism.forName(requested);
+        scram = scramMechanism == null ? null : new ScramExchange(scramMechanism,
+                settings.scram() == null ? null : settings.scram()::credential, genericFailure(again));
         state = again ? State.REAUTHENTICATE : version == 0 ? State.RAW_TOKEN : State.AUTHENTICATE;
         return Errors.NONE;
     }
@@ -171,17 +189,35 @@ public final class SaslSession {
 
     /**
      * Checks a client's token for the chosen mechanism (PLAIN, RFC 4616: {@code [authzid] NUL
-     * authcid NUL passwd}). Success authenticates the connection; failure marks it to close after
-     * the answer. Only in the AUTHENTICATE or RAW_TOKEN state (the connection admits nothing else).
+     * authcid NUL passwd}; SCRAM: the next message of its {@link ScramExchange}). Success of the
+     * last step authenticates the connection; failure of any marks it to close after the answer.
+     * Only in the AUTHENTICATE, RAW_TOKEN or REAUTHENTICATE state (the connection admits nothing else).
      *
-     * @return the error message Kafka gives, or success
+     * @return the error message Kafka gives, or success with the server's token
      */
     public Result authenticate(byte[] token) {
         if (state != State.AUTHENTICATE && state != State.RAW_TOKEN && state != State.REAUTHENTICATE) {
             throw new IllegalStateException("no authentication expected in state " + state);
         }
         Principal previous = state == State.REAUTHENTICATE ? principal : null;
-        String error = checkPlain(token);
+        String error;
+        byte[] response = new byte[0];
+        if (scram != null) {
+            try {
+                response = scram.evaluate(token);
+            } catch (ScramExchange.Failure e) {
+                state = State.FAILED;
+                closeAfterResponse = true;
+                return Result.failed(e.getMessage());
+            }
+            if (!scram.complete()) {
+                return new Result(null, response, false);
+            }
+            checked = Principal.user(scram.user());
+            error = null;
+        } else {
+            error = checkPlain(token);
+        }
         if (error == null && previous != null && !previous.equals(checked)) {
             error = "Cannot change principals during re-authentication from " + previous + ": " + checked;
         }
@@ -189,11 +225,17 @@ public final class SaslSession {
             principal = checked;
             state = State.AUTHENTICATED;
             expiresAt = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(settings.maxReauthMs());
-        } else {
-            state = State.FAILED;
-            closeAfterResponse = true;
+            return new Result(null, response, true);
         }
-        return new Result(error);
+        state = State.FAILED;
+        closeAfterResponse = true;
+        return Result.failed(error);
+    }
+
+    /** Kafka's answer to a SCRAM failure that names nothing (unknown user, wrong password, bad message). */
+    private String genericFailure(boolean reauthentication) {
+        return "Authentication failed during " + (reauthentication ? "re-authentication" : "authentication")
+                + " due to invalid credentials with SASL mechanism " + mechanism;
     }
 
     private String checkPlain(byte[] token) {

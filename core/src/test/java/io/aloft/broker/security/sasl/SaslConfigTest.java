@@ -82,7 +82,15 @@ class SaslConfigTest {
         assertTrue(e.getMessage().startsWith("listener.name.sasl_plaintext.sasl.enabled.mechanisms"),
                 e.getMessage());
         assertThrows(ConfigException.class, () -> SaslConfig.forListener(
-                Map.of(KEY, JAAS, "sasl.enabled.mechanisms", "SCRAM-SHA-256"), "SASL_PLAINTEXT"));
+                Map.of(KEY, JAAS, "sasl.enabled.mechanisms", "OAUTHBEARER"), "SASL_PLAINTEXT"));
+    }
+
+    @Test
+    void forListener_scramOnly_needsNoJaasConfig() {
+        SaslListenerSettings s = SaslConfig.forListener(Map.of("sasl.enabled.mechanisms",
+                "SCRAM-SHA-512, SCRAM-SHA-256"), "SASL_PLAINTEXT");
+        assertEquals(List.of("SCRAM-SHA-512", "SCRAM-SHA-256"), s.mechanisms());
+        assertEquals(null, s.plainUsers());
     }
 
     @Test
