@@ -65,7 +65,8 @@ class AclsCliTest {
 
     private static Admin alice() {
         Properties p = new Properties();
-        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + cli.broker().broker().port("SASL_PLAINTEXT"));
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+                "127.0.0.1:" + cli.broker().broker().port("SASL_PLAINTEXT"));
         p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
         p.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
         p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "

@@ -68,7 +68,10 @@ public record RequestContext(RequestHeader header, String listenerName, InetSock
         return authorized(op, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME);
     }
 
-    /** Whether the principal may do {@code op} on some resource of {@code type} (see {@link Authorizer#authorizeAny}). */
+    /**
+     * Whether the principal may do {@code op} on some resource of {@code type} (see
+     * {@link Authorizer#authorizeAny}).
+     */
     public boolean authorizedOnAny(AclOperation op, ResourceType type) {
         return authorizer == null || authorizer.authorizeAny(principal(), host(), op, type);
     }

@@ -5,15 +5,15 @@ import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToIntFunction;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AddOffsetsToTxnRequest;
 import org.apache.kafka.common.requests.AddOffsetsToTxnResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * AddOffsetsToTxn (sendOffsetsToTransaction's first step): adds the group's

@@ -1,17 +1,17 @@
 package io.aloft.broker.handler;
 
-import java.util.List;
-import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ConsumerGroupHeartbeat (KIP-848): a member of a consumer group joins, heartbeats (reporting what

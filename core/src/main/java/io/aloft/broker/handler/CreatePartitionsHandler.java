@@ -8,16 +8,16 @@ import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsTopic;
-import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
-import org.apache.kafka.common.message.CreatePartitionsResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartitionsTopic;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /** CreatePartitions: grows topics (never shrinks); the controller places the new partitions. */
 public final class CreatePartitionsHandler implements ApiHandler<CreatePartitionsRequest> {

@@ -1,19 +1,19 @@
 package io.aloft.broker.handler;
 
-import org.apache.kafka.common.message.DeleteGroupsResponseData;
-import java.util.List;
-import java.util.ArrayList;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DeleteGroups: empty groups and their offsets are deleted; a group with members is refused

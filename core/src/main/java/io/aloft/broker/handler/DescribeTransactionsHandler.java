@@ -1,19 +1,19 @@
 package io.aloft.broker.handler;
 
-import java.util.ArrayList;
-import java.util.List;
-import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.txn.TransactionCoordinator;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DescribeTransactionsRequest;
 import org.apache.kafka.common.requests.DescribeTransactionsResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DescribeTransactions (KIP-664, {@code kafka-transactions.sh describe}): each transactional id's

@@ -1,16 +1,16 @@
 package io.aloft.broker.handler;
 
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.HeartbeatResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Heartbeat: keeps a member's session alive and tells it when a rebalance has started.

@@ -5,7 +5,6 @@ import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -14,6 +13,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * InitProducerId for idempotent producers: a new producer id with epoch 0, or (KIP-360, v3+) the

@@ -1,16 +1,16 @@
 package io.aloft.broker.handler;
 
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * LeaveGroup: one member (v0-2) or a batch of members by id or instance id (v3+) leave.

@@ -1,16 +1,16 @@
 package io.aloft.broker.handler;
 
-import java.util.List;
-import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.acl.AclOperation;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ListGroups: the groups this broker coordinates (each broker lists its own, as in Kafka; the

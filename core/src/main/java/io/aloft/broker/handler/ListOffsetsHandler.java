@@ -10,18 +10,18 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
-import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ListOffsets: earliest (-2), latest (-1), max timestamp (-3), and the first offset at or after a
@@ -66,8 +66,9 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequest> 
             for (ListOffsetsPartition p : t.partitions()) {
                 parts.add(!authorized ? CompletableFuture.completedFuture(new ListOffsetsPartitionResponse()
                         .setPartitionIndex(p.partitionIndex()).setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1)
-                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())) : answer(new TopicPartition(t.name(), p.partitionIndex()), p, request.version(),
-                        request.data().isolationLevel() == IsolationLevel.READ_COMMITTED.id()));
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()))
+                        : answer(new TopicPartition(t.name(), p.partitionIndex()), p, request.version(),
+                                request.data().isolationLevel() == IsolationLevel.READ_COMMITTED.id()));
             }
             topics.add(CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v ->
                     new ListOffsetsTopicResponse().setName(t.name())

@@ -4,12 +4,12 @@ import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.txn.TransactionCoordinator;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListTransactionsRequest;
 import org.apache.kafka.common.requests.ListTransactionsResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ListTransactions (KIP-664; v1 adds the duration filter, KIP-994; v2 the id pattern, KIP-1152): the

@@ -4,13 +4,12 @@ import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.controller.model.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import io.aloft.controller.model.TopicInfo;
-import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.resource.ResourceType;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
@@ -21,6 +20,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * OffsetCommit: answered once the offsets are durable in {@code __consumer_offsets}. Topics are

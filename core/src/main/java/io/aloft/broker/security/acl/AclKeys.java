@@ -18,7 +18,8 @@ import org.apache.kafka.common.resource.ResourceType;
  * creating a binding twice is one binding:
  *
  * <pre>
- * security/acl/&lt;resource type&gt;/&lt;pattern type&gt;/&lt;name&gt;/&lt;principal&gt;/&lt;host&gt;/&lt;operation&gt;/&lt;permission&gt;
+ * security/acl/&lt;resource type&gt;/&lt;pattern type&gt;/&lt;name&gt;/&lt;principal&gt;/&lt;host&gt;/&lt;operation&gt;
+ *     /&lt;permission&gt;   (one line; broken here to fit)
  * e.g. security/acl/topic/prefixed/orders-/User%3Aalice/*&#47;read/allow
  * </pre>
  *

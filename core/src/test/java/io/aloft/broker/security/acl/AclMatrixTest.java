@@ -151,7 +151,8 @@ class AclMatrixTest {
                                 .setTimeoutMs(10_000)),
                         Errors.TOPIC_AUTHORIZATION_FAILED, Errors.UNKNOWN_TOPIC_OR_PARTITION),
                 new Row(ApiKeys.CREATE_PARTITIONS, List.of(allow(ResourceType.TOPIC, TOPIC, AclOperation.ALTER)),
-                        () -> new CreatePartitionsRequest.Builder(new CreatePartitionsRequestData().setValidateOnly(true)
+                        () -> new CreatePartitionsRequest.Builder(new CreatePartitionsRequestData()
+                                .setValidateOnly(true)
                                 .setTimeoutMs(10_000).setTopics(new CreatePartitionsRequestData
                                         .CreatePartitionsTopicCollection(List.of(new CreatePartitionsRequestData
                                                 .CreatePartitionsTopic().setName(TOPIC).setCount(2)
@@ -164,7 +165,8 @@ class AclMatrixTest {
                                         .setResourceName(TOPIC)))),
                         Errors.TOPIC_AUTHORIZATION_FAILED, Errors.NONE),
                 new Row(ApiKeys.ALTER_CONFIGS, List.of(allow(ResourceType.TOPIC, TOPIC, AclOperation.ALTER_CONFIGS)),
-                        () -> new AlterConfigsRequest.Builder(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, TOPIC),
+                        () -> new AlterConfigsRequest.Builder(Map.of(
+                                new ConfigResource(ConfigResource.Type.TOPIC, TOPIC),
                                 new AlterConfigsRequest.Config(List.of(new AlterConfigsRequest.ConfigEntry(
                                         "retention.ms", "86400000")))), true),
                         Errors.TOPIC_AUTHORIZATION_FAILED, Errors.NONE),
@@ -213,8 +215,9 @@ class AclMatrixTest {
                         Errors.GROUP_AUTHORIZATION_FAILED, Errors.NONE),
                 new Row(ApiKeys.OFFSET_FETCH, List.of(readGroup, describeTopic), () -> OffsetFetchRequest.Builder
                         .forTopicNames(new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestData
-                                .OffsetFetchRequestGroup().setGroupId(GROUP).setTopics(List.of(new OffsetFetchRequestData
-                                        .OffsetFetchRequestTopics().setName(TOPIC).setPartitionIndexes(List.of(0)))))),
+                                .OffsetFetchRequestGroup().setGroupId(GROUP).setTopics(List.of(
+                                        new OffsetFetchRequestData.OffsetFetchRequestTopics().setName(TOPIC)
+                                                .setPartitionIndexes(List.of(0)))))),
                                 false),
                         Errors.GROUP_AUTHORIZATION_FAILED, Errors.NONE),
                 new Row(ApiKeys.LIST_GROUPS, List.of(readGroup), () -> new ListGroupsRequest.Builder(
@@ -352,7 +355,7 @@ class AclMatrixTest {
         return p;
     }
 
-    /** For {@link #metadata_hidesWhatThePrincipalMayNotDescribe}: DESCRIBE on acl-auto-*, CREATE too on acl-auto-ok-*. */
+    /** For the Metadata test: DESCRIBE on acl-auto-*, CREATE too on acl-auto-ok-*. */
     private static List<AclBinding> metadataGrants() {
         return List.of(
                 new AclBinding(new ResourcePattern(ResourceType.TOPIC, "acl-auto-", PatternType.PREFIXED),
@@ -468,7 +471,8 @@ class AclMatrixTest {
     }
 
     private static AbstractRequest.Builder<?> createTopics() {
-        CreateTopicsRequestData.CreatableTopicCollection topics = new CreateTopicsRequestData.CreatableTopicCollection();
+        CreateTopicsRequestData.CreatableTopicCollection topics =
+                new CreateTopicsRequestData.CreatableTopicCollection();
         topics.add(new CreateTopicsRequestData.CreatableTopic().setName("acl-new").setNumPartitions(1)
                 .setReplicationFactor((short) 1));
         return new CreateTopicsRequest.Builder(new CreateTopicsRequestData().setTopics(topics).setValidateOnly(true)

@@ -48,7 +48,8 @@ class AclOracleTest {
         k.put("sasl.mechanism.controller.protocol", "PLAIN");
         k.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
         k.put("listener.name.controller.plain.sasl.jaas.config", "org.apache.kafka.common.security.plain."
-                + "PlainLoginModule required username=\"admin\" password=\"admin-secret\" user_admin=\"admin-secret\";");
+                + "PlainLoginModule required username=\"admin\" password=\"admin-secret\" "
+                + "user_admin=\"admin-secret\";");
         kafka = new ApacheKafkaServer(ApacheKafkaServer.findLibsDir(), "512m", false,
                 Files.createDirectories(dir.resolve("kafka")), k, Duration.ofSeconds(120));
         kafka.start();

@@ -60,7 +60,8 @@ class AuthorizerTest {
                 AclOperation.ALTER)) {
             Authorizer a = Authorizer.of(CONFIG, List.of(allow("t", PatternType.LITERAL, "User:alice", granted)));
             assertTrue(may(a, ALICE, AclOperation.DESCRIBE, "t"), granted + " implies DESCRIBE");
-            assertFalse(may(a, ALICE, AclOperation.DESCRIBE_CONFIGS, "t"), granted + " does not imply DESCRIBE_CONFIGS");
+            assertFalse(may(a, ALICE, AclOperation.DESCRIBE_CONFIGS, "t"),
+                    granted + " does not imply DESCRIBE_CONFIGS");
         }
         Authorizer configs = Authorizer.of(CONFIG, List.of(allow("t", PatternType.LITERAL, "User:alice",
                 AclOperation.ALTER_CONFIGS)));
@@ -112,7 +113,8 @@ class AuthorizerTest {
 
     @Test
     void authorizeAny_asKip679() {
-        Authorizer a = Authorizer.of(CONFIG, List.of(allow("t", PatternType.LITERAL, "User:alice", AclOperation.WRITE)));
+        Authorizer a = Authorizer.of(CONFIG, List.of(allow("t", PatternType.LITERAL, "User:alice",
+                AclOperation.WRITE)));
         assertTrue(a.authorizeAny(ALICE, "h", AclOperation.WRITE, ResourceType.TOPIC));
         assertFalse(a.authorizeAny(BOB, "h", AclOperation.WRITE, ResourceType.TOPIC));
         Authorizer denied = Authorizer.of(CONFIG, List.of(
