@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * with no response is answered with the request type's own error response
  * ({@link AbstractRequest#getErrorResponse}), carrying the code Kafka maps the exception to
  * (UNKNOWN_SERVER_ERROR for anything unexpected, logged once). Knows exactly which keys and
- * versions are served, for ApiVersions. Requests are counted by the connection that reads them
- * ({@link NetworkMetrics}), not here.
+ * versions are served, for ApiVersions. Each request's context carries the broker's authorizer (null
+ * without one), through which handlers make their ACL checks. Requests are counted by the
+ * connection that reads them ({@link NetworkMetrics}), not here.
  *
  * <p>Thread-safe: immutable after construction; handlers are called on the connection's event loop.
  */
