@@ -129,6 +129,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         /** What its turn does, once done. */
         ResponseFrames.Outcome outcome;
         boolean done;
+        /** The connection closes once this answer is written (a SASL exchange broken off). */
+        boolean lastAnswer;
 
         InFlight(RequestHeader header, AbstractRequest request, RequestFrame frame, boolean sendsResponse) {
             this.header = header;
@@ -216,6 +218,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         ApiKeys key = header.apiKey();
         if (sasl != null && !sasl.admits(key)) {
+            if (sasl.answersIllegalState(key)) {
+                answerIllegalSaslState(ctx, header, buffer, frame);
+                return;
+            }
             frame.release();
             closeForBadInput(ctx, "request before authentication", key + " v" + header.apiVersion()
                     + " is not allowed in the SASL exchange's current state");
@@ -340,7 +346,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 }
                 wrote = true;
             }
-            if (sasl != null && sasl.closeAfterResponse() && isSasl(e.header.apiKey())) {
+            if (e.lastAnswer || sasl != null && sasl.closeAfterResponse() && isSasl(e.header.apiKey())) {
                 // A failed authentication or an unsupported mechanism: the answer, then the close.
                 closing = true;
                 clearInFlight();
@@ -396,6 +402,31 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         pauses.pause(Reason.CLOSING);
         ctx.executor().schedule(() -> ctx.close(), sasl.failureDelayMs(
                 ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress()), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A request other than SaslAuthenticate in the middle of a SASL exchange: Kafka answers it with
+     * ILLEGAL_SASL_STATE and closes the connection, and so do we (clients then see the error, not a
+     * bare disconnect).
+     */
+    private void answerIllegalSaslState(ChannelHandlerContext ctx, RequestHeader header, ByteBuffer body,
+            RequestFrame frame) {
+        AbstractRequest request;
+        try {
+            request = AbstractRequest.parseRequest(header.apiKey(), header.apiVersion(),
+                    new ByteBufferAccessor(body)).request;
+        } catch (RuntimeException e) {
+            frame.release();
+            closeForBadInput(ctx, "unparsable body", "unparsable " + header.apiKey() + " v" + header.apiVersion()
+                    + " body in a SASL exchange: " + e);
+            return;
+        }
+        sasl.breakOff();
+        InFlight entry = new InFlight(header, request, frame, true);
+        entry.lastAnswer = true;
+        add(entry);
+        complete(entry, request.getErrorResponse(Errors.ILLEGAL_SASL_STATE.exception()), null);
+        writeReady(ctx);
     }
 
     private void answerUnsupportedApiVersions(ChannelHandlerContext ctx, RequestHeader header) {
