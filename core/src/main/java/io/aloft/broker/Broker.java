@@ -21,7 +21,9 @@ import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.group.MetadataTopicIds;
 import io.aloft.broker.group.OffsetsTopic;
 import io.aloft.broker.group.PartitionGroupLog;
+import io.aloft.broker.handler.AlterClientQuotasHandler;
 import io.aloft.broker.handler.AlterConfigsHandler;
+import io.aloft.broker.handler.DescribeClientQuotasHandler;
 import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.SaslAuthenticateHandler;
@@ -61,6 +63,7 @@ import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.metrics.BrokerMetrics;
 import io.aloft.broker.network.KafkaServer;
 import io.aloft.broker.network.RequestDispatcher;
+import io.aloft.broker.quota.ClientQuotaThrottle;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.topic.TopicManager;
@@ -348,6 +351,9 @@ public final class Broker implements AutoCloseable {
         IntSupplier controllerId = () -> cache.view().brokers().values().stream()
                 .filter(b -> b.state() == BrokerState.ACTIVE)
                 .mapToInt(BrokerInfo::brokerId).min().orElse(nodeId);
+        // Client quotas, kept by the controller in the security metadata (see README "Quotas").
+        ClientQuotaThrottle quotas = new ClientQuotaThrottle(settings.quotas(), System::currentTimeMillis,
+                endpoint.registry()).follow(security);
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(() -> dispatcher.get().apiVersions(), transactions == null ? KafkaFeatures.NONE
                         : KafkaFeatures.transactions(settings.transactions().transactionVersion(),
@@ -373,7 +379,9 @@ public final class Broker implements AutoCloseable {
                 new DeleteRecordsHandler(partitions),
                 new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()),
                 new SaslHandshakeHandler(),
-                new SaslAuthenticateHandler(scheduler));
+                new SaslAuthenticateHandler(scheduler),
+                new AlterClientQuotasHandler(security),
+                new DescribeClientQuotasHandler(security));
         List<ApiHandler<?>> all = new ArrayList<>(handlers);
         all.addAll(GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
             log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
@@ -382,7 +390,7 @@ public final class Broker implements AutoCloseable {
         if (transactions != null) {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
-        dispatcher.set(new RequestDispatcher(all));
+        dispatcher.set(new RequestDispatcher(all, quotas));
         server = KafkaServer.start(listeners, config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
                 endpoint.registry());
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)

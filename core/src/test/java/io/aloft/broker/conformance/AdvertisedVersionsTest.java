@@ -54,10 +54,12 @@ class AdvertisedVersionsTest {
             Map.entry(ApiKeys.UNREGISTER_BROKER, "answered once the broker is fenced (its session lapsed) and its WAL "
                     + "recovered by a live broker, so nothing it acknowledged is lost; a running broker so removed "
                     + "stops itself"),
-            Map.entry(ApiKeys.SASL_HANDSHAKE, "mechanism PLAIN only, on SASL_PLAINTEXT listeners; elsewhere "
-                    + "ILLEGAL_SASL_STATE, as Kafka answers"),
+            Map.entry(ApiKeys.SASL_HANDSHAKE, "mechanism PLAIN only, on SASL_PLAINTEXT and SASL_SSL listeners; "
+                    + "elsewhere ILLEGAL_SASL_STATE, as Kafka answers"),
             Map.entry(ApiKeys.SASL_AUTHENTICATE, "PLAIN; re-authentication (KIP-368) with "
                     + "connections.max.reauth.ms"),
+            Map.entry(ApiKeys.ALTER_CLIENT_QUOTAS, "producer_byte_rate, consumer_byte_rate and request_percentage "
+                    + "are enforced; controller_mutation_rate and ip connection_creation_rate are stored only"),
             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "
                     + "and consumer protocols online: answered as Kafka does with group.consumer.migration.policy="
                     + "disabled"));

@@ -100,6 +100,7 @@ class ApiConformanceTest {
         all.addAll(GroupCases.shapes());
         all.addAll(ConsumerGroupCases.shapes());
         all.addAll(SaslCases.shapes());
+        all.addAll(QuotaCases.shapes());
         return all;
     }
 
