@@ -49,7 +49,10 @@ public final class RaftSetup {
     private static final RaftGroupId GROUP_ID =
             RaftGroupId.valueOf(UUID.nameUUIDFromBytes("aloft-controller".getBytes(StandardCharsets.UTF_8)));
 
-    /** How long a client waits for one Raft reply by default: above the change feed's longest wait (the watcher). */
+    /**
+     * How long a client waits for one Raft reply unless it sets its own (ControllerClient's clients
+     * all do: see RaftClients; the rest are one-off administrative calls).
+     */
     public static final TimeDuration CLIENT_RPC_TIMEOUT = TimeDuration.valueOf(10, TimeUnit.SECONDS);
 
     public static RaftGroupId groupId() {

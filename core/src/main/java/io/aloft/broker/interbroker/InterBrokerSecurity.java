@@ -39,7 +39,7 @@ public final class InterBrokerSecurity {
     public static final ConfigKey<String> SASL_MECHANISM = ConfigKey.stringKey(SASL_MECHANISM_CONFIG)
             .defaultValue(PLAIN).validator(Validator.oneOf(PLAIN))
             .doc("SASL mechanism brokers authenticate to each other with when the inter-broker listener is "
-                    + "SASL_PLAINTEXT, Kafka's key; it must be one of that listener's enabled mechanisms. The "
+                    + "SASL_PLAINTEXT or SASL_SSL, Kafka's key; it must be one of that listener's enabled mechanisms. The "
                     + "broker logs in with the username and password options of the listener's JAAS key "
                     + "(listener.name.<listener>.plain.sasl.jaas.config, which also lists the users it accepts: "
                     + "PlainLoginModule required username=\"broker\" password=\"...\" user_broker=\"...\";). "
