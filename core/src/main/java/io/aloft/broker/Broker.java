@@ -26,7 +26,9 @@ import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.group.MetadataTopicIds;
 import io.aloft.broker.group.OffsetsTopic;
 import io.aloft.broker.group.PartitionGroupLog;
+import io.aloft.broker.handler.AlterClientQuotasHandler;
 import io.aloft.broker.handler.AlterConfigsHandler;
+import io.aloft.broker.handler.DescribeClientQuotasHandler;
 import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.AlterUserScramCredentialsHandler;
@@ -71,6 +73,7 @@ import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.metrics.BrokerMetrics;
 import io.aloft.broker.network.KafkaServer;
 import io.aloft.broker.network.RequestDispatcher;
+import io.aloft.broker.quota.ClientQuotaThrottle;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.topic.TopicManager;
@@ -359,6 +362,9 @@ public final class Broker implements AutoCloseable {
         IntSupplier controllerId = () -> cache.view().brokers().values().stream()
                 .filter(b -> b.state() == BrokerState.ACTIVE)
                 .mapToInt(BrokerInfo::brokerId).min().orElse(nodeId);
+        // Client quotas, kept by the controller in the security metadata (see README "Quotas").
+        ClientQuotaThrottle quotas = new ClientQuotaThrottle(settings.quotas(), System::currentTimeMillis,
+                endpoint.registry()).follow(security);
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(() -> dispatcher.get().apiVersions(), transactions == null ? KafkaFeatures.NONE
                         : KafkaFeatures.transactions(settings.transactions().transactionVersion(),
@@ -389,7 +395,9 @@ public final class Broker implements AutoCloseable {
                 new DescribeAclsHandler(),
                 new DeleteAclsHandler(),
                 new AlterUserScramCredentialsHandler(scram),
-                new DescribeUserScramCredentialsHandler(scram));
+                new DescribeUserScramCredentialsHandler(scram),
+                new AlterClientQuotasHandler(security),
+                new DescribeClientQuotasHandler(security));
         List<ApiHandler<?>> all = new ArrayList<>(handlers);
         all.addAll(GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
             log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
@@ -398,7 +406,7 @@ public final class Broker implements AutoCloseable {
         if (transactions != null) {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
-        dispatcher.set(new RequestDispatcher(all, authorizer(settings.authorizer(), config)));
+        dispatcher.set(new RequestDispatcher(all, quotas, authorizer(settings.authorizer(), config)));
         // SASL listeners check SCRAM exchanges against the cluster's credentials.
         listeners = listeners.stream().map(l -> l.sasl() == null ? l : new KafkaServer.Listener(l.name(), l.host(),
                 l.port(), l.security(), l.sasl().withScram(scram))).toList();

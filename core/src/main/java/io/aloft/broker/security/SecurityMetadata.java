@@ -10,7 +10,9 @@ import io.aloft.controller.model.MetadataEvent;
 import io.aloft.controller.model.SecurityKeys;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -18,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 /**
@@ -30,10 +33,8 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * {@code security/quota/}) and {@link #subscribe subscribes} to it to rebuild its own immutable
  * index when something under it changes. A change made here is applied to the local view as soon as
  * the controller has committed it (read your writes on this broker); other brokers see it one watch
- * round later (about {@code 100} ms). Two brokers changing the same key within that round may leave
- * this broker on the first value until the key changes again (a committed write is applied locally
- * when its reply arrives, which can be after the other broker's later event): features keep keys
- * fine-grained (one ACL binding, one user's mechanism) so such races are between equal intents.
+ * round later (about {@code 100} ms). Until the feed delivers this broker's own write, events older
+ * than it do not undo it locally (a write shows at once and stays shown).
  *
  * <p>Thread-safe: the view is one immutable map swapped under this object's lock. Listeners run
  * under that lock too, so they see views in the order they were made, on the thread that changed
@@ -66,7 +67,24 @@ public final class SecurityMetadata implements MetadataWatcher.Listener {
     private final ControllerClient controller;
     private final IntSupplier featureLevel;
     private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+    private final LongSupplier nanoTime;
+    /** What the change feed says, as of its last image and events. Under the lock. */
+    private TreeMap<String, byte[]> fromFeed = new TreeMap<>();
+    /** Our committed writes the feed has not delivered yet, by key. Under the lock. */
+    private final Map<String, Pending> pending = new HashMap<>();
+    /** {@link #fromFeed} with {@link #pending} over it. */
     private volatile SortedMap<String, byte[]> entries = Collections.emptySortedMap();
+
+    /**
+     * A committed write of this broker not yet seen on the feed: an event older than it (for the
+     * same key) must not undo it locally. The feed delivers every committed write within a watch
+     * round; the timeout only bounds how long a write whose event was skipped (a new image that
+     * already held it, then a later change by another broker) could mask that change.
+     */
+    private record Pending(byte[] value, long expiresAtNanos) {
+    }
+
+    private static final long PENDING_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
 
     /** Entries written through {@code controller}, refused while its known feature level is too low. */
     public SecurityMetadata(ControllerClient controller) {
@@ -74,8 +92,13 @@ public final class SecurityMetadata implements MetadataWatcher.Listener {
     }
 
     SecurityMetadata(ControllerClient controller, IntSupplier featureLevel) {
+        this(controller, featureLevel, System::nanoTime);
+    }
+
+    SecurityMetadata(ControllerClient controller, IntSupplier featureLevel, LongSupplier nanoTime) {
         this.controller = controller;
         this.featureLevel = featureLevel;
+        this.nanoTime = nanoTime;
     }
 
     /** The entries under {@code prefix} (full keys), an immutable snapshot. */
@@ -120,46 +143,65 @@ public final class SecurityMetadata implements MetadataWatcher.Listener {
         for (Change c : changes) {
             writes.add(controller.submit(c.value() == null ? new DeleteKv(c.key()) : new PutKv(c.key(), c.value())));
         }
-        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenRun(() -> changeLocally(changes));
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenRun(() -> committed(changes));
     }
 
     @Override
     public void onImage(ClusterImage image) {
         synchronized (this) {
-            SortedMap<String, byte[]> old = entries;
-            SortedMap<String, byte[]> view = Collections.unmodifiableSortedMap(new TreeMap<>(image.securityEntries()));
-            entries = view;
-            tell(changed(old, view), view);
+            fromFeed = new TreeMap<>(image.securityEntries());
+            // The image may already hold a write of ours whose event this watcher will never see.
+            pending.entrySet().removeIf(e -> java.util.Arrays.equals(e.getValue().value(), fromFeed.get(e.getKey())));
+            rebuild();
         }
     }
 
     @Override
     public void onEvent(MetadataEvent event) {
-        if (event.kvKey() != null && SecurityKeys.isSecurityKey(event.kvKey())) {
-            changeLocally(List.of(new Change(event.kvKey(), event.kvValue())));
+        if (event.kvKey() == null || !SecurityKeys.isSecurityKey(event.kvKey())) {
+            return;
+        }
+        synchronized (this) {
+            if (event.kvValue() == null) {
+                fromFeed.remove(event.kvKey());
+            } else {
+                fromFeed.put(event.kvKey(), event.kvValue());
+            }
+            Pending mine = pending.get(event.kvKey());
+            if (mine != null && java.util.Arrays.equals(mine.value(), event.kvValue())) {
+                pending.remove(event.kvKey()); // the feed has caught up with our write
+            }
+            rebuild();
         }
     }
 
-    private void changeLocally(List<Change> changes) {
+    /** Our committed writes, shown at once and kept over older events until the feed delivers them. */
+    void committed(List<Change> changes) {
         synchronized (this) {
-            List<Subscription> notify = new ArrayList<>();
-            TreeMap<String, byte[]> next = new TreeMap<>(entries);
+            long expires = nanoTime.getAsLong() + PENDING_TIMEOUT_NANOS;
             for (Change c : changes) {
-                if (c.value() == null) {
-                    next.remove(c.key());
-                } else {
-                    next.put(c.key(), c.value());
-                }
+                pending.put(c.key(), new Pending(c.value(), expires));
             }
-            SortedMap<String, byte[]> view = Collections.unmodifiableSortedMap(next);
-            entries = view;
-            for (Subscription s : subscriptions) {
-                if (changes.stream().anyMatch(c -> c.key().startsWith(s.prefix()))) {
-                    notify.add(s);
-                }
-            }
-            tell(notify, view);
+            rebuild();
         }
+    }
+
+    /** The view: the feed's entries with our pending writes over them. Under the lock. */
+    private void rebuild() {
+        long now = nanoTime.getAsLong();
+        pending.values().removeIf(p -> now - p.expiresAtNanos() > 0);
+        TreeMap<String, byte[]> next = new TreeMap<>(fromFeed);
+        pending.forEach((key, p) -> {
+            if (p.value() == null) {
+                next.remove(key);
+            } else {
+                next.put(key, p.value());
+            }
+        });
+        SortedMap<String, byte[]> old = entries;
+        SortedMap<String, byte[]> view = Collections.unmodifiableSortedMap(next);
+        entries = view;
+        tell(changed(old, view), view);
     }
 
     /** Subscriptions whose part differs between {@code old} and {@code next}. */

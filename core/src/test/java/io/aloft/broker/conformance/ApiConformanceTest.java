@@ -102,6 +102,7 @@ class ApiConformanceTest {
         all.addAll(SaslCases.shapes());
         all.addAll(AclCases.shapes());
         all.addAll(ScramCases.shapes());
+        all.addAll(QuotaCases.shapes());
         return all;
     }
 

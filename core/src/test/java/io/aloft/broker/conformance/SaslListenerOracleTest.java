@@ -139,12 +139,43 @@ class SaslListenerOracleTest {
             handshake(c, seen);
             record(seen, "handshake again", c.send(ApiKeys.SASL_HANDSHAKE, (short) 1,
                     new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            record(seen, "then api versions", c.send(ApiKeys.API_VERSIONS, (short) 3, apiVersions()));
         });
         scripts.put("a handshake after authenticating (no re-authentication configured)", (c, seen) -> {
             handshake(c, seen);
             record(seen, "authenticate", c.send(ApiKeys.SASL_AUTHENTICATE, (short) 2, token(user, password)));
             record(seen, "handshake again", c.send(ApiKeys.SASL_HANDSHAKE, (short) 1,
                     new SaslHandshakeRequestData().setMechanism("PLAIN")));
+            record(seen, "then metadata", c.send(ApiKeys.METADATA, (short) 12, metadata()));
+        });
+        scripts.put("SaslAuthenticate twice after success", (c, seen) -> {
+            handshake(c, seen);
+            record(seen, "authenticate", c.send(ApiKeys.SASL_AUTHENTICATE, (short) 2, token(user, password)));
+            record(seen, "authenticate again", c.send(ApiKeys.SASL_AUTHENTICATE, (short) 2, token(user, password)));
+            record(seen, "then metadata", c.send(ApiKeys.METADATA, (short) 12, metadata()));
+        });
+        scripts.put("ApiVersions between handshake and authenticate", (c, seen) -> {
+            handshake(c, seen);
+            record(seen, "api versions", c.send(ApiKeys.API_VERSIONS, (short) 3, apiVersions()));
+            record(seen, "then authenticate", c.send(ApiKeys.SASL_AUTHENTICATE, (short) 2, token(user, password)));
+        });
+        scripts.put("Metadata between handshake and authenticate", (c, seen) -> {
+            handshake(c, seen);
+            record(seen, "metadata", c.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData()
+                    .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("t")))));
+            record(seen, "then authenticate", c.send(ApiKeys.SASL_AUTHENTICATE, (short) 2, token(user, password)));
+        });
+        scripts.put("a token of 3 parts, 4 separators", (c, seen) -> {
+            handshake(c, seen);
+            record(seen, "authenticate", c.send(ApiKeys.SASL_AUTHENTICATE, (short) 2,
+                    new SaslAuthenticateRequestData().setAuthBytes(("\u0000" + user + "\u0000" + password + "\u0000")
+                            .getBytes(StandardCharsets.UTF_8))));
+        });
+        scripts.put("an authorization id other than the user", (c, seen) -> {
+            handshake(c, seen);
+            record(seen, "authenticate", c.send(ApiKeys.SASL_AUTHENTICATE, (short) 2,
+                    new SaslAuthenticateRequestData().setAuthBytes(("admin\u0000" + user + "\u0000" + password)
+                            .getBytes(StandardCharsets.UTF_8))));
         });
         return scripts.entrySet().stream().map(e -> DynamicTest.dynamicTest(e.getKey(), () -> {
             List<String> expected = run(kafka.bootstrap(), e.getValue());
@@ -188,7 +219,8 @@ class SaslListenerOracleTest {
         } else if (body instanceof ApiVersionsResponseData r) {
             what = "error " + r.errorCode();
         } else if (body instanceof MetadataResponseData r) {
-            what = "served (" + r.topics().size() + " topics)";
+            what = "served (" + r.topics().size() + " topics" + r.topics().stream().map(t -> ", " + t.name()
+                    + " error " + t.errorCode()).collect(java.util.stream.Collectors.joining()) + ")";
         } else if (body instanceof SaslHandshakeResponseData r) {
             what = "error " + r.errorCode() + ", mechanisms " + r.mechanisms();
         } else if (body instanceof SaslAuthenticateResponseData r) {

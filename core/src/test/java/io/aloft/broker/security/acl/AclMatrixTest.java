@@ -38,6 +38,9 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.message.*;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -280,6 +283,15 @@ class AclMatrixTest {
                                 new DescribeUserScramCredentialsRequestData().setUsers(List.of(
                                         new DescribeUserScramCredentialsRequestData.UserName().setName("nobody")))),
                         Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.RESOURCE_NOT_FOUND),
+                new Row(ApiKeys.ALTER_CLIENT_QUOTAS, List.of(allow(ResourceType.CLUSTER, CLUSTER,
+                        AclOperation.ALTER_CONFIGS)), () -> new AlterClientQuotasRequest.Builder(List.of(
+                                new ClientQuotaAlteration(new ClientQuotaEntity(Map.of(ClientQuotaEntity.USER, "nobody")),
+                                        List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 1024.0)))), true),
+                        Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.NONE),
+                new Row(ApiKeys.DESCRIBE_CLIENT_QUOTAS, List.of(allow(ResourceType.CLUSTER, CLUSTER,
+                        AclOperation.DESCRIBE_CONFIGS)), () -> new DescribeClientQuotasRequest.Builder(
+                                ClientQuotaFilter.all()),
+                        Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.NONE),
                 new Row(ApiKeys.CREATE_ACLS, List.of(allow(ResourceType.CLUSTER, CLUSTER, AclOperation.ALTER)),
                         () -> new CreateAclsRequest.Builder(new CreateAclsRequestData().setCreations(List.of(
                                 CreateAclsRequest.aclCreation(carolReads())))),
