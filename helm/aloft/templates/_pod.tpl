@@ -5,6 +5,8 @@
 {{- $v := $root.Values }}
 {{- $broker := eq .role "broker" }}
 {{- $p := ternary $v.brokers $v.controller $broker }}
+{{- $two := eq (include "aloft.twoListeners" $root) "true" }}
+{{- $tls := eq (include "aloft.tls" $root) "true" }}
 serviceAccountName: {{ include "aloft.serviceAccountName" $root }}
 automountServiceAccountToken: {{ $v.serviceAccount.automountToken }}
 {{- with $v.imagePullSecrets }}
@@ -76,7 +78,7 @@ containers:
         value: broker
       {{- end }}
       - name: ALOFT_PROP_advertised_listeners
-        value: "PLAINTEXT://$(POD_NAME).{{ include "aloft.headless" $root }}.$(POD_NAMESPACE).svc.{{ $v.clusterDomain }}:{{ $v.brokers.port }}"
+        value: "{{ if $two }}{{ include "aloft.internalAdvertised" (dict "root" $root "open" "$(") }},{{ end }}{{ include "aloft.clientListener" $root }}://$(POD_NAME).{{ include "aloft.headless" $root }}.$(POD_NAMESPACE).svc.{{ $v.clusterDomain }}:{{ $v.brokers.port }}"
       {{- if eq $v.brokers.rack.source "topologyLabel" }}
       - name: ALOFT_PROP_broker_rack
         valueFrom:
@@ -99,10 +101,36 @@ containers:
             name: {{ $v.objectStorage.existingSecret }}
             key: {{ $v.objectStorage.secretAccessKeyKey }}
       {{- end }}
+      {{- /* Secrets reach the broker's properties through ALOFT_PROP_* (the entrypoint maps
+           ALOFT_PROP_a_b_c to a.b.c), never through the ConfigMap. Controllers parse the same
+           listener settings, so they get them too. */}}
+      {{- if and $tls (eq $v.tls.format "keystore") }}
+      {{- $k := $v.tls.keystore }}
+      {{- range $prop, $key := dict "ssl_keystore_password" $k.keystorePasswordKey "ssl_key_password" $k.keyPasswordKey "ssl_truststore_password" $k.truststorePasswordKey }}
+      {{- if $key }}
+      - name: ALOFT_PROP_{{ $prop }}
+        valueFrom:
+          secretKeyRef:
+            name: {{ $k.passwordSecret }}
+            key: {{ $key }}
+      {{- end }}
+      {{- end }}
+      {{- end }}
+      {{- if and (eq (include "aloft.sasl" $root) "true") (has "PLAIN" $v.sasl.mechanisms) }}
+      - name: ALOFT_PROP_listener_name_client_plain_sasl_jaas_config
+        valueFrom:
+          secretKeyRef:
+            name: {{ $v.sasl.plain.existingSecret }}
+            key: {{ $v.sasl.plain.jaasKey }}
+      {{- end }}
     ports:
       {{- if $broker }}
       - name: kafka
         containerPort: {{ $v.brokers.port }}
+      {{- if $two }}
+      - name: internal
+        containerPort: {{ $v.listeners.internal.port }}
+      {{- end }}
       {{- end }}
       - name: controller
         containerPort: {{ $v.controller.port }}
@@ -140,6 +168,16 @@ containers:
       - name: wal
         mountPath: /var/lib/aloft/wal
       {{- end }}
+      {{- if $tls }}
+      # Beside /etc/aloft, not in it: a mount point inside a read-only volume cannot be created.
+      - name: tls
+        mountPath: /etc/aloft-tls
+        readOnly: true
+      {{- if eq $v.tls.format "pem" }}
+      - name: tls-keystore
+        mountPath: /var/run/aloft/tls
+      {{- end }}
+      {{- end }}
     {{- if and $broker (eq $v.wal.mode "block") }}
     volumeDevices:
       - name: wal
@@ -150,6 +188,20 @@ volumes:
     configMap:
       name: {{ include "aloft.fullname" $root }}-config
       defaultMode: 0555
+  {{- if $tls }}
+  - name: tls
+    secret:
+      secretName: {{ $v.tls.existingSecret }}
+      # Owner and group read (the group is fsGroup): the private key is not world-readable.
+      defaultMode: 0440
+  {{- if eq $v.tls.format "pem" }}
+  # The PEM key store start.sh writes (key and chain in one file, as Kafka reads it): memory only.
+  - name: tls-keystore
+    emptyDir:
+      medium: Memory
+      sizeLimit: 1Mi
+  {{- end }}
+  {{- end }}
 {{- end }}
 
 {{/* A volumeClaimTemplate: (dict "root" $ "name" N "size" S "storageClassName" C "block" BOOL "component" R). */}}

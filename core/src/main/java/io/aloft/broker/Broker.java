@@ -8,9 +8,9 @@ import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
+import io.aloft.broker.security.ReloadableSslContext;
 import io.aloft.broker.security.SecurityMetadata;
 import io.aloft.broker.security.scram.ScramCredentials;
-import io.aloft.broker.security.SslConfig;
 import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
@@ -22,7 +22,9 @@ import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.group.MetadataTopicIds;
 import io.aloft.broker.group.OffsetsTopic;
 import io.aloft.broker.group.PartitionGroupLog;
+import io.aloft.broker.handler.AlterClientQuotasHandler;
 import io.aloft.broker.handler.AlterConfigsHandler;
+import io.aloft.broker.handler.DescribeClientQuotasHandler;
 import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.AlterUserScramCredentialsHandler;
@@ -64,6 +66,7 @@ import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.metrics.BrokerMetrics;
 import io.aloft.broker.network.KafkaServer;
 import io.aloft.broker.network.RequestDispatcher;
+import io.aloft.broker.quota.ClientQuotaThrottle;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.topic.TopicManager;
@@ -287,6 +290,14 @@ public final class Broker implements AutoCloseable {
         this.scheduler = scheduler;
         resources.add(scheduler::shutdownNow);
         failures.closeOnFailure("broker scheduler", scheduler::shutdownNow);
+        for (KafkaServer.Listener l : listeners) {
+            ReloadableSslContext tls = l.security().tlsContext();
+            if (tls != null && tls.checkIntervalMs() > 0) {
+                // reloadIfChanged never throws, so a bad renewed file cannot fail this critical scheduler.
+                scheduler.scheduleWithFixedDelay(tls::reloadIfChanged, tls.checkIntervalMs(), tls.checkIntervalMs(),
+                        TimeUnit.MILLISECONDS);
+            }
+        }
         DynamicBrokerConfigs brokerConfigs = new DynamicBrokerConfigs(nodeId, controller, props, ServerConfig.ALL);
         brokerConfigs.start(scheduler, controllerConfig.requestTimeoutMs());
         // A fenced broker's WAL is recovered by a live one, and its partitions' new owners wait for that.
@@ -318,11 +329,9 @@ public final class Broker implements AutoCloseable {
         // Requests to other brokers (transaction markers to partition leaders). Made before what uses
         // it, so it closes after them (resources close in reverse).
         String interBrokerListener = config.interBrokerListener();
-        SslConfig interBrokerTls = config.sslConfigs().get(interBrokerListener);
         InterBrokerClient interBroker = new NetworkInterBrokerClient(nodeId,
                 BrokerAddresses.fromCache(cache, interBrokerListener), interBrokerListener,
-                interBrokerTls == null ? Map.of() : interBrokerTls.clientSettings(),
-                new NamedThreadFactory("aloft-inter-broker-sender", true, failures));
+                config.interBrokerSecurity(), new NamedThreadFactory("aloft-inter-broker-sender", true, failures));
         resources.add(interBroker);
         failures.closeOnFailure("inter-broker client", interBroker);
         BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
@@ -346,6 +355,9 @@ public final class Broker implements AutoCloseable {
         IntSupplier controllerId = () -> cache.view().brokers().values().stream()
                 .filter(b -> b.state() == BrokerState.ACTIVE)
                 .mapToInt(BrokerInfo::brokerId).min().orElse(nodeId);
+        // Client quotas, kept by the controller in the security metadata (see README "Quotas").
+        ClientQuotaThrottle quotas = new ClientQuotaThrottle(settings.quotas(), System::currentTimeMillis,
+                endpoint.registry()).follow(security);
         List<ApiHandler<?>> handlers = List.of(
                 new ApiVersionsHandler(() -> dispatcher.get().apiVersions(), transactions == null ? KafkaFeatures.NONE
                         : KafkaFeatures.transactions(settings.transactions().transactionVersion(),
@@ -373,7 +385,9 @@ public final class Broker implements AutoCloseable {
                 new SaslHandshakeHandler(),
                 new SaslAuthenticateHandler(scheduler),
                 new AlterUserScramCredentialsHandler(scram),
-                new DescribeUserScramCredentialsHandler(scram));
+                new DescribeUserScramCredentialsHandler(scram),
+                new AlterClientQuotasHandler(security),
+                new DescribeClientQuotasHandler(security));
         List<ApiHandler<?>> all = new ArrayList<>(handlers);
         all.addAll(GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
             log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
@@ -382,7 +396,7 @@ public final class Broker implements AutoCloseable {
         if (transactions != null) {
             all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
         }
-        dispatcher.set(new RequestDispatcher(all));
+        dispatcher.set(new RequestDispatcher(all, quotas));
         // SASL listeners check SCRAM exchanges against the cluster's credentials.
         listeners = listeners.stream().map(l -> l.sasl() == null ? l : new KafkaServer.Listener(l.name(), l.host(),
                 l.port(), l.security(), l.sasl().withScram(scram))).toList();

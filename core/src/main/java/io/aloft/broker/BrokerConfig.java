@@ -1,6 +1,7 @@
 package io.aloft.broker;
 
 import io.aloft.broker.network.KafkaServer;
+import io.aloft.broker.interbroker.InterBrokerSecurity;
 import io.aloft.broker.security.sasl.SaslConfig;
 import io.aloft.broker.security.sasl.SaslListenerSettings;
 import io.aloft.broker.security.SslConfig;
@@ -85,7 +86,9 @@ public final class BrokerConfig {
             .doc("The listener brokers reach each other on (transaction markers, group lag): one of "
                     + "advertised.listeners. Over an SSL listener the broker connects with that listener's ssl.* "
                     + "settings as a client (its trust store must trust the other brokers' certificates, and "
-                    + "its key store is presented when they require client certificates).")
+                    + "its key store is presented when they require client certificates); over a SASL_PLAINTEXT "
+                    + "one it authenticates with sasl.mechanism.inter.broker.protocol and the username and "
+                    + "password of the listener's JAAS key.")
             .build();
 
     public static final String BROKER_RACK_CONFIG = "broker.rack";
@@ -255,6 +258,7 @@ public final class BrokerConfig {
     private final String objectStorageUrl;
     /** The SASL settings of each SASL listener, by name. */
     private final Map<String, SaslListenerSettings> saslListeners;
+    private final InterBrokerSecurity interBrokerSecurity;
 
     private BrokerConfig(ConfigValues v, Map<?, ?> props) {
         listeners = v.get(LISTENERS);
@@ -289,11 +293,6 @@ public final class BrokerConfig {
                     INTER_BROKER_LISTENER_NAME_CONFIG, "listener " + interBrokerListener + " is not advertised ("
                     + ADVERTISED_LISTENERS_CONFIG + "=" + ConfigKey.formatList(advertisedListeners) + ")");
         }
-        // The inter-broker client has no SASL credentials yet: a SASL listener there would refuse every call.
-        require(!byListener.get(interBrokerListener).name.startsWith("SASL"),
-                interBroker == null || interBroker.isBlank() ? LISTENERS_CONFIG : INTER_BROKER_LISTENER_NAME_CONFIG,
-                "listener " + interBrokerListener + ", which brokers reach each other on, is "
-                        + byListener.get(interBrokerListener) + ": brokers cannot authenticate with SASL yet");
         String r = v.get(BROKER_RACK);
         rack = r == null || r.isBlank() ? null : r.trim();
         numPartitions = v.get(NUM_PARTITIONS);
@@ -313,6 +312,9 @@ public final class BrokerConfig {
             }
         }
         saslListeners = java.util.Collections.unmodifiableMap(sasl);
+        // After the listener's own SASL settings, so their errors come first, as the server side reads them.
+        interBrokerSecurity = InterBrokerSecurity.forListener(interBrokerListener, byListener.get(interBrokerListener),
+                ssl.get(interBrokerListener), sasl.get(interBrokerListener), props);
     }
 
     /**
@@ -485,6 +487,11 @@ public final class BrokerConfig {
     /** The TLS settings of each SSL listener, by name. */
     public Map<String, SslConfig> sslConfigs() {
         return sslConfigs;
+    }
+
+    /** How the inter-broker client secures its connections (the inter-broker listener's protocol and keys). */
+    public InterBrokerSecurity interBrokerSecurity() {
+        return interBrokerSecurity;
     }
 
     /** {@code inter.broker.listener.name}, or the first advertised listener's name. */

@@ -5,6 +5,8 @@ import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.txn.TransactionCoordinatorConfig;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.cleaner.CleanerConfig;
+import io.aloft.broker.interbroker.InterBrokerSecurity;
+import io.aloft.broker.quota.QuotaConfig;
 import io.aloft.broker.security.SslConfig;
 import io.aloft.config.ConfigDefinition;
 import io.aloft.config.ConfigException;
@@ -42,7 +44,8 @@ public final class ServerConfig {
             SslConfig.DEFINITION, FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
             TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
-            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION, SaslConfig.DEFINITION);
+            CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION, SaslConfig.DEFINITION,
+            InterBrokerSecurity.DEFINITION, QuotaConfig.DEFINITION);
 
     /** All of {@link #DEFINITIONS} in one: what a properties file may set, and which keys are dynamic. */
     public static final ConfigDefinition ALL = ConfigDefinition.combine("server", DEFINITIONS);
@@ -69,6 +72,7 @@ public final class ServerConfig {
     private final FetchSessionConfig fetchSessions;
     private final MetricsConfig metrics;
     private final CostConfig cost;
+    private final QuotaConfig quotas;
 
     private ServerConfig(Map<String, String> given) {
         broker = BrokerConfig.fromProperties(given);
@@ -88,6 +92,7 @@ public final class ServerConfig {
         fetchSessions = FetchSessionConfig.fromProperties(props);
         metrics = MetricsConfig.fromProperties(props);
         cost = CostConfig.fromProperties(props);
+        quotas = QuotaConfig.fromProperties(props);
         if (objectWal.url() == null && store.logCacheSizeBytes() >= wal.capacityBytes()) {
             throw new ConfigException(StreamStoreConfig.LOG_CACHE_SIZE_CONFIG, store.logCacheSizeBytes()
                     + " is not below " + WalConfig.CAPACITY_CONFIG + "=" + wal.capacityBytes()
@@ -200,6 +205,11 @@ public final class ServerConfig {
 
     public MetricsConfig metrics() {
         return metrics;
+    }
+
+    /** How client quotas measure rates. */
+    public QuotaConfig quotas() {
+        return quotas;
     }
 
     public FetchSessionConfig fetchSessions() {

@@ -24,6 +24,18 @@ import org.apache.ratis.util.TimeDuration;
  * place, with the reason.
  */
 public final class RaftSetup {
+    // No TLS or authentication on Raft traffic (voters with each other, brokers with voters), so the
+    // quorum belongs on a private network (README, "Securing internal traffic"). Ratis 3.3.0 cannot
+    // do it over this transport: NettyRpcService (server) and NettyRpcProxy (client, also used
+    // voter-to-voter) build fixed pipelines (varint32 framing + protobuf codecs + handler) with no
+    // SslHandler and no hook for one, and NettyConfigKeys.Server/Client have only host, port and
+    // epoll keys. Ratis's TlsConf is wired only to the Netty DataStream transport
+    // (NettyConfigKeys.DataStream.*.setTlsConf: bulk state-machine data, not Raft requests) and to
+    // ratis-grpc (GrpcConfigKeys.TLS), the transport rejected here (slow close, lagging restarted
+    // followers) and not a dependency. Ways forward: ratis-grpc with mutual TLS (and the failover
+    // measurements redone), or an own RpcType (raft.rpc.type takes a class name) whose Netty
+    // pipelines start with an SslHandler.
+
     // Ratis's netty keeps its default I/O threads (two per core). 64 were tried (its server blocks
     // an I/O thread per client request until the reply): every netty group then allocates 64 event
     // loops up front (130 MB of heap in the test JVM, which ran out of memory), and the drain of
@@ -37,7 +49,10 @@ public final class RaftSetup {
     private static final RaftGroupId GROUP_ID =
             RaftGroupId.valueOf(UUID.nameUUIDFromBytes("aloft-controller".getBytes(StandardCharsets.UTF_8)));
 
-    /** How long a client waits for one Raft reply by default: above the change feed's longest wait (the watcher). */
+    /**
+     * How long a client waits for one Raft reply unless it sets its own (ControllerClient's clients
+     * all do: see RaftClients; the rest are one-off administrative calls).
+     */
     public static final TimeDuration CLIENT_RPC_TIMEOUT = TimeDuration.valueOf(10, TimeUnit.SECONDS);
 
     public static RaftGroupId groupId() {

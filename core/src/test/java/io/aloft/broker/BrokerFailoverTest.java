@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,13 @@ class BrokerFailoverTest {
     private static final String GROUP = "failover-group";
     private static final int PARTITIONS = 6;
     private static final int ROUNDS = Integer.getInteger("aloft.failover.rounds", 1);
+    /**
+     * The zombie test producer's request timeout, a third of the client's 30 s default: short enough
+     * that the client gives up on the paused broker about when the failover is done, long enough
+     * that requests to the live brokers of a loaded machine seldom time out (one that does is only
+     * sent again, deduplicated by idempotence).
+     */
+    private static final long ZOMBIE_REQUEST_TIMEOUT_MS = 10_000;
 
     @TempDir
     Path dir;
@@ -153,6 +161,13 @@ class BrokerFailoverTest {
      * acknowledged is lost or duplicated. The controller quorum runs embedded in the brokers, and
      * the paused broker is the one whose voter leads it: the other brokers' heartbeats must reach
      * the new leader within their sessions, or the controller would fence them all.
+     *
+     * <p>The producer's request timeout is {@link #ZOMBIE_REQUEST_TIMEOUT_MS}, not the client's 30 s
+     * default: a paused broker answers nothing and does not close its connections, so a client learns
+     * of it only when its requests time out; until then it sends nowhere else, and the partitions
+     * that moved are not produced to (nor opened: a broker opens a partition at its first request).
+     * With 30 s that wait, not the failover (session, election, WAL recovery: about 10 s), set the
+     * test's pace.
      */
     @ParameterizedTest
     @EnumSource(Placement.class)
@@ -161,7 +176,8 @@ class BrokerFailoverTest {
         Map<String, String> props = placement.properties(dir);
         try (TestCluster cluster = TestCluster.start(dir, 3, 0, props); Admin admin = cluster.admin(1)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            SequenceProducer producer = new SequenceProducer(cluster.bootstrapAll(), TOPIC, PARTITIONS, 5_000);
+            SequenceProducer producer = new SequenceProducer(cluster.bootstrapAll(), TOPIC, PARTITIONS, 5_000,
+                    Map.of(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(ZOMBIE_REQUEST_TIMEOUT_MS)));
             producer.start();
             int zombie = cluster.controllerLeader();
             assertTrue(zombie >= 1 && zombie <= 3, "a broker's voter leads the quorum: " + zombie);

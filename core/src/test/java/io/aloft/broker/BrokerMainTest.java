@@ -77,6 +77,21 @@ class BrokerMainTest {
     }
 
     @Test
+    void saslInterBrokerListener_withoutTheBrokersCredentials_orWithAnUnservedMechanism_refused() throws Exception {
+        String key = "listener.name.internal.plain.sasl.jaas.config";
+        String listener = "listeners=INTERNAL://127.0.0.1:" + TestQuorum.freePort()
+                + "\nlistener.security.protocol.map=INTERNAL:SASL_PLAINTEXT\n";
+        Outcome noCredentials = run(dir.resolve("data"), listener + key
+                + "=org.apache.kafka.common.security.plain.PlainLoginModule required user_broker=\"s3cret\";");
+        assertRefused(noCredentials, key, "username", "password");
+        assertFalse(noCredentials.stderr().contains("s3cret"), noCredentials.stderr());
+        Outcome scram = run(dir.resolve("data"), listener + key
+                + "=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"broker\" "
+                + "password=\"s3cret\" user_broker=\"s3cret\";\nsasl.mechanism.inter.broker.protocol=SCRAM-SHA-512");
+        assertRefused(scram, "sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
+    }
+
+    @Test
     void badObjectStorageUrl_refusedBeforeTheWalOrTheMetadataLogExist() throws Exception {
         Path data = dir.resolve("data");
         Outcome o = run(data, "s3.url=gs://my-bucket/objects");

@@ -44,7 +44,8 @@ class ListenerConfigTest {
                 "listener.security.protocol.map",
                 Map.of("listeners", "A://:9092", "listener.security.protocol.map", "A:SSL,A:PLAINTEXT"),
                 "listener.security.protocol.map",
-                Map.of("listeners", "SASL_PLAINTEXT://:9092"), "listeners",
+                // A SASL listener without its users (and, inter-broker, the broker's own credentials).
+                Map.of("listeners", "SASL_PLAINTEXT://:9092"), "listener.name.sasl_plaintext.plain.sasl.jaas.config",
                 Map.of("listeners", "BAD NAME://:9092"), "listeners",
                 Map.of("listeners", "PLAINTEXT://:9092", "inter.broker.listener.name", "SSL"),
                 "inter.broker.listener.name");

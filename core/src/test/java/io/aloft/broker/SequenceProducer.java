@@ -49,6 +49,12 @@ final class SequenceProducer {
 
     /** @param roundMicros the pace: a record to each partition every this many microseconds */
     SequenceProducer(String bootstrap, String topic, int partitions, long roundMicros) {
+        this(bootstrap, topic, partitions, roundMicros, Map.of());
+    }
+
+    /** As above, with {@code clientOverrides} over the producer's settings (a shorter request timeout, say). */
+    SequenceProducer(String bootstrap, String topic, int partitions, long roundMicros,
+            Map<String, String> clientOverrides) {
         this.topic = topic;
         this.partitions = partitions;
         this.roundMicros = roundMicros;
@@ -60,6 +66,7 @@ final class SequenceProducer {
         pp.put(ProducerConfig.ACKS_CONFIG, "all");
         pp.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         pp.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        pp.putAll(clientOverrides);
         producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
         thread = new Thread(this::run, "sequence-producer-" + topic);
     }

@@ -54,7 +54,8 @@ final class TestCluster implements AutoCloseable {
      * the whole cluster.
      *
      * @param controllers dedicated controller processes (0: voters embedded in brokers)
-     * @param extra properties for every node, over the generated ones
+     * @param extra properties for every node, over the generated ones ({@code {port}} in a value
+     *     stands for the broker's client port: the PLAINTEXT listener's)
      */
     static TestCluster start(Path dir, int brokers, int controllers, Map<String, String> extra) throws Exception {
         return start(dir, brokers, controllers, extra, Map.of());
@@ -135,6 +136,10 @@ final class TestCluster implements AutoCloseable {
         }
         p.putAll(extra);
         p.putAll(perNode.getOrDefault(id, Map.of()));
+        if (broker) {
+            // "{port}" in a value: this broker's client port (so a test can add listeners beside it).
+            p.replaceAll((k, v) -> v.replace("{port}", Integer.toString(ports.get(id))));
+        }
         if (broker) {
             brokerIds.add(id);
         }

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every manifest the chart renders (default values, each example, and every optional object
- * switched on) sent to a real kube-apiserver 1.37 with etcd ({@code scripts/kube-apiserver.sh})
+ * Every manifest the chart renders (default values, each example, every optional object
+ * switched on with TLS and SASL, and a JKS key store with mutual TLS) sent to a real kube-apiserver 1.37 with etcd ({@code scripts/kube-apiserver.sh})
  * as a server-side dry-run create with strict field validation, in a fresh namespace per
  * rendering: the API server's own validation, defaulting and admission judge them, and an unknown
  * or misspelt field is an error. Kinds from CRDs the test server does not have (ServiceMonitor) are
@@ -79,7 +79,14 @@ class ChartApiServerTest {
                 "autoscaler.enabled=true", "networkPolicy.enabled=true", "networkPolicy.kafkaFrom[0].namespaceSelector.matchLabels.team=apps",
                 "metrics.serviceMonitor.enabled=true", "objectStorage.existingSecret=s3-keys",
                 "brokers.nodeSelector.pool=aloft", "brokers.tolerations[0].key=dedicated",
-                "brokers.tolerations[0].operator=Exists", "brokers.tolerations[0].effect=NoSchedule")));
+                "brokers.tolerations[0].operator=Exists", "brokers.tolerations[0].effect=NoSchedule",
+                "listeners.client.protocol=SASL_SSL", "listeners.internal.protocol=SSL", "tls.existingSecret=aloft-tls",
+                "tls.clientAuth=requested", "sasl.plain.existingSecret=aloft-users")));
+        renderings.put("keystore-mtls", List.of("--set", String.join(",", "listeners.client.protocol=SSL",
+                "tls.existingSecret=aloft-jks", "tls.format=keystore", "tls.keystore.type=JKS", "tls.keystore.keystoreKey=broker.jks",
+                "tls.keystore.truststoreKey=trust.jks", "tls.keystore.passwordSecret=aloft-jks-pw",
+                "tls.keystore.truststorePasswordKey=trust-password", "tls.clientAuth=required", "controller.mode=dedicated",
+                "networkPolicy.enabled=true")));
         List<String> failures = new ArrayList<>();
         int checked = 0;
         int skipped = 0;

@@ -17,7 +17,7 @@ class ChartLintTest {
     @Test
     void lintStrict_defaultsAndEveryExample() throws Exception {
         List<Path> examples = Helm.examples();
-        assertEquals(List.of("aws.yaml", "local.yaml", "s3-compatible.yaml"),
+        assertEquals(List.of("aws.yaml", "local.yaml", "s3-compatible.yaml", "tls-sasl.yaml"),
                 examples.stream().map(p -> p.getFileName().toString()).toList());
         List<String> failures = new ArrayList<>();
         Helm.Result r = Helm.run("lint", "--strict", Helm.CHART.toString());

@@ -60,6 +60,30 @@ final class Helm {
         return Manifests.parse(run(command.toArray(String[]::new)).ok().stdout());
     }
 
+    /**
+     * NOTES.txt rendered with ARGS. {@code helm template} does not render it, so a copy of the
+     * chart gets a ConfigMap template holding {@code tpl} of the notes file (same values, same
+     * named templates).
+     */
+    static String notes(Path scratch, String... args) throws IOException, InterruptedException {
+        Path chart = scratch.resolve("aloft");
+        if (!Files.exists(chart)) {
+            try (Stream<Path> files = Files.walk(CHART)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    Files.copy(f, chart.resolve(CHART.relativize(f).toString()));
+                }
+            }
+            Files.move(chart.resolve("templates/NOTES.txt"), chart.resolve("NOTES.txt"));
+            Files.writeString(chart.resolve("templates/notes.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                    + "  name: notes\ndata:\n  notes: {{ tpl (.Files.Get \"NOTES.txt\") . | quote }}\n");
+        }
+        List<String> command = new ArrayList<>(List.of("template", "aloft", chart.toString(), "--namespace", "streaming",
+                "--show-only", "templates/notes.yaml"));
+        command.addAll(List.of(args));
+        return Manifests.parse(run(command.toArray(String[]::new)).ok().stdout()).get("ConfigMap", "notes")
+                .path("data").path("notes").asText();
+    }
+
     static List<ObjectNode> parseDocuments(String yaml) throws IOException {
         List<ObjectNode> out = new ArrayList<>();
         try (YAMLParser parser = new YAMLFactory().createParser(yaml)) {

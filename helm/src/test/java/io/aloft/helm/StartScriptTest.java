@@ -39,6 +39,12 @@ class StartScriptTest {
         env = start("--set external.enabled=true,external.type=LoadBalancer,external.hostTemplate=b{ordinal}.kafka.example.com",
                 "aloft-broker-11", Map.of());
         assertEquals("PLAINTEXT://b11.kafka.example.com:9092", env.get("ALOFT_PROP_advertised_listeners"));
+        // Two listeners: INTERNAL keeps the pod's DNS name, CLIENT gets the external address.
+        env = start("--set external.enabled=true,listeners.internal.protocol=SSL,tls.existingSecret=t,tls.format=keystore,"
+                + "tls.keystore.passwordSecret=p", "aloft-broker-2", Map.of("HOST_IP", "10.0.0.9", "POD_NAME", "aloft-broker-2",
+                "POD_NAMESPACE", "streaming"));
+        assertEquals("INTERNAL://aloft-broker-2.aloft-headless.streaming.svc.cluster.local:9094,CLIENT://10.0.0.9:31092",
+                env.get("ALOFT_PROP_advertised_listeners"));
         env = start("--set external.enabled=true,controller.mode=dedicated", "aloft-controller-1",
                 Map.of("ALOFT_ROLE", "controller", "ALOFT_NODE_ID_OFFSET", "1000"));
         assertEquals("1001", env.get("ALOFT_NODE_ID"));

@@ -35,7 +35,17 @@ public final class AloftServer extends ChildBroker {
      */
     public AloftServer(String heap, boolean onS3, Path scratchParent, Map<String, String> extraProperties,
             Duration startTimeout) {
-        super(heap, scratchParent, extraProperties, startTimeout);
+        this(heap, onS3, scratchParent, extraProperties, ClientSecurity.plaintext(), startTimeout);
+    }
+
+    /**
+     * As the other constructor, with clients connecting as {@code security} says: other than
+     * PLAINTEXT, on a second listener {@link ClientSecurity#LISTENER}, the first one (PLAINTEXT)
+     * staying the inter-broker listener.
+     */
+    public AloftServer(String heap, boolean onS3, Path scratchParent, Map<String, String> extraProperties,
+            ClientSecurity security, Duration startTimeout) {
+        super(heap, scratchParent, extraProperties, security, startTimeout);
         this.onS3 = onS3;
     }
 
@@ -57,7 +67,7 @@ public final class AloftServer extends ChildBroker {
     public String description() {
         return "Aloft (1 node, embedded controller, WAL file with Direct IO, objects on "
                 + (onS3 ? "S3 (local versitygw)" : "file://") + ", -Xmx" + heap + " " + String.join(" ", gcFlags())
-                + ")";
+                + security.describe() + ")";
     }
 
     /** As bin/aloft-server.sh. */
@@ -73,6 +83,16 @@ public final class AloftServer extends ChildBroker {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("node.id", "1");
         p.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
+        int clientPort = port;
+        if (!security.isPlaintext()) {
+            clientPort = ChildProcess.freePort();
+            p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + "," + ClientSecurity.LISTENER + "://127.0.0.1:"
+                    + clientPort);
+            p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + ClientSecurity.LISTENER + ":"
+                    + security.protocol().name);
+            p.put("inter.broker.listener.name", "PLAINTEXT");
+            p.putAll(security.brokerProperties());
+        }
         p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
         p.put("aloft.data.dir", dir.resolve("data").toString());
         p.put("num.partitions", "1");
@@ -98,7 +118,7 @@ public final class AloftServer extends ChildBroker {
         // As bin/aloft-server.sh: log4j must not stop before the broker's own shutdown hook has logged.
         command.addAll(List.of("-Dlog4j2.shutdownHookEnabled=false", "-Dlog4j2.configurationFile=" + log4j,
                 "-cp", classPath(), "io.aloft.broker.BrokerMain", props.toString()));
-        return new Launch(command, "127.0.0.1:" + port);
+        return new Launch(command, "127.0.0.1:" + clientPort);
     }
 
     @Override

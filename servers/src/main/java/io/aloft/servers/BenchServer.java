@@ -1,6 +1,7 @@
 package io.aloft.servers;
 
 import java.io.IOException;
+import java.util.Map;
 
 /**
  * A broker the benchmark starts as a child process, runs one workload against, and stops: Apache
@@ -21,6 +22,14 @@ public interface BenchServer extends AutoCloseable {
 
     /** {@code host:port} for Kafka clients; valid after {@link #start()}. */
     String bootstrap();
+
+    /**
+     * What a Kafka client needs besides {@code bootstrap.servers} to connect to {@link #bootstrap()}:
+     * its security settings ({@code security.protocol}, trust store, SASL). Empty for PLAINTEXT.
+     */
+    default Map<String, String> clientProperties() {
+        return Map.of();
+    }
 
     /** One line naming the system and how it runs, e.g. "Apache Kafka 4.3.1 (KRaft, 1 node)". */
     String description();

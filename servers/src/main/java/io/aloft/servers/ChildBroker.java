@@ -31,6 +31,8 @@ public abstract class ChildBroker implements BenchServer {
     protected final String heap;
     protected final Path scratchParent;
     protected final Map<String, String> extraProperties;
+    /** How clients connect: PLAINTEXT, or a {@link ClientSecurity#LISTENER} listener of another protocol. */
+    protected final ClientSecurity security;
     private final Duration startTimeout;
 
     private Path dir;
@@ -44,14 +46,17 @@ public abstract class ChildBroker implements BenchServer {
      * @param heap {@code -Xms} and {@code -Xmx} of the child, e.g. {@code 3g}
      * @param scratchParent where the temp directory is made (the disk the broker writes to)
      * @param extraProperties server properties added last, overriding the generated ones
+     * @param security how clients connect (and so the readiness probe)
      */
-    ChildBroker(String heap, Path scratchParent, Map<String, String> extraProperties, Duration startTimeout) {
+    ChildBroker(String heap, Path scratchParent, Map<String, String> extraProperties, ClientSecurity security,
+            Duration startTimeout) {
         if (!HEAP.matcher(heap).matches()) {
             throw new IllegalArgumentException("heap: '" + heap + "' is not a JVM size such as 3g or 1536m");
         }
         this.heap = heap;
         this.scratchParent = scratchParent;
         this.extraProperties = Map.copyOf(extraProperties);
+        this.security = security;
         this.startTimeout = startTimeout;
     }
 
@@ -103,7 +108,7 @@ public abstract class ChildBroker implements BenchServer {
                 logFile = attemptDir.resolve(shortName() + ".log");
                 child = ChildProcess.start(shortName(), launch.command(), logFile, Map.of());
                 try {
-                    child.awaitKafkaApi(launch.bootstrap(), startTimeout);
+                    child.awaitKafkaApi(launch.bootstrap(), security.clientProperties(), startTimeout);
                     bootstrap = launch.bootstrap();
                     log.info("{} ready at {}", description(), bootstrap);
                     return;
@@ -161,7 +166,7 @@ public abstract class ChildBroker implements BenchServer {
         log.info("{} {} for a restart on the same data", description(), kill ? "killed (SIGKILL)" : "stopped");
         child = ChildProcess.start(shortName(), launch.command(), logFile, Map.of());
         try {
-            child.awaitKafkaApi(address, startTimeout);
+            child.awaitKafkaApi(address, security.clientProperties(), startTimeout);
         } catch (IOException | InterruptedException | RuntimeException e) {
             child.stop();
             throw e;
@@ -176,6 +181,11 @@ public abstract class ChildBroker implements BenchServer {
             throw new IllegalStateException(shortName() + " is not running");
         }
         return bootstrap;
+    }
+
+    @Override
+    public final Map<String, String> clientProperties() {
+        return security.clientProperties();
     }
 
     @Override

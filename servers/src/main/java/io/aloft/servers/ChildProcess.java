@@ -69,14 +69,17 @@ final class ChildProcess {
     }
 
     /**
-     * Polls until an Admin {@code describeCluster} against {@code bootstrap} succeeds. Polling is the
+     * Polls until an Admin {@code describeCluster} against {@code bootstrap}, with {@code client}'s
+     * settings (security), succeeds. Polling is the
      * only way to learn when another process is ready; each attempt is bounded by a short timeout.
      *
      * @throws IOException if the child exits or {@code timeout} passes first; the message carries
      *     the tail of the child's log
      */
-    void awaitKafkaApi(String bootstrap, Duration timeout) throws IOException, InterruptedException {
+    void awaitKafkaApi(String bootstrap, Map<String, String> client, Duration timeout)
+            throws IOException, InterruptedException {
         Properties props = new Properties();
+        props.putAll(client);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "2000");
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "2000");

@@ -40,7 +40,7 @@ class ApacheKafkaServerTest {
         assertEquals("Apache Kafka 4.3.1 (KRaft, 1 node, default: no fsync per write, -Xmx3g -XX:+UseG1GC "
                 + "-XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent)",
                 kafka.description());
-        assertTrue(kafka.serverProperties(1, 2, Path.of("x")).get("log.flush.interval.messages") == null);
+        assertTrue(kafka.serverProperties(1, 2, 1, Path.of("x")).get("log.flush.interval.messages") == null);
     }
 
     @Test

@@ -51,7 +51,7 @@ public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticat
         }
         SaslSession.Result result = session.authenticate(request.data().authBytes());
         if (result.succeeded()) {
-            SaslAuthenticateResponse ok = answer(Errors.NONE, null);
+            SaslAuthenticateResponse ok = answer(Errors.NONE, ""); // Kafka's success carries an empty message
             ok.data().setAuthBytes(result.response());
             if (result.complete()) {
                 context.security().authenticated(session.principal());

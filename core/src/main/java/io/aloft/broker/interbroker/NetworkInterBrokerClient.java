@@ -1,5 +1,6 @@
 package io.aloft.broker.interbroker;
 
+import io.aloft.broker.security.SslConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.BrokerNotAvailableException;
 import org.apache.kafka.common.errors.DisconnectException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -33,6 +35,7 @@ import org.apache.kafka.common.network.PlaintextChannelBuilder;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.security.JaasContext;
 import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -45,7 +48,11 @@ import org.slf4j.LoggerFactory;
  * (its InterBrokerSendThread). Chosen over a small Netty client because NetworkClient already does
  * what such a client needs and is easy to get subtly wrong: the ApiVersions handshake and version
  * choice per destination, correlation of responses, per-request timeouts, connection setup timeouts
- * and reconnect backoff; and the request and response classes are the ones the handlers use.
+ * and reconnect backoff; and the request and response classes are the ones the handlers use. Its
+ * channels also secure the connections as {@link InterBrokerSecurity} says: TLS, and SASL
+ * (ApiVersions, SaslHandshake, SaslAuthenticate before the first request), as a Kafka client would.
+ * A destination that refuses this broker's authentication fails the requests waiting for it with
+ * the {@link AuthenticationException} and is logged at ERROR (once a minute per destination).
  *
  * <p>One connection per destination broker (NetworkClient's), several requests in flight on it.
  * A request waits for its connection while it is being made (bounded by the request timeout); a
@@ -75,7 +82,12 @@ public final class NetworkInterBrokerClient implements InterBrokerClient {
     /** Closes idle connections, as Kafka's connections.max.idle.ms (its default). */
     private static final long CONNECTIONS_MAX_IDLE_MS = 600_000;
 
+    /** How often a destination that refuses this broker's authentication is logged at most. */
+    static final long REFUSAL_LOG_INTERVAL_MS = 60_000;
+
     private final BrokerAddresses addresses;
+    private final String listener;
+    private final InterBrokerSecurity security;
     private final int requestTimeoutMs;
     private final Time time = Time.SYSTEM;
     private final Metrics metrics = new Metrics();
@@ -88,6 +100,8 @@ public final class NetworkInterBrokerClient implements InterBrokerClient {
 
     /** Confined to the sender thread: requests waiting for their connection. */
     private final List<Pending> waiting = new ArrayList<>();
+    /** Confined to the sender thread: when a refused authentication was last logged, per destination. */
+    private final Map<Integer, Long> lastRefusalLogged = new HashMap<>();
     /** Confined to the sender thread: the address each destination was last connected at. */
     private final Map<Integer, Node> connectedAt = new HashMap<>();
 
@@ -101,7 +115,7 @@ public final class NetworkInterBrokerClient implements InterBrokerClient {
      * @param threads makes the sender thread (the broker's, so a dying sender stops the broker)
      */
     public NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener, ThreadFactory threads) {
-        this(nodeId, addresses, listener, Map.of(), threads, REQUEST_TIMEOUT_MS);
+        this(nodeId, addresses, listener, InterBrokerSecurity.plaintext(), threads, REQUEST_TIMEOUT_MS);
     }
 
     /**
@@ -110,21 +124,33 @@ public final class NetworkInterBrokerClient implements InterBrokerClient {
      */
     public NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener,
             Map<String, String> sslSettings, ThreadFactory threads) {
-        this(nodeId, addresses, listener, sslSettings, threads, REQUEST_TIMEOUT_MS);
+        this(nodeId, addresses, listener, sslSettings.isEmpty() ? InterBrokerSecurity.plaintext()
+                : InterBrokerSecurity.ssl(sslSettings), threads, REQUEST_TIMEOUT_MS);
+    }
+
+    /**
+     * As above, secured as {@code security} says (TLS, SASL or both, through kafka-clients' own
+     * channels: a SASL connection authenticates before its first request).
+     */
+    public NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener,
+            InterBrokerSecurity security, ThreadFactory threads) {
+        this(nodeId, addresses, listener, security, threads, REQUEST_TIMEOUT_MS);
     }
 
     /** As above, with a request timeout other than {@link #REQUEST_TIMEOUT_MS} (tests). */
     NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener, ThreadFactory threads,
             int requestTimeoutMs) {
-        this(nodeId, addresses, listener, Map.of(), threads, requestTimeoutMs);
+        this(nodeId, addresses, listener, InterBrokerSecurity.plaintext(), threads, requestTimeoutMs);
     }
 
-    NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener, Map<String, String> sslSettings,
+    NetworkInterBrokerClient(int nodeId, BrokerAddresses addresses, String listener, InterBrokerSecurity security,
             ThreadFactory threads, int requestTimeoutMs) {
         this.addresses = Objects.requireNonNull(addresses);
         this.requestTimeoutMs = requestTimeoutMs;
+        this.listener = listener;
+        this.security = security;
         LogContext logContext = new LogContext("[inter-broker client of broker " + nodeId + "] ");
-        ChannelBuilder channels = channels(listener, sslSettings, logContext);
+        ChannelBuilder channels = channels(listener, security, logContext);
         Selector selector = new Selector(CONNECTIONS_MAX_IDLE_MS, metrics, time, "aloft-inter-broker", channels,
                 logContext);
         this.client = new NetworkClient(selector, new ManualMetadataUpdater(), "broker-" + nodeId + "-inter-broker",
@@ -135,17 +161,20 @@ public final class NetworkInterBrokerClient implements InterBrokerClient {
         sender.start();
     }
 
-    private ChannelBuilder channels(String listener, Map<String, String> sslSettings, LogContext logContext) {
+    private ChannelBuilder channels(String listener, InterBrokerSecurity security, LogContext logContext) {
         ListenerName name = ListenerName.normalised(listener);
-        if (sslSettings.isEmpty()) {
+        if (security.protocol() == SecurityProtocol.PLAINTEXT) {
             PlaintextChannelBuilder plaintext = new PlaintextChannelBuilder(name);
             plaintext.configure(Map.of());
             return plaintext;
         }
-        // kafka-clients parses and types the ssl.* values itself (stores, passwords, PEM), as for any client.
-        AbstractConfig config = new AbstractConfig(new ConfigDef().withClientSslSupport(), sslSettings, false);
-        return ChannelBuilders.clientChannelBuilder(SecurityProtocol.SSL, null, config, name, null, time,
-                logContext);
+        // kafka-clients parses and types the ssl.* and sasl.* values itself (stores, passwords, PEM,
+        // the JAAS entry), as for any client; not logged (false): the values hold passwords.
+        AbstractConfig config = new AbstractConfig(new ConfigDef().withClientSslSupport().withClientSaslSupport(),
+                security.clientSettings(), false);
+        boolean sasl = security.saslMechanism() != null;
+        return ChannelBuilders.clientChannelBuilder(security.protocol(), sasl ? JaasContext.Type.CLIENT : null,
+                config, name, security.saslMechanism(), time, logContext);
     }
 
     @Override
@@ -221,13 +250,40 @@ public final class NetworkInterBrokerClient implements InterBrokerClient {
                 sendNow(p, id, now);
             } else if (client.connectionFailed(node)) {
                 it.remove();
-                p.future.completeExceptionally(new DisconnectException("could not connect to broker " + p.brokerId
-                        + " at " + node.host() + ":" + node.port()));
+                AuthenticationException refused = client.authenticationException(node);
+                if (refused != null) {
+                    logRefused(p.brokerId, node, refused, now);
+                    p.future.completeExceptionally(refused);
+                } else {
+                    p.future.completeExceptionally(new DisconnectException("could not connect to broker " + p.brokerId
+                            + " at " + node.host() + ":" + node.port()));
+                }
             } else {
                 pollMs = Math.min(pollMs, Math.max(1, Math.min(p.deadlineMs - now, client.pollDelayMs(node, now))));
             }
         }
         return pollMs;
+    }
+
+    /**
+     * An operator must act (the brokers' credentials or certificates disagree, and transactions
+     * cannot complete meanwhile): ERROR, once a minute per destination, naming what to check.
+     * NetworkClient's own line ("failed authentication due to: ...") comes with each attempt.
+     */
+    private void logRefused(int brokerId, Node node, AuthenticationException e, long now) {
+        Long last = lastRefusalLogged.get(brokerId);
+        if (last != null && now - last < REFUSAL_LOG_INTERVAL_MS) {
+            return;
+        }
+        lastRefusalLogged.put(brokerId, now);
+        String check = security.saslMechanism() != null
+                ? "the username and password of " + SslConfig.prefix(listener)
+                        + security.saslMechanism().toLowerCase(java.util.Locale.ROOT) + ".sasl.jaas.config here and "
+                        + "the user_NAME entries of that key on broker " + brokerId
+                : "this broker's ssl.keystore and broker " + brokerId + "'s ssl.truststore (and the reverse)";
+        LOG.error("Broker {} at {}:{} refused this broker's {} authentication on inter-broker listener {}: {}. "
+                + "Requests to it fail (transaction markers, group lag) until this is fixed; check {}", brokerId,
+                node.host(), node.port(), security.protocol(), listener, e.getMessage(), check);
     }
 
     private void sendNow(Pending p, String id, long now) {

@@ -6,6 +6,8 @@
  * metadata cache ({@link io.aloft.broker.interbroker.BrokerAddresses}). Used for transaction markers
  * (WriteTxnMarkers from a transaction coordinator to partition leaders) and the group lag meter
  * (ListOffsets from a group coordinator to partition leaders); the client knows nothing of what it
- * carries, and retrying is its callers' business.
+ * carries, and retrying is its callers' business. Its connections are secured as the inter-broker
+ * listener is ({@link io.aloft.broker.interbroker.InterBrokerSecurity}: TLS with the listener's
+ * keys, SASL with the credentials of its JAAS key), through kafka-clients' own channels.
  */
 package io.aloft.broker.interbroker;

@@ -77,6 +77,10 @@ import org.slf4j.LoggerFactory;
  * next frame is a bare token answered by a bare token, and an answer the session marks as the last
  * (failed authentication, unsupported mechanism) is written, then the connection closes.
  *
+ * <p><b>Client quotas.</b> A response carrying a throttle time (set by the dispatcher for a client
+ * over its quota) is sent at once, then the connection reads nothing for that long (Kafka's channel
+ * muting, KIP-219); a produce with acks=0, which has no response, pauses it just the same.
+ *
  * <p>Runs on the connection's event loop; every field is confined to it (an entry's
  * {@code handled} time is written by the thread completing its handler's future, before the hand-over
  * to the event loop).
@@ -109,6 +113,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private String firstBadFrame;
     /** The SASL state on a SASL listener, else null. */
     private final SaslSession sasl;
+    /** Until when (System.nanoTime) reads are paused for a client quota, and the task that resumes them. */
+    private long throttledUntil;
+    private ScheduledFuture<?> unthrottle;
 
     /** A request waiting for its turn to be answered; told when its response has been sent. */
     private static final class InFlight implements ChannelFutureListener {
@@ -128,7 +135,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         final boolean sendsResponse;
         /** What its turn does, once done. */
         ResponseFrames.Outcome outcome;
+        /** The client's throttle time its response carries (client quotas), 0 if none. */
+        int throttleMs;
         boolean done;
+        /** The connection closes once this answer is written (a SASL exchange broken off). */
+        boolean lastAnswer;
 
         InFlight(RequestHeader header, AbstractRequest request, RequestFrame frame, boolean sendsResponse) {
             this.header = header;
@@ -216,6 +227,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         ApiKeys key = header.apiKey();
         if (sasl != null && !sasl.admits(key)) {
+            if (sasl.answersIllegalState(key)) {
+                answerIllegalSaslState(ctx, header, buffer, frame);
+                return;
+            }
             frame.release();
             closeForBadInput(ctx, "request before authentication", key + " v" + header.apiVersion()
                     + " is not allowed in the SASL exchange's current state");
@@ -281,6 +296,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 countErrors(m, response);
             }
         }
+        entry.throttleMs = response == null ? 0 : response.throttleTimeMs();
         entry.outcome = ResponseFrames.of(entry.header, entry.request, entry.sendsResponse, response, error,
                 connectionId);
         entry.done = true;
@@ -340,7 +356,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 }
                 wrote = true;
             }
-            if (sasl != null && sasl.closeAfterResponse() && isSasl(e.header.apiKey())) {
+            if (e.throttleMs > 0) {
+                throttle(ctx, e.throttleMs);
+            }
+            if (e.lastAnswer || sasl != null && sasl.closeAfterResponse() && isSasl(e.header.apiKey())) {
                 // A failed authentication or an unsupported mechanism: the answer, then the close.
                 closing = true;
                 clearInFlight();
@@ -356,6 +375,23 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (inFlight.size() < MAX_IN_FLIGHT / 2) {
             pauses.resume(Reason.IN_FLIGHT);
         }
+    }
+
+    /**
+     * A client over a quota: reading stops for its throttle time from now, as Kafka mutes the
+     * channel once the response is sent (KIP-219; the response itself is not delayed).
+     */
+    private void throttle(ChannelHandlerContext ctx, int throttleMs) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(throttleMs);
+        if (pauses.paused(Reason.THROTTLED) && until - throttledUntil <= 0) {
+            return;
+        }
+        throttledUntil = until;
+        pauses.pause(Reason.THROTTLED);
+        if (unthrottle != null) {
+            unthrottle.cancel(false);
+        }
+        unthrottle = ctx.executor().schedule(() -> pauses.resume(Reason.THROTTLED), throttleMs, TimeUnit.MILLISECONDS);
     }
 
     private static boolean isSasl(ApiKeys key) {
@@ -396,6 +432,31 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         pauses.pause(Reason.CLOSING);
         ctx.executor().schedule(() -> ctx.close(), sasl.failureDelayMs(
                 ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress()), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A request other than SaslAuthenticate in the middle of a SASL exchange: Kafka answers it with
+     * ILLEGAL_SASL_STATE and closes the connection, and so do we (clients then see the error, not a
+     * bare disconnect).
+     */
+    private void answerIllegalSaslState(ChannelHandlerContext ctx, RequestHeader header, ByteBuffer body,
+            RequestFrame frame) {
+        AbstractRequest request;
+        try {
+            request = AbstractRequest.parseRequest(header.apiKey(), header.apiVersion(),
+                    new ByteBufferAccessor(body)).request;
+        } catch (RuntimeException e) {
+            frame.release();
+            closeForBadInput(ctx, "unparsable body", "unparsable " + header.apiKey() + " v" + header.apiVersion()
+                    + " body in a SASL exchange: " + e);
+            return;
+        }
+        sasl.breakOff();
+        InFlight entry = new InFlight(header, request, frame, true);
+        entry.lastAnswer = true;
+        add(entry);
+        complete(entry, request.getErrorResponse(Errors.ILLEGAL_SASL_STATE.exception()), null);
+        writeReady(ctx);
     }
 
     private void answerUnsupportedApiVersions(ChannelHandlerContext ctx, RequestHeader header) {
@@ -459,6 +520,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         if (idleCheck != null) {
             idleCheck.cancel(false);
+        }
+        if (unthrottle != null) {
+            unthrottle.cancel(false);
         }
         int total = badFrames.values().stream().mapToInt(Integer::intValue).sum();
         if (total > 1) {

@@ -19,6 +19,11 @@ final class ReadPauses {
         CONNECTION_MEMORY,
         /** The broker-wide request memory pool has no room for the frame whose size was just read. */
         POOL_MEMORY,
+        /**
+         * The client is over a quota: nothing is read until its throttle time, sent in the last
+         * response, has passed (KIP-219: the client backs off by itself too).
+         */
+        THROTTLED,
         /** The connection is closing: nothing more is read. */
         CLOSING
     }

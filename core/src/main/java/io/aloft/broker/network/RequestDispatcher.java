@@ -2,6 +2,7 @@ package io.aloft.broker.network;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.api.RequestThrottle;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * ({@link AbstractRequest#getErrorResponse}), carrying the code Kafka maps the exception to
  * (UNKNOWN_SERVER_ERROR for anything unexpected, logged once). Knows exactly which keys and
  * versions are served, for ApiVersions. Requests are counted by the connection that reads them
- * ({@link NetworkMetrics}), not here.
+ * ({@link NetworkMetrics}), not here. Each request is charged to its client's quotas here
+ * ({@link RequestThrottle}), and the throttle time set on its response, error responses included.
  *
  * <p>Thread-safe: immutable after construction; handlers are called on the connection's event loop.
  */
@@ -33,8 +35,15 @@ public final class RequestDispatcher {
     private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
 
     private final Map<ApiKeys, ApiHandler<?>> handlers = new EnumMap<>(ApiKeys.class);
+    private final RequestThrottle throttle;
 
+    /** Dispatching with no client quotas. */
     public RequestDispatcher(Collection<ApiHandler<?>> handlerList) {
+        this(handlerList, RequestThrottle.NONE);
+    }
+
+    public RequestDispatcher(Collection<ApiHandler<?>> handlerList, RequestThrottle throttle) {
+        this.throttle = throttle;
         for (ApiHandler<?> h : handlerList) {
             if (handlers.put(h.apiKey(), h) != null) {
                 throw new IllegalArgumentException("two handlers for " + h.apiKey());
@@ -76,6 +85,8 @@ public final class RequestDispatcher {
     CompletableFuture<AbstractResponse> dispatch(RequestContext context, AbstractRequest request) {
         ApiHandler handler = handlers.get(request.apiKey());
         CompletableFuture<AbstractResponse> response;
+        RequestThrottle.Charge charge = throttle.charge(context, request);
+        long start = System.nanoTime();
         try {
             response = handler.handle(context, request);
             if (response == null) {
@@ -85,22 +96,29 @@ public final class RequestDispatcher {
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e);
         }
+        long handlerNanos = System.nanoTime() - start;
         return response.handle((r, e) -> {
-            if (e == null && r != null) {
-                return r;
+            int throttleMs = charge.throttleMs(e == null ? r : null, handlerNanos);
+            AbstractResponse answer = e == null && r != null ? r : errorResponse(context, request, e);
+            if (throttleMs > 0 && answer != null && throttleMs > answer.throttleTimeMs()) {
+                answer.maybeSetThrottleTimeMs(throttleMs);
             }
-            Throwable cause = e == null ? new IllegalStateException("the " + request.apiKey()
-                    + " handler completed with no response") : unwrap(e);
-            if (cause instanceof ApiException) {
-                log.debug("{} v{} (correlation id {}) from {} failed: {}", request.apiKey(), request.version(),
-                        context.header().correlationId(), context.connectionId(), cause.toString());
-            } else {
-                log.warn("{} v{} (correlation id {}) from {} failed; answering with its error response",
-                        request.apiKey(), request.version(), context.header().correlationId(), context.connectionId(),
-                        cause);
-            }
-            return request.getErrorResponse(cause);
+            return answer;
         });
+    }
+
+    private static AbstractResponse errorResponse(RequestContext context, AbstractRequest request, Throwable e) {
+        Throwable cause = e == null ? new IllegalStateException("the " + request.apiKey()
+                + " handler completed with no response") : unwrap(e);
+        if (cause instanceof ApiException) {
+            log.debug("{} v{} (correlation id {}) from {} failed: {}", request.apiKey(), request.version(),
+                    context.header().correlationId(), context.connectionId(), cause.toString());
+        } else {
+            log.warn("{} v{} (correlation id {}) from {} failed; answering with its error response",
+                    request.apiKey(), request.version(), context.header().correlationId(), context.connectionId(),
+                    cause);
+        }
+        return request.getErrorResponse(cause);
     }
 
     private static Throwable unwrap(Throwable t) {

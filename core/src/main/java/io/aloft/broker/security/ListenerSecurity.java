@@ -5,21 +5,22 @@ import java.util.Objects;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
- * What a listener's connections need to secure themselves: its protocol and, for SSL, the server's
- * TLS context (built once, at start) and how client certificates map to principals. Immutable.
+ * What a listener's connections need to secure themselves: its protocol and, for SSL and SASL_SSL,
+ * the server's TLS context (built at start, then reloaded when its files change) and how client
+ * certificates map to principals. Immutable (the TLS context it hands out may change).
  *
  * @param protocol the listener's security protocol
- * @param sslContext the TLS context for SSL and SASL_SSL; null otherwise
+ * @param tlsContext the TLS context for SSL and SASL_SSL; null otherwise
  * @param principalRules {@code ssl.principal.mapping.rules} of the listener (unused without TLS)
  */
-public record ListenerSecurity(SecurityProtocol protocol, SslContext sslContext,
+public record ListenerSecurity(SecurityProtocol protocol, ReloadableSslContext tlsContext,
         PrincipalMappingRules principalRules) {
     public ListenerSecurity {
         Objects.requireNonNull(protocol, "protocol");
         Objects.requireNonNull(principalRules, "principalRules");
-        boolean tls = protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL;
-        if (tls != (sslContext != null)) {
-            throw new IllegalArgumentException(protocol + (tls ? " needs" : " takes no") + " TLS context");
+        boolean usesTls = protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL;
+        if (usesTls != (tlsContext != null)) {
+            throw new IllegalArgumentException(protocol + (usesTls ? " needs" : " takes no") + " TLS context");
         }
     }
 
@@ -42,10 +43,16 @@ public record ListenerSecurity(SecurityProtocol protocol, SslContext sslContext,
         if (!usesTls) {
             return new ListenerSecurity(protocol, null, PrincipalMappingRules.DEFAULT);
         }
-        return new ListenerSecurity(protocol, ServerSslContexts.build(tls), tls.principalMappingRules());
+        return new ListenerSecurity(protocol, ReloadableSslContext.build(tls), tls.principalMappingRules());
     }
 
+    /** Whether connections start with a TLS handshake. */
     public boolean tls() {
-        return sslContext != null;
+        return tlsContext != null;
+    }
+
+    /** The TLS context for a new connection (the latest reloaded); null without TLS. */
+    public SslContext sslContext() {
+        return tlsContext == null ? null : tlsContext.current();
     }
 }

@@ -15,8 +15,8 @@ import java.util.Map;
 /**
  * The TLS settings of one SSL or SASL_SSL listener, with Kafka's keys: each {@code ssl.*} key may be set for one
  * listener as {@code listener.name.<listener name, lowercase>.ssl.*}, which takes precedence over
- * the plain key (Kafka's rule). Read once at start: rotating a keystore or truststore takes a restart
- * (Kafka can reload one through a dynamic {@code ssl.keystore.location} update; not here yet).
+ * the plain key (Kafka's rule). Read at start; the key and trust store files are then watched and
+ * reloaded when they change ({@link ReloadableSslContext}, {@link #RELOAD_INTERVAL_MS}).
  * Passwords are never logged, and DescribeConfigs hides them. Immutable.
  */
 public final class SslConfig {
@@ -142,10 +142,21 @@ public final class SslConfig {
                     + "authentication. Example: RULE:^CN=([^,]*),.*$/$1/L,DEFAULT.")
             .build();
 
+    public static final String RELOAD_INTERVAL_MS_CONFIG = "aloft.ssl.reload.interval.ms";
+    public static final ConfigKey<Long> RELOAD_INTERVAL_MS = ConfigKey.longKey(RELOAD_INTERVAL_MS_CONFIG)
+            .defaultValue(60_000L)
+            .validator(Validator.atLeast(0L))
+            .doc("How often an SSL listener checks whether the files at ssl.keystore.location and "
+                    + "ssl.truststore.location changed, and if so reloads them: new connections get the new "
+                    + "certificate, open ones keep theirs, and files that cannot be used are logged and the "
+                    + "old ones kept. Replaces Kafka's dynamic ssl.keystore.location update (renew a "
+                    + "certificate by writing the files, e.g. a cert-manager Secret volume). 0: never.")
+            .build();
+
     public static final ConfigDefinition DEFINITION = ConfigDefinition.of("ssl", KEYSTORE_TYPE, KEYSTORE_LOCATION,
             KEYSTORE_PASSWORD, KEY_PASSWORD, KEYSTORE_CERTIFICATE_CHAIN, KEYSTORE_KEY, TRUSTSTORE_TYPE,
             TRUSTSTORE_LOCATION, TRUSTSTORE_PASSWORD, TRUSTSTORE_CERTIFICATES, CLIENT_AUTH, ENABLED_PROTOCOLS,
-            CIPHER_SUITES, ENDPOINT_IDENTIFICATION, PRINCIPAL_MAPPING_RULES);
+            CIPHER_SUITES, ENDPOINT_IDENTIFICATION, PRINCIPAL_MAPPING_RULES, RELOAD_INTERVAL_MS);
 
     private final String listenerName;
     private final Map<String, String> sources;

@@ -587,7 +587,7 @@ public final class ControllerClient implements AutoCloseable {
 
     /** A dedicated Raft client for the watcher's polls, which would otherwise queue in the ordered pipelines. */
     RaftClient newWatchClient() {
-        return RaftClients.withRpcTimeout(config, RaftSetup.CLIENT_RPC_TIMEOUT.toLong(TimeUnit.MILLISECONDS));
+        return RaftClients.watch(config);
     }
 
     @Override

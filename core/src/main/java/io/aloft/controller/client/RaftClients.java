@@ -33,8 +33,8 @@ final class RaftClients {
 
     /**
      * How long the write and read clients wait for one reply before Ratis tries another voter: a
-     * leader that went silent (its process paused) costs this much per client, not the 10 s the
-     * watcher's long polls need. A command that outlives it is sent again and applied once.
+     * leader that went silent (its process paused) costs this much per client, not the 10 s of
+     * {@code RaftSetup.CLIENT_RPC_TIMEOUT}. A command that outlives it is sent again and applied once.
      */
     static final long OPERATION_RPC_TIMEOUT_MS = 3_000;
 
@@ -56,6 +56,21 @@ final class RaftClients {
 
     /** A write client: bounded retries with {@link #RETRY_SLEEP_MS} between them. */
     static RaftClient operation(ControllerConfig config) {
+        return withRpcTimeout(config, OPERATION_RPC_TIMEOUT_MS);
+    }
+
+    /**
+     * The change feed watcher's client ({@link MetadataWatcher}): the write clients' reply timeout,
+     * {@link #OPERATION_RPC_TIMEOUT_MS}, not the 10 s of {@code RaftSetup.CLIENT_RPC_TIMEOUT}. The
+     * leader answers a poll at once ({@code MetadataWatcher.POLL_WAIT_MS} is 0: nothing is held
+     * open), so a longer wait buys nothing; what it costs is a leader that went silent (its process
+     * paused, its host unreachable): the poll sent to it waits out the whole timeout before Ratis
+     * tries another voter, and meanwhile the broker learns of no change (partitions moved to it,
+     * brokers fenced). A reply that does take longer (a large image from a loaded leader) fails
+     * that poll, which is tried again from the same position: the read clients, whose answers can be
+     * as large (a whole key-value prefix), rely on the same bound.
+     */
+    static RaftClient watch(ControllerConfig config) {
         return withRpcTimeout(config, OPERATION_RPC_TIMEOUT_MS);
     }
 

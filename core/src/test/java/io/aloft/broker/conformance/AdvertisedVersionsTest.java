@@ -60,6 +60,8 @@ class AdvertisedVersionsTest {
                     + "connections.max.reauth.ms"),
             Map.entry(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "not atomic across users (each credential is its own "
                     + "controller entry); no ACL check yet"),
+            Map.entry(ApiKeys.ALTER_CLIENT_QUOTAS, "producer_byte_rate, consumer_byte_rate and request_percentage "
+                    + "are enforced; controller_mutation_rate and ip connection_creation_rate are stored only"),
             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "
                     + "and consumer protocols online: answered as Kafka does with group.consumer.migration.policy="
                     + "disabled"));

@@ -101,6 +101,7 @@ class ApiConformanceTest {
         all.addAll(ConsumerGroupCases.shapes());
         all.addAll(SaslCases.shapes());
         all.addAll(ScramCases.shapes());
+        all.addAll(QuotaCases.shapes());
         return all;
     }
 

@@ -3,6 +3,7 @@ package io.aloft.omb.compare;
 import io.aloft.servers.AloftServer;
 import io.aloft.servers.ApacheKafkaServer;
 import io.aloft.servers.BenchServer;
+import io.aloft.servers.ClientSecurity;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,12 +24,17 @@ final class ChildServerFactory implements ServerFactory {
     private final String heap;
     private final Path scratchDir;
     private final Path kafkaLibs;
+    private final ClientSecurity security;
 
-    /** @param kafkaLibs Kafka's jars, or null to find them when a Kafka system is first made */
-    ChildServerFactory(String heap, Path scratchDir, Path kafkaLibs) {
+    /**
+     * @param kafkaLibs Kafka's jars, or null to find them when a Kafka system is first made
+     * @param security how the clients connect to every system (the same certificates for all)
+     */
+    ChildServerFactory(String heap, Path scratchDir, Path kafkaLibs, ClientSecurity security) {
         this.heap = heap;
         this.scratchDir = scratchDir;
         this.kafkaLibs = kafkaLibs;
+        this.security = security;
     }
 
     @Override
@@ -36,9 +42,9 @@ final class ChildServerFactory implements ServerFactory {
         return switch (kind) {
             case KAFKA, KAFKA_FSYNC -> new ApacheKafkaServer(
                     kafkaLibs != null ? kafkaLibs : ApacheKafkaServer.findLibsDir(), heap,
-                    kind == SystemKind.KAFKA_FSYNC, scratchDir, Map.of(), START_TIMEOUT);
+                    kind == SystemKind.KAFKA_FSYNC, scratchDir, Map.of(), security, START_TIMEOUT);
             case ALOFT, ALOFT_S3 -> new AloftServer(heap, kind == SystemKind.ALOFT_S3, scratchDir, ALOFT_PROPERTIES,
-                    START_TIMEOUT);
+                    security, START_TIMEOUT);
         };
     }
 }

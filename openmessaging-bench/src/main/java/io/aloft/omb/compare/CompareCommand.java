@@ -2,6 +2,7 @@ package io.aloft.omb.compare;
 
 import io.aloft.servers.AloftServer;
 import io.aloft.servers.ApacheKafkaServer;
+import io.aloft.servers.ClientSecurity;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
  * {@code aloft-omb compare}: Aloft against Apache Kafka on this machine. Each step of a compare plan
@@ -52,6 +54,11 @@ public final class CompareCommand {
               --out DIR          where compare-<time>.json/.md go (default openmessaging-bench/target/omb-compare)
               --dir DIR          where brokers keep their data: the disk under test (default: the temp dir)
               --kafka-libs DIR   Apache Kafka's jars (default kafka-dist/target/kafka-libs)
+              --security PROTO   how the clients connect to every broker: plaintext (default), ssl,
+                                 sasl_plaintext or sasl_ssl. Other than plaintext, each broker gets a
+                                 second listener CLIENT with that protocol (TLS: one CA and server
+                                 certificate made for the run with keytool, the same for all systems;
+                                 SASL: PLAIN, one user); brokers and controllers stay on PLAINTEXT
               --run-timeout MIN  abandon a run after this many minutes (default 60)
             """;
     static final String DEFAULT_PLAN = "openmessaging-bench/compare-plan.yaml";
@@ -61,7 +68,7 @@ public final class CompareCommand {
     /** Parsed arguments. Immutable. */
     record Options(Path plan, List<String> workloads, int repeats, String heap, List<SystemKind> systems,
             boolean quick, Path out, Path dataDir, Path kafkaLibs, Duration runTimeout,
-            Map<String, String> durationOverrides) {
+            Map<String, String> durationOverrides, SecurityProtocol security) {
     }
 
     /** A bad argument; the message names the option. */
@@ -109,7 +116,19 @@ public final class CompareCommand {
                 err.println("compare: " + (kafkaLibs == null ? "--kafka-libs" : "--aloft-s3") + ": " + e.getMessage());
                 return 2;
             }
-            servers = new ChildServerFactory(options.heap(), options.dataDir(), kafkaLibs);
+            // One CA and certificate for the whole comparison: every system presents the same one.
+            try (ClientSecurity security = ClientSecurity.create(options.security(), options.dataDir())) {
+                return run(options, new ChildServerFactory(options.heap(), options.dataDir(), kafkaLibs, security),
+                        executor, out, err);
+            } catch (IOException e) {
+                err.println("compare: --security " + options.security().name + ": cannot make the certificates: "
+                        + e.getMessage());
+                return 1;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                err.println("compare: interrupted");
+                return 1;
+            }
         }
         return run(options, servers, executor, out, err);
     }
@@ -193,6 +212,7 @@ public final class CompareCommand {
         Path dataDir = Path.of(System.getProperty("java.io.tmpdir"));
         Path kafkaLibs = null;
         int timeoutMinutes = 60;
+        SecurityProtocol security = SecurityProtocol.PLAINTEXT;
         Map<String, String> durations = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -227,6 +247,13 @@ public final class CompareCommand {
                 case "--dir" -> dataDir = Path.of(value(args, ++i, arg));
                 case "--kafka-libs" -> kafkaLibs = Path.of(value(args, ++i, arg));
                 case "--run-timeout" -> timeoutMinutes = positive(value(args, ++i, arg), arg);
+                case "--security" -> {
+                    try {
+                        security = ClientSecurity.parseProtocol(value(args, ++i, arg));
+                    } catch (IllegalArgumentException e) {
+                        throw new UsageException("--security: " + e.getMessage());
+                    }
+                }
                 case "--duration-minutes" -> durations.put("testDurationMinutes", minutes(value(args, ++i, arg), arg));
                 case "--warmup-minutes" -> durations.put("warmupDurationMinutes", minutes(value(args, ++i, arg), arg));
                 default -> throw new UsageException("unknown option '" + arg + "'");
@@ -253,7 +280,7 @@ public final class CompareCommand {
             throw new UsageException("--kafka-libs: " + kafkaLibs + " is not a directory");
         }
         return new Options(plan, workloads, repeats, heap, ordered, quick, out, dataDir, kafkaLibs,
-                Duration.ofMinutes(timeoutMinutes), Map.copyOf(durations));
+                Duration.ofMinutes(timeoutMinutes), Map.copyOf(durations), security);
     }
 
     /** Kafka variants first (odd repeats run Kafka first), each group in the order given. */

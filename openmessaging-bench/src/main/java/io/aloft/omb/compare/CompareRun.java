@@ -147,7 +147,7 @@ final class CompareRun {
             server = servers.create(system);
             descriptions.putIfAbsent(system, server.description());
             server.start();
-            RunResult result = execute(step, server.bootstrap(), overrides);
+            RunResult result = execute(step, server.bootstrap(), server.clientProperties(), overrides);
             return new CompareResult.Run(step.name(), repeat, position, system, overrides,
                     withDerived(result.figures()), null, seconds(start));
         } catch (InterruptedException e) {
@@ -165,10 +165,10 @@ final class CompareRun {
     }
 
     /** Runs the workload on a worker thread, so a run that hangs is abandoned at {@link #runTimeout}. */
-    private RunResult execute(ComparePlan.Step step, String bootstrap, Map<String, String> overrides)
-            throws Exception {
+    private RunResult execute(ComparePlan.Step step, String bootstrap, Map<String, String> clientProperties,
+            Map<String, String> overrides) throws Exception {
         FutureTask<RunResult> task = new FutureTask<>(
-                () -> executor.run(step.workload(), step.driver(), bootstrap, overrides));
+                () -> executor.run(step.workload(), step.driver(), bootstrap, clientProperties, overrides));
         Thread worker = new Thread(task, "omb-compare-run-" + step.name());
         worker.setDaemon(true);
         worker.start();

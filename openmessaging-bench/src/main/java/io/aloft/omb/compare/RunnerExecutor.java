@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * The real {@link WorkloadExecutor}: loads the workload and driver files, applies the step's
- * overrides, and runs {@link WorkloadRunner}, whose progress lines go to {@code progress}.
- * Stateless apart from that stream.
+ * overrides and the broker's client (security) properties, and runs {@link WorkloadRunner}, whose
+ * progress lines go to {@code progress}. Stateless apart from that stream.
  */
 public final class RunnerExecutor implements WorkloadExecutor {
     private final PrintStream progress;
@@ -21,9 +21,10 @@ public final class RunnerExecutor implements WorkloadExecutor {
     }
 
     @Override
-    public RunResult run(Path workloadFile, Path driverFile, String bootstrap, Map<String, String> overrides)
-            throws Exception {
+    public RunResult run(Path workloadFile, Path driverFile, String bootstrap, Map<String, String> clientProperties,
+            Map<String, String> overrides) throws Exception {
         Workload workload = WorkloadOverrides.apply(Workload.load(workloadFile), overrides);
-        return new WorkloadRunner(workload, DriverConfig.load(driverFile), bootstrap, progress).run();
+        DriverConfig driver = DriverConfig.load(driverFile).withCommonConfig(clientProperties);
+        return new WorkloadRunner(workload, driver, bootstrap, progress).run();
     }
 }

@@ -20,10 +20,13 @@ public interface WorkloadExecutor {
      * @param workloadFile an OMB workload YAML
      * @param driverFile an OMB Kafka driver YAML; its {@code bootstrap.servers} is replaced by {@code bootstrap}
      * @param bootstrap {@code host:port} of the broker under test
+     * @param clientProperties the broker's {@link io.aloft.servers.BenchServer#clientProperties()}
+     *     (security), set on every client over the driver's {@code commonConfig}
      * @param overrides workload fields to replace after loading, by OMB field name (the component
      *     names of {@link io.aloft.omb.workload.Workload}), e.g. {@code producerRate=52000},
      *     {@code testDurationMinutes=0.5}; apply with {@link WorkloadOverrides#apply}
      * @return the figures of the run, keys with the unit in the name
      */
-    RunResult run(Path workloadFile, Path driverFile, String bootstrap, Map<String, String> overrides) throws Exception;
+    RunResult run(Path workloadFile, Path driverFile, String bootstrap, Map<String, String> clientProperties,
+            Map<String, String> overrides) throws Exception;
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 
@@ -148,6 +149,22 @@ public record DriverConfig(String name, int replicationFactor, Properties common
             props.setProperty(line.substring(0, eq).strip(), line.substring(eq + 1).strip());
         }
         return props;
+    }
+
+    /**
+     * This driver with {@code extra} added to {@code commonConfig}, replacing the file's values for
+     * the same keys: settings the broker under test dictates, such as its security protocol and
+     * trust store. Returns this driver when {@code extra} is empty.
+     */
+    public DriverConfig withCommonConfig(Map<String, String> extra) {
+        if (extra.isEmpty()) {
+            return this;
+        }
+        Properties common = new Properties();
+        common.putAll(commonConfig);
+        common.putAll(extra);
+        return new DriverConfig(name, replicationFactor, common, producerConfig, consumerConfig, topicConfig,
+                transactions);
     }
 
     /** commonConfig, then producerConfig, then the bootstrap address; a new object each call. */

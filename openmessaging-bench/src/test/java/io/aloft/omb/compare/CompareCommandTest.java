@@ -29,6 +29,8 @@ class CompareCommandTest {
 
     /** Everything the fakes saw, in order: "start kafka", "run max kafka {...}", "stop kafka". */
     private final List<String> events = new ArrayList<>();
+    /** Client properties per run, keyed "step system repeat". */
+    private final Map<String, Map<String, String>> clientPropertiesSeen = new LinkedHashMap<>();
     /** Overrides per run, keyed "step system repeat". */
     private final Map<String, Map<String, String>> overridesSeen = new LinkedHashMap<>();
     /** Figures the fake runner returns, per step and system, one map per repeat (the last one repeats). */
@@ -86,6 +88,11 @@ class CompareCommandTest {
         }
 
         @Override
+        public Map<String, String> clientProperties() {
+            return Map.of("security.protocol", "SSL", "ssl.truststore.location", "/" + kind.cliName());
+        }
+
+        @Override
         public String description() {
             return "fake " + kind.cliName();
         }
@@ -99,13 +106,15 @@ class CompareCommandTest {
         }
     }
 
-    private RunResult fakeRun(Path workload, Path driver, String bootstrap, Map<String, String> overrides) {
+    private RunResult fakeRun(Path workload, Path driver, String bootstrap, Map<String, String> clientProperties,
+            Map<String, String> overrides) {
         String step = workload.getFileName().toString().replace(".yaml", "");
         String system = bootstrap.substring(0, bootstrap.indexOf(':'));
         events.add("run " + step + " " + system);
         String key = step + " " + system;
         int repeat = runsPerKey.merge(key, 1, Integer::sum);
         overridesSeen.put(key + " " + repeat, overrides);
+        clientPropertiesSeen.put(key + " " + repeat, clientProperties);
         if ((key + " " + repeat).equals(failOn)) {
             throw new IllegalStateException("broker fell over");
         }
@@ -181,6 +190,15 @@ class CompareCommandTest {
         assertEquals(Map.of("testDurationMinutes", "0.5"), overridesSeen.get("max aloft 1"));
     }
 
+    /** What each broker says its clients need (its security settings) reaches the runner of that broker's run. */
+    @Test
+    void run_serverClientProperties_reachTheExecutorPerSystem() {
+        assertEquals(0, compare("--workloads", "max", "--repeats", "1"), err());
+        assertEquals(Map.of("security.protocol", "SSL", "ssl.truststore.location", "/kafka"),
+                clientPropertiesSeen.get("max kafka 1"));
+        assertEquals("/aloft", clientPropertiesSeen.get("max aloft 1").get("ssl.truststore.location"));
+    }
+
     @Test
     void run_durationOptions_overrideEveryStepAfterQuick() {
         assertEquals(0, compare("--quick", "--repeats", "1", "--duration-minutes", "1.5", "--warmup-minutes", "0"),
@@ -238,6 +256,8 @@ class CompareCommandTest {
         assertBad("--all and --workloads", "--all", "--workloads", "max");
         assertBad("--duration-minutes: 'soon'", "--duration-minutes", "soon");
         assertBad("--warmup-minutes: '-1'", "--warmup-minutes", "-1");
+        assertBad("--security: 'tls' is not one of [plaintext, ssl, sasl_plaintext, sasl_ssl]", "--security", "tls");
+        assertBad("--security needs a value", "--security");
         assertTrue(events.isEmpty(), events.toString());
     }
 

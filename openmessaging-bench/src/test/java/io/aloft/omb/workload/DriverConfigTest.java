@@ -56,6 +56,23 @@ class DriverConfigTest {
         assertEquals(2, d.adminProperties("h:1").size());
     }
 
+    /** The broker's security settings reach every client kind, over the file's values; the original is unchanged. */
+    @Test
+    void withCommonConfig_addsToEveryClientOverTheFile() {
+        DriverConfig file = DriverConfig.load(Path.of("drivers/kafka-throughput.yaml"));
+        DriverConfig secured = file.withCommonConfig(java.util.Map.of("security.protocol", "SASL_SSL",
+                "request.timeout.ms", "5000"));
+        for (Properties p : new Properties[] {secured.producerProperties("b:1"), secured.consumerProperties("b:1"),
+            secured.adminProperties("b:1")}) {
+            assertEquals("SASL_SSL", p.getProperty("security.protocol"), p.toString());
+            assertEquals("5000", p.getProperty("request.timeout.ms"), p.toString());
+        }
+        assertEquals("131072", secured.producerProperties("b:1").getProperty("batch.size"));
+        assertNull(file.producerProperties("b:1").getProperty("security.protocol"));
+        assertEquals("30000", file.adminProperties("b:1").getProperty("request.timeout.ms"));
+        assertTrue(file == file.withCommonConfig(java.util.Map.of()));
+    }
+
     @Test
     void parse_lineWithoutEquals_namesFieldAndLine() {
         ConfigFileException e = assertThrows(ConfigFileException.class, () -> DriverConfig.parse("""

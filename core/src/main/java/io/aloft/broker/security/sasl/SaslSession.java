@@ -116,6 +116,21 @@ public final class SaslSession {
         };
     }
 
+    /**
+     * Whether {@code key}, not {@linkplain #admits admitted} now, is answered with ILLEGAL_SASL_STATE
+     * before the connection closes (rather than closed unanswered): any request but SaslAuthenticate
+     * after a SaslHandshake v1 asked for a mechanism, as Kafka answers it.
+     */
+    public boolean answersIllegalState(ApiKeys key) {
+        return (state == State.AUTHENTICATE || state == State.REAUTHENTICATE) && key != ApiKeys.SASL_AUTHENTICATE;
+    }
+
+    /** The exchange is broken off by a request out of order: answered, then the connection closes. */
+    public void breakOff() {
+        state = State.FAILED;
+        closeAfterResponse = true;
+    }
+
     /** Whether the next frame is a bare SASL token (after SaslHandshake v0). */
     public boolean expectsRawToken() {
         return state == State.RAW_TOKEN;
@@ -242,8 +257,7 @@ public final class SaslSession {
         String text = new String(token, StandardCharsets.UTF_8);
         String[] parts = text.split("\u0000", -1);
         if (parts.length != 3) {
-            return "Authentication failed during authentication due to invalid credentials with SASL mechanism "
-                    + SaslConfig.PLAIN;
+            return "Invalid SASL/PLAIN response: expected 3 tokens, got " + parts.length; // Kafka's words
         }
         String authzid = parts[0];
         String user = parts[1];

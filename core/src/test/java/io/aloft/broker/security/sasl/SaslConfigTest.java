@@ -100,18 +100,24 @@ class SaslConfigTest {
     }
 
     @Test
-    void saslListenerFirst_refused() {
+    void saslInterBrokerListener_withoutTheBrokersOwnCredentials_refused() {
+        // The first listener is the inter-broker one: its JAAS key must also hold the credentials the
+        // broker logs in to the others with (username, password), besides its users.
+        String usersOnly = "org.apache.kafka.common.security.plain.PlainLoginModule required user_alice=\"a\";";
         ConfigException e = assertThrows(ConfigException.class, () -> BrokerConfig.fromProperties(Map.of(
-                "listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", KEY, JAAS)));
-        assertTrue(e.getMessage().startsWith("listeners"), e.getMessage());
+                "listeners", "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", KEY, usersOnly)));
+        assertTrue(e.getMessage().startsWith(KEY), e.getMessage());
+        assertEquals("PLAIN", BrokerConfig.fromProperties(Map.of("listeners",
+                "SASL_PLAINTEXT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0", KEY, JAAS)).interBrokerSecurity()
+                .saslMechanism());
         BrokerConfig config = BrokerConfig.fromProperties(Map.of("listeners",
                 "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", KEY, JAAS));
         assertEquals(null, config.saslSettings("PLAINTEXT"));
         assertEquals(List.of("PLAIN"), config.saslSettings("SASL_PLAINTEXT").mechanisms());
         ConfigException named = assertThrows(ConfigException.class, () -> BrokerConfig.fromProperties(Map.of(
-                "listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", KEY, JAAS,
+                "listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0", KEY, usersOnly,
                 "inter.broker.listener.name", "SASL_PLAINTEXT")));
-        assertTrue(named.getMessage().startsWith("inter.broker.listener.name"), named.getMessage());
+        assertTrue(named.getMessage().startsWith(KEY), named.getMessage());
         // A SASL listener without users cannot start.
         assertThrows(ConfigException.class, () -> BrokerConfig.fromProperties(Map.of(
                 "listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0")));

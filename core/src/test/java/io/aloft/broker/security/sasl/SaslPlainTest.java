@@ -166,11 +166,16 @@ class SaslPlainTest {
             wire.write(new MetadataRequest.Builder(new MetadataRequestData().setTopics(null)).build((short) 12));
             assertTrue(wire.closedWithoutData());
         }
-        // After a handshake, still not authenticated: only SaslAuthenticate is served.
+        // After a handshake, still not authenticated: only SaslAuthenticate is served; anything else is
+        // answered with ILLEGAL_SASL_STATE (no data) and the connection closed, as Kafka does.
         try (SaslWire wire = new SaslWire(saslPort)) {
             SaslHandshakeResponse hs = wire.send(handshake("PLAIN", (short) 1));
             assertEquals(Errors.NONE, hs.error());
-            wire.write(new MetadataRequest.Builder(new MetadataRequestData().setTopics(null)).build((short) 12));
+            org.apache.kafka.common.requests.MetadataResponse refused = wire.send(new MetadataRequest.Builder(
+                    new MetadataRequestData().setTopics(java.util.List.of(new MetadataRequestData.MetadataRequestTopic()
+                            .setName("secret-topic")))).build((short) 12));
+            assertEquals(java.util.Map.of(Errors.ILLEGAL_SASL_STATE, 1), refused.errorCounts());
+            assertTrue(refused.data().brokers().isEmpty());
             assertTrue(wire.closedWithoutData());
         }
     }
