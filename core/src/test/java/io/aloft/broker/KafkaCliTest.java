@@ -253,8 +253,12 @@ class KafkaCliTest {
                         org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512, 4096)),
                 java.util.Set.copyOf(described), described.toString());
 
-        // (--describe --entity-type users asks DescribeClientQuotas first, which the quota work adds; until then
-        // the tool stops there, so the credentials are checked through Admin above.)
+        KafkaCli.Result listed = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--describe", "--entity-type",
+                "users", "--entity-name", "cli-alice");
+        assertEquals(0, listed.exitCode(), listed.toString());
+        assertTrue(listed.out().contains("SCRAM credential configs for user-principal 'cli-alice' are "), listed.toString());
+        assertTrue(listed.out().contains("SCRAM-SHA-256=iterations=8192"), listed.toString());
+        assertTrue(listed.out().contains("SCRAM-SHA-512=iterations=4096"), listed.toString());
         KafkaCli.Result removed = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter", "--entity-type",
                 "users", "--entity-name", "cli-alice", "--delete-config", "SCRAM-SHA-512");
         assertEquals(0, removed.exitCode(), removed.toString());

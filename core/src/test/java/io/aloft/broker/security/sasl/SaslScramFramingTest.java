@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * SCRAM-SHA-256 over raw frames, with a client written here from RFC 5802: the two-step exchange in
  * SaslAuthenticate (KIP-152) and as bare tokens after SaslHandshake v0, the server's signature checked;
- * a request between the two steps closes the connection without data; a wrong proof gets
+ * a request between the two steps gets ILLEGAL_SASL_STATE and no data, then the close; a wrong proof gets
  * SASL_AUTHENTICATION_FAILED with Kafka's message, then the close.
  */
 class SaslScramFramingTest {
@@ -160,14 +160,18 @@ class SaslScramFramingTest {
         }
     }
 
+    /** As Kafka: ILLEGAL_SASL_STATE and no data, then the close. */
     @Test
-    void requestBetweenTheSteps_closesWithoutData() throws Exception {
+    void requestBetweenTheSteps_illegalSaslStateThenClosed() throws Exception {
         try (SaslWire wire = new SaslWire(port)) {
             wire.send(SaslPlainTest.handshake("SCRAM-SHA-256", (short) 1));
             Client c = new Client("alice-secret");
             assertEquals(Errors.NONE, ((SaslAuthenticateResponse) wire.send(SaslPlainTest.authenticate(c.first(),
                     (short) 2))).error());
-            wire.write(metadata());
+            MetadataResponse refused = wire.send(new MetadataRequest.Builder(new MetadataRequestData().setTopics(
+                    List.of(new MetadataRequestData.MetadataRequestTopic().setName("secret")))).build((short) 12));
+            assertTrue(refused.data().brokers().isEmpty());
+            assertEquals(Map.of(Errors.ILLEGAL_SASL_STATE, 1), refused.errorCounts());
             assertTrue(wire.closedWithoutData());
         }
     }
