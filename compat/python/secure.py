@@ -159,7 +159,7 @@ def main():
                                                  confluent_kafka.libversion()[0]), flush=True)
     try:
         what = round_trip(o) if o.expect == "ok" else denied(o)
-    except (ScenarioError, KafkaException) as e:
+    except (ScenarioError, KafkaException, TimeoutError) as e:
         sys.stderr.write("FAILED: at step %r: %s\n" % (_step, e))
         sys.exit(1)
     print("OK librdkafka %s over %s%s: %s" % (confluent_kafka.libversion()[0], o.security_protocol,

@@ -8,6 +8,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * librdkafka (confluent-kafka, Python: {@code compat/python/secure.py}) against Aloft's secured
  * listeners (issue 20): one broker with an SSL listener, an SSL one requiring client certificates
- * (mTLS), a SASL_PLAINTEXT and a SASL_SSL one (PLAIN). Each case is a round trip (create a topic,
+ * (mTLS), a SASL_PLAINTEXT and a SASL_SSL one (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512; the SCRAM users
+ * set through kafka-clients' Admin, as kafka-configs.sh does). Each case is a round trip (create a topic,
  * produce, consume with a group, commit) or a denial: a wrong password, an unknown user, a missing,
  * untrusted or expired client certificate are refused with the error librdkafka reports for it, and
  * no metadata is served. The certificates come from a CA made with keytool ({@link TestPki}).
@@ -62,10 +70,21 @@ class SecureClientsTest {
         props.put("listener.name.mtls.ssl.client.auth", "required");
         props.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", PLAIN_USERS);
         props.put("listener.name.sasl_ssl.plain.sasl.jaas.config", PLAIN_USERS);
+        props.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512");
         // Denials answer at once: the per-address back-off would slow the denied cases down.
         props.put("connection.failed.authentication.delay.ms", "0");
         broker = CompatBrokers.aloft(work.resolve("brokers"), props);
         broker.start();
+        // SCRAM users, set as operators do (kafka-configs.sh calls the same Admin method), over PLAINTEXT.
+        Properties admin = new Properties();
+        admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        try (Admin a = Admin.create(admin)) {
+            a.alterUserScramCredentials(List.of(
+                    new UserScramCredentialUpsertion("sam", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256,
+                            8192), "sam-secret"),
+                    new UserScramCredentialUpsertion("sue", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512,
+                            4096), "sue-secret"))).all().get(30, TimeUnit.SECONDS);
+        }
     }
 
     @AfterAll
@@ -142,6 +161,42 @@ class SecureClientsTest {
     void librdkafka_saslPlaintext_plain_unknownUser_denied() throws Exception {
         run(CURRENT, "sasl-plaintext-unknown", "SASL_PLAINTEXT", sasl("PLAIN", "mallory", "alice-secret"),
                 denied("_AUTHENTICATION", "Invalid username or password"));
+    }
+
+    // ---- SASL SCRAM ---------------------------------------------------------------------------------
+
+    @Test
+    void librdkafka_saslSsl_scramSha256_roundTrip() throws Exception {
+        List<String> args = new ArrayList<>(tls());
+        args.addAll(sasl("SCRAM-SHA-256", "sam", "sam-secret"));
+        run(CURRENT, "sasl-ssl-scram-256", "SASL_SSL", args, List.of());
+    }
+
+    @Test
+    void librdkafka_saslPlaintext_scramSha512_roundTrip() throws Exception {
+        run(CURRENT, "sasl-plaintext-scram-512", "SASL_PLAINTEXT", sasl("SCRAM-SHA-512", "sue", "sue-secret"),
+                List.of());
+    }
+
+    @Test
+    void librdkafka_2_0_saslSsl_scramSha512_roundTrip() throws Exception {
+        List<String> args = new ArrayList<>(tls());
+        args.addAll(sasl("SCRAM-SHA-512", "sue", "sue-secret"));
+        run(OLD, "sasl-ssl-scram-512-old", "SASL_SSL", args, List.of());
+    }
+
+    @Test
+    void librdkafka_saslSsl_scramSha256_wrongPassword_denied() throws Exception {
+        List<String> args = new ArrayList<>(tls());
+        args.addAll(sasl("SCRAM-SHA-256", "sam", "not-his-password"));
+        run(CURRENT, "sasl-ssl-scram-wrong", "SASL_SSL", args, denied("_AUTHENTICATION",
+                "invalid credentials with SASL mechanism SCRAM-SHA-256"));
+    }
+
+    @Test
+    void librdkafka_saslPlaintext_scramSha512_unknownUser_denied() throws Exception {
+        run(CURRENT, "sasl-plaintext-scram-unknown", "SASL_PLAINTEXT", sasl("SCRAM-SHA-512", "nobody", "x"),
+                denied("_AUTHENTICATION", "invalid credentials with SASL mechanism SCRAM-SHA-512"));
     }
 
     // ---- helpers ----------------------------------------------------------------------------------

@@ -228,6 +228,50 @@ class KafkaCliTest {
         assertTrue((bad.out() + bad.err()).contains("retention.ms"), bad.toString());
     }
 
+    /** kafka-configs' SCRAM credentials (issue 20): the tool salts the password and calls AlterUserScramCredentials. */
+    @Test
+    void configCommand_scramCredentials() throws Exception {
+        String bootstrap = cli.bootstrap();
+        // Both mechanisms in one call: one request naming the user twice, which Kafka 4.3's controller refuses
+        // too (DUPLICATE_RESOURCE, checked against Kafka in ApiConformanceTest): one mechanism per call.
+        KafkaCli.Result both = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter", "--entity-type", "users",
+                "--entity-name", "cli-alice", "--add-config",
+                "SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]");
+        assertTrue(both.exitCode() != 0 && (both.out() + both.err()).contains("cannot be altered twice"),
+                both.toString());
+        for (String config : List.of("SCRAM-SHA-256=[iterations=8192,password=alice-secret]",
+                "SCRAM-SHA-512=[password=alice-secret]")) {
+            KafkaCli.Result added = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter", "--entity-type",
+                    "users", "--entity-name", "cli-alice", "--add-config", config);
+            assertEquals(0, added.exitCode(), added.toString());
+        }
+        var described = cli.admin().describeUserScramCredentials(List.of("cli-alice")).description("cli-alice")
+                .get(30, TimeUnit.SECONDS).credentialInfos();
+        assertEquals(java.util.Set.of(new org.apache.kafka.clients.admin.ScramCredentialInfo(
+                org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_256, 8192),
+                new org.apache.kafka.clients.admin.ScramCredentialInfo(
+                        org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512, 4096)),
+                java.util.Set.copyOf(described), described.toString());
+
+        KafkaCli.Result listed = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--describe", "--entity-type",
+                "users", "--entity-name", "cli-alice");
+        assertEquals(0, listed.exitCode(), listed.toString());
+        assertTrue(listed.out().contains("SCRAM credential configs for user-principal 'cli-alice' are "), listed.toString());
+        assertTrue(listed.out().contains("SCRAM-SHA-256=iterations=8192"), listed.toString());
+        assertTrue(listed.out().contains("SCRAM-SHA-512=iterations=4096"), listed.toString());
+        KafkaCli.Result removed = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter", "--entity-type",
+                "users", "--entity-name", "cli-alice", "--delete-config", "SCRAM-SHA-512");
+        assertEquals(0, removed.exitCode(), removed.toString());
+        assertEquals(1, cli.admin().describeUserScramCredentials(List.of("cli-alice")).description("cli-alice")
+                .get(30, TimeUnit.SECONDS).credentialInfos().size());
+
+        // Too many iterations (the tool itself refuses too few): the broker's UNACCEPTABLE_CREDENTIAL, reported.
+        KafkaCli.Result many = cli.run(CONFIGS, "--bootstrap-server", bootstrap, "--alter", "--entity-type", "users",
+                "--entity-name", "cli-bob", "--add-config", "SCRAM-SHA-256=[iterations=20000,password=x]");
+        assertTrue(many.exitCode() != 0, many.toString());
+        assertTrue((many.out() + many.err()).contains("Too many iterations"), many.toString());
+    }
+
     @Test
     void configCommand_dynamicBrokerConfigs() throws Exception {
         String bootstrap = cli.bootstrap();

@@ -131,7 +131,9 @@ public final class ScramExchange {
 
     private String clientFinal(String message) throws Failure {
         Matcher m = CLIENT_FINAL.matcher(message);
-        if (!m.matches() || !m.group("nonce").equals(nonce)
+        // Kafka accepts a nonce that ends with the combined one (not only equals it): librdkafka up to
+        // 2.0 sends its own nonce again in front of the combined one, and is served by Kafka.
+        if (!m.matches() || !m.group("nonce").endsWith(nonce)
                 || !m.group("channel").equals(base64(gs2Header.getBytes(StandardCharsets.UTF_8)))) {
             throw new Failure(genericFailure);
         }
@@ -168,9 +170,8 @@ public final class ScramExchange {
         return Base64.getEncoder().encodeToString(bytes);
     }
 
+    /** 130 random bits in base 36 (letters and digits), as Kafka's brokers make it. */
     private static String randomNonce() {
-        byte[] bytes = new byte[24];
-        RANDOM.nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return new java.math.BigInteger(130, RANDOM).toString(Character.MAX_RADIX);
     }
 }

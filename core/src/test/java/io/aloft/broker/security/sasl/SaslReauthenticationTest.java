@@ -5,7 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.broker.TestBroker;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -44,11 +49,17 @@ class SaslReauthenticationTest {
         broker = new TestBroker(dir, Map.of(
                 "listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0",
                 "listener.name.sasl_plaintext.connections.max.reauth.ms", Long.toString(REAUTH_MS),
+                "sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256",
                 "connection.failed.authentication.delay.ms", "0",
                 "listener.name.sasl_plaintext.plain.sasl.jaas.config",
                 "org.apache.kafka.common.security.plain.PlainLoginModule required user_alice=\"alice-secret\" "
                         + "user_bob=\"bob-secret\";"));
         port = broker.broker().port("SASL_PLAINTEXT");
+        Properties admin = broker.clientProps();
+        try (Admin a = Admin.create(admin)) {
+            a.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("alice", new ScramCredentialInfo(
+                    ScramMechanism.SCRAM_SHA_256, 4096), "alice-secret"))).all().get(30, TimeUnit.SECONDS);
+        }
     }
 
     @AfterAll
@@ -108,12 +119,21 @@ class SaslReauthenticationTest {
 
     @Test
     void kafkaProducer_reauthenticatesWhileProducing() throws Exception {
+        producerReauthenticates("PLAIN", "org.apache.kafka.common.security.plain.PlainLoginModule");
+    }
+
+    /** SCRAM's two-step exchange again on the open connection (KIP-368 applies to every mechanism). */
+    @Test
+    void kafkaProducer_scram_reauthenticatesWhileProducing() throws Exception {
+        producerReauthenticates("SCRAM-SHA-256", "org.apache.kafka.common.security.scram.ScramLoginModule");
+    }
+
+    private static void producerReauthenticates(String mechanism, String loginModule) throws Exception {
         Properties p = new Properties();
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
         p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
-        p.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
-        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
-                + "username=\"alice\" password=\"alice-secret\";");
+        p.put(SaslConfigs.SASL_MECHANISM, mechanism);
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, loginModule + " required username=\"alice\" password=\"alice-secret\";");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         int sent = 0;

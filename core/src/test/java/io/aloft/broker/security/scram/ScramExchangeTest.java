@@ -62,6 +62,23 @@ class ScramExchangeTest {
                 stored.length - 1)));
     }
 
+    /** librdkafka 2.0 repeats its nonce before the combined one; Kafka accepts that (the proof covers it). */
+    @Test
+    void clientNonceRepeatedBeforeTheCombinedOne_accepted_asKafkaDoes() throws Exception {
+        ScramExchange e = exchange(Map.of("user", PENCIL));
+        e.evaluate(bytes(CLIENT_FIRST));
+        String withoutProof = "c=biws,r=rOprNGfwEbeRWgbNEkqO" + SERVER_FIRST.substring(2, SERVER_FIRST.indexOf(','));
+        byte[] salted = ScramCredential.saltedPassword(ScramMechanism.SCRAM_SHA_256, "pencil", SALT, 4096);
+        byte[] clientKey = ScramMechanism.SCRAM_SHA_256.hmac(salted, bytes("Client Key"));
+        byte[] signature = ScramMechanism.SCRAM_SHA_256.hmac(ScramMechanism.SCRAM_SHA_256.hash(clientKey),
+                bytes(CLIENT_FIRST.substring(3) + "," + SERVER_FIRST + "," + withoutProof));
+        for (int i = 0; i < clientKey.length; i++) {
+            clientKey[i] ^= signature[i];
+        }
+        e.evaluate(bytes(withoutProof + ",p=" + Base64.getEncoder().encodeToString(clientKey)));
+        assertTrue(e.complete());
+    }
+
     @Test
     void wrongProof_fails() throws Exception {
         ScramExchange e = exchange(Map.of("user", PENCIL));

@@ -123,6 +123,8 @@ class ScramTest {
                     alice.credentialInfos());
             admin.createTopics(List.of(new NewTopic("scram-topic", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
+        // The admin client may have sent the change through either broker; the other learns it a watch round later.
+        awaitLogin(one, "SCRAM-SHA-256", "alice", "alice-secret");
         Properties pp = scram(one, "SCRAM-SHA-256", "alice", "alice-secret");
         pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -132,9 +134,7 @@ class ScramTest {
             }
         }
         // The other broker learns the credentials from the change feed.
-        try (Admin admin = plainAdmin(two)) {
-            await(() -> described(admin, "bob"));
-        }
+        awaitLogin(two, "SCRAM-SHA-512", "bob", "bob-secret");
         Properties cp = scram(two, "SCRAM-SHA-512", "bob", "bob-secret");
         cp.put(ConsumerConfig.GROUP_ID_CONFIG, "scram-group");
         cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -155,6 +155,7 @@ class ScramTest {
         // Restarted, broker two gets the credentials back from the controller's image.
         two.close();
         two = two.restart();
+        awaitLogin(two, "SCRAM-SHA-256", "alice", "alice-secret");
         try (Admin admin = Admin.create(scram(two, "SCRAM-SHA-256", "alice", "alice-secret"))) {
             assertEquals(2, admin.describeUserScramCredentials().all().get(30, TimeUnit.SECONDS).size());
         }
@@ -165,6 +166,7 @@ class ScramTest {
         try (Admin admin = plainAdmin(one)) {
             upsert(admin, "carol", ScramMechanism.SCRAM_SHA_256, 4096, "carol-secret");
         }
+        awaitLogin(one, "SCRAM-SHA-256", "carol", "carol-secret");
         assertDenied(scram(one, "SCRAM-SHA-256", "carol", "wrong"), GENERIC + "SCRAM-SHA-256");
         assertDenied(scram(one, "SCRAM-SHA-256", "mallory", "carol-secret"), GENERIC + "SCRAM-SHA-256");
         // Carol has no SCRAM-SHA-512 credential.
@@ -175,12 +177,11 @@ class ScramTest {
     void deletedCredential_noLongerAuthenticates() throws Exception {
         try (Admin admin = plainAdmin(one)) {
             upsert(admin, "dave", ScramMechanism.SCRAM_SHA_512, 4096, "dave-secret");
-            try (Admin dave = Admin.create(scram(one, "SCRAM-SHA-512", "dave", "dave-secret"))) {
-                dave.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
-            }
+            awaitLogin(one, "SCRAM-SHA-512", "dave", "dave-secret");
             admin.alterUserScramCredentials(List.of(new UserScramCredentialDeletion("dave",
                     ScramMechanism.SCRAM_SHA_512))).all().get(30, TimeUnit.SECONDS);
         }
+        await(() -> !logsIn(one, "SCRAM-SHA-512", "dave", "dave-secret"));
         assertDenied(scram(one, "SCRAM-SHA-512", "dave", "dave-secret"), GENERIC + "SCRAM-SHA-512");
     }
 
@@ -205,6 +206,24 @@ class ScramTest {
             assertCause(ResourceNotFoundException.class, "Attempt to describe a user credential that does not exist: "
                     + "nobody", () -> admin.describeUserScramCredentials(List.of("nobody")).description("nobody")
                             .get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Waits until {@code user} can log in to {@code broker} (bounded). */
+    private static void awaitLogin(TestBroker broker, String mechanism, String user, String password)
+            throws InterruptedException {
+        await(() -> logsIn(broker, mechanism, user, password));
+    }
+
+    private static boolean logsIn(TestBroker broker, String mechanism, String user, String password) {
+        try (Admin admin = Admin.create(scram(broker, mechanism, user, password))) {
+            admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            assertInstanceOf(SaslAuthenticationException.class, e.getCause());
+            return false;
+        } catch (Exception e) {
+            throw new AssertionError(e);
         }
     }
 
