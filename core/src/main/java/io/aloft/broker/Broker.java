@@ -1,6 +1,5 @@
 package io.aloft.broker;
 
-import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.config.ConfigResources;
 import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTopic;
@@ -8,61 +7,23 @@ import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
-import io.aloft.broker.security.Principal;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import io.aloft.broker.security.SecurityMetadata;
-import io.aloft.broker.security.acl.Authorizer;
-import io.aloft.broker.security.acl.AuthorizerConfig;
 import io.aloft.broker.security.ReloadableSslContext;
 import io.aloft.broker.security.scram.ScramCredentials;
-import io.aloft.broker.failover.BrokerRemoval;
 import io.aloft.broker.failover.WalFailover;
 import io.aloft.broker.fetch.FetchSessionCache;
 import io.aloft.broker.fetch.FetchSessionConfig;
-import io.aloft.broker.fetch.FetchSessionManager;
 import io.aloft.broker.fetch.FetchSessionStats;
 import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.group.GroupCoordinatorConfig;
 import io.aloft.broker.group.MetadataTopicIds;
 import io.aloft.broker.group.OffsetsTopic;
 import io.aloft.broker.group.PartitionGroupLog;
-import io.aloft.broker.handler.AlterClientQuotasHandler;
-import io.aloft.broker.handler.AlterConfigsHandler;
-import io.aloft.broker.handler.DescribeClientQuotasHandler;
-import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
-import io.aloft.broker.handler.ApiVersionsHandler;
-import io.aloft.broker.handler.AlterUserScramCredentialsHandler;
-import io.aloft.broker.handler.DescribeUserScramCredentialsHandler;
-import io.aloft.broker.handler.SaslAuthenticateHandler;
-import io.aloft.broker.handler.SaslHandshakeHandler;
-import io.aloft.broker.handler.CreateAclsHandler;
-import io.aloft.broker.handler.DeleteAclsHandler;
-import io.aloft.broker.handler.DescribeAclsHandler;
-import io.aloft.broker.handler.CreatePartitionsHandler;
-import io.aloft.broker.handler.CreateTopicsHandler;
-import io.aloft.broker.handler.DeleteRecordsHandler;
-import io.aloft.broker.handler.DeleteTopicsHandler;
-import io.aloft.broker.handler.DescribeClusterHandler;
-import io.aloft.broker.handler.DescribeConfigsHandler;
-import io.aloft.broker.handler.DescribeLogDirsHandler;
-import io.aloft.broker.handler.DescribeProducersHandler;
-import io.aloft.broker.handler.FetchHandler;
-import io.aloft.broker.handler.GroupHandlers;
-import io.aloft.broker.handler.IncrementalAlterConfigsHandler;
-import io.aloft.broker.handler.InitProducerIdHandler;
-import io.aloft.broker.handler.KafkaFeatures;
-import io.aloft.broker.handler.ListOffsetsHandler;
-import io.aloft.broker.handler.ListPartitionReassignmentsHandler;
-import io.aloft.broker.handler.MetadataHandler;
-import io.aloft.broker.handler.OffsetForLeaderEpochHandler;
-import io.aloft.broker.handler.ProduceHandler;
-import io.aloft.broker.handler.UnregisterBrokerHandler;
 import io.aloft.broker.lifecycle.CriticalScheduler;
 import io.aloft.broker.interbroker.BrokerAddresses;
 import io.aloft.broker.interbroker.InterBrokerClient;
 import io.aloft.broker.interbroker.NetworkInterBrokerClient;
 import io.aloft.broker.lifecycle.FatalFailureHandler;
-import io.aloft.broker.txn.OffsetsTransactionCompleter;
 import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.lifecycle.ProcessExit;
 import io.aloft.broker.log.PartitionLog;
@@ -109,8 +70,6 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -355,62 +314,16 @@ public final class Broker implements AutoCloseable {
                 partitions, groups, fetchSessions, interBroker,
                 new NamedThreadFactory("aloft-group-lag", true, failures));
         resources.add(brokerMetrics);
-        AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
-        // Metadata's and DescribeCluster's "controller": clients send it what Kafka routes to its
-        // controller, and any broker here handles those. Kafka's brokers name a random live broker;
-        // the lowest active one gives every broker the same answer.
-        IntSupplier controllerId = () -> cache.view().brokers().values().stream()
-                .filter(b -> b.state() == BrokerState.ACTIVE)
-                .mapToInt(BrokerInfo::brokerId).min().orElse(nodeId);
         // Client quotas, kept by the controller in the security metadata (see README "Quotas").
         ClientQuotaThrottle quotas = new ClientQuotaThrottle(settings.quotas(), System::currentTimeMillis,
                 endpoint.registry()).follow(security);
-        List<ApiHandler<?>> handlers = List.of(
-                new ApiVersionsHandler(() -> dispatcher.get().apiVersions(), transactions == null ? KafkaFeatures.NONE
-                        : KafkaFeatures.transactions(settings.transactions().transactionVersion(),
-                                System.currentTimeMillis())),
-                new MetadataHandler(cache, topics, config.autoCreateTopics(), clusterId, controllerId),
-                new CreateTopicsHandler(topics),
-                new DeleteTopicsHandler(cache, topics),
-                new CreatePartitionsHandler(cache, topics),
-                new AlterPartitionReassignmentsHandler(cache, topics),
-                new ListPartitionReassignmentsHandler(),
-                new DescribeClusterHandler(cache, clusterId, controllerId),
-                new UnregisterBrokerHandler(new BrokerRemoval(controller, scheduler)),
-                new ProduceHandler(cache, partitions, transactions != null, brokerMetrics.topics()),
-                new FetchHandler(cache, partitions, scheduler, new FetchSessionManager(fetchSessions),
-                        brokerMetrics.topics()),
-                new InitProducerIdHandler(producerIds, transactions == null ? null : transactions.coordinator),
-                new ListOffsetsHandler(partitions),
-                new OffsetForLeaderEpochHandler(partitions),
-                new DescribeProducersHandler(partitions),
-                new DescribeConfigsHandler(configs),
-                new AlterConfigsHandler(configs),
-                new IncrementalAlterConfigsHandler(configs),
-                new DeleteRecordsHandler(partitions),
-                new DescribeLogDirsHandler(nodeId, cache, partitions, config.objectStorageUrl()),
-                new SaslHandshakeHandler(),
-                new SaslAuthenticateHandler(scheduler),
-                new CreateAclsHandler(),
-                new DescribeAclsHandler(),
-                new DeleteAclsHandler(),
-                new AlterUserScramCredentialsHandler(scram),
-                new DescribeUserScramCredentialsHandler(scram),
-                new AlterClientQuotasHandler(security),
-                new DescribeClientQuotasHandler(security));
-        List<ApiHandler<?>> all = new ArrayList<>(handlers);
-        all.addAll(GroupHandlers.create(groups, cache, () -> offsetsTopic.ensureCreated().exceptionally(e -> {
-            log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
-            return null;
-        }), transactions == null ? null : transactions.coordinatorKeys()));
-        if (transactions != null) {
-            all.addAll(transactions.handlers(cache, groups)); // advertised only when enabled
-        }
-        dispatcher.set(new RequestDispatcher(all, quotas, authorizer(settings.authorizer(), config)));
+        RequestDispatcher dispatcher = BrokerApis.dispatcher(new BrokerApis.Components(nodeId, settings, clusterId,
+                controller, cache, topics, scheduler, partitions, brokerMetrics, fetchSessions, producerIds, configs,
+                scram, security, groups, offsetsTopic, transactions, quotas));
         // SASL listeners check SCRAM exchanges against the cluster's credentials.
         listeners = listeners.stream().map(l -> l.sasl() == null ? l : new KafkaServer.Listener(l.name(), l.host(),
                 l.port(), l.security(), l.sasl().withScram(scram))).toList();
-        server = KafkaServer.start(listeners, config.networkSettings(), config.networkThreads(), dispatcher.get(), failures,
+        server = KafkaServer.start(listeners, config.networkSettings(), config.networkThreads(), dispatcher, failures,
                 endpoint.registry());
         resources.add(server); // closed again, earlier, by the controlled shutdown below (closing twice is harmless)
         failures.closeListenersWith(server);
@@ -484,27 +397,6 @@ public final class Broker implements AutoCloseable {
      * did not close cleanly, this broker stays registered until the stream store's own close has
      * uploaded what it holds ({@link #leaveCluster}).
      */
-    /**
-     * The broker's authorizer, or null when none is configured (every request allowed). Brokers call
-     * each other (WriteTxnMarkers, ListOffsets for group lag) on the inter-broker listener as its
-     * principal; on PLAINTEXT that is User:ANONYMOUS, refused CLUSTER_ACTION unless a super user:
-     * warned about here rather than found out at the first transaction.
-     */
-    private Authorizer authorizer(AuthorizerConfig acls, BrokerConfig config) {
-        if (!acls.enabled()) {
-            return null;
-        }
-        String interBroker = config.interBrokerListener();
-        if (config.securityProtocol(interBroker) == SecurityProtocol.PLAINTEXT
-                && !acls.superUsers().contains(Principal.ANONYMOUS)) {
-            log.warn("ACLs are on and the inter-broker listener {} is PLAINTEXT: brokers reach each other there as "
-                    + "{}, which is not in {}; calls between brokers (transaction markers, group lag) will be "
-                    + "refused unless ACLs allow it (keep that listener private and add {} to super.users)",
-                    interBroker, Principal.ANONYMOUS, AuthorizerConfig.SUPER_USERS_CONFIG, Principal.ANONYMOUS);
-        }
-        return new Authorizer(acls, security);
-    }
-
     private void handOver(PartitionManager partitions, BrokerLifecycle lifecycle, ControllerClient controller,
             ControllerConfig config) {
         long start = System.nanoTime();
