@@ -2,12 +2,8 @@ package io.aloft.broker.network;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.aloft.broker.api.ApiHandler;
-import io.aloft.broker.api.RequestContext;
-import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.SaslAuthenticateHandler;
 import io.aloft.broker.handler.SaslHandshakeHandler;
 import io.aloft.broker.security.ListenerSecurity;
@@ -16,30 +12,17 @@ import io.aloft.broker.security.SslConfig;
 import io.aloft.broker.security.TestCertificates;
 import io.aloft.broker.security.sasl.SaslConfig;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.config.SaslConfigs;
-import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
-import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -67,8 +50,8 @@ class SaslSslListenerTest {
     private static Path clientTrust;
     private static ScheduledExecutorService scheduler;
 
-    private final ConcurrentLinkedQueue<Principal> seen = new ConcurrentLinkedQueue<>();
-    private KafkaServer kafka;
+    private PrincipalRecordingServer listener;
+    private ConcurrentLinkedQueue<Principal> seen = new ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void makeCertificates() throws Exception {
@@ -87,8 +70,8 @@ class SaslSslListenerTest {
 
     @AfterEach
     void stop() {
-        if (kafka != null) {
-            kafka.close();
+        if (listener != null) {
+            listener.close();
         }
     }
 
@@ -105,74 +88,26 @@ class SaslSslListenerTest {
     }
 
     private int start(Map<String, String> props) throws Exception {
-        AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
-        AtomicReference<Integer> port = new AtomicReference<>();
-        List<ApiHandler<?>> handlers = new ArrayList<>();
-        handlers.add(new ApiVersionsHandler(() -> dispatcher.get().apiVersions()));
-        handlers.add(new SaslHandshakeHandler());
-        handlers.add(new SaslAuthenticateHandler(scheduler));
-        handlers.add(new ApiHandler<MetadataRequest>() {
-            @Override
-            public ApiKeys apiKey() {
-                return ApiKeys.METADATA;
-            }
-
-            @Override
-            public CompletableFuture<AbstractResponse> handle(RequestContext context, MetadataRequest request) {
-                seen.add(context.principal());
-                MetadataResponseData data = new MetadataResponseData().setClusterId("sasl-ssl").setControllerId(1);
-                data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(1)
-                        .setHost("127.0.0.1").setPort(port.get()));
-                return CompletableFuture.completedFuture(new MetadataResponse(data, request.version()));
-            }
-        });
-        dispatcher.set(new RequestDispatcher(handlers));
         SslConfig tls = SslConfig.forListener("SASL_SSL", props, true);
-        kafka = KafkaServer.start(List.of(new KafkaServer.Listener("SASL_SSL", "127.0.0.1", 0,
-                ListenerSecurity.of(SecurityProtocol.SASL_SSL, tls), SaslConfig.forListener(props, "SASL_SSL"))),
-                1 << 20, 1, dispatcher.get());
-        port.set(kafka.port("SASL_SSL"));
-        return port.get();
+        listener = PrincipalRecordingServer.start(new KafkaServer.Listener("SASL_SSL", "127.0.0.1", 0,
+                ListenerSecurity.of(SecurityProtocol.SASL_SSL, tls), SaslConfig.forListener(props, "SASL_SSL")),
+                List.of(new SaslHandshakeHandler(), new SaslAuthenticateHandler(scheduler)));
+        seen = listener.seen;
+        return listener.port();
     }
 
     private static Properties client(int port, String password, Path keyStore) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
-        p.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, clientTrust.toString());
-        p.put(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, TestCertificates.PASSWORD);
-        p.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PKCS12");
-        if (keyStore != null) {
-            p.put(SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG, keyStore.toString());
-            p.put(SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG, TestCertificates.PASSWORD);
-            p.put(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, "PKCS12");
-        }
+        Properties p = PrincipalRecordingServer.tlsClient("SASL_SSL", port, clientTrust, keyStore);
         p.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
         p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
                 + "username=\"alice\" password=\"" + password + "\";");
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         return p;
-    }
-
-    private static void listTopics(Properties client) throws Exception {
-        try (Admin admin = Admin.create(client)) {
-            admin.listTopics().names().get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static Throwable refused(Properties client) {
-        try (Admin admin = Admin.create(client)) {
-            ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> admin.listTopics().names().get(30, TimeUnit.SECONDS));
-            return e.getCause();
-        }
     }
 
     @Test
     void saslOverTls_principalIsTheSaslUser() throws Exception {
         int port = start(serverProps());
-        listTopics(client(port, "alice-secret", null));
+        PrincipalRecordingServer.listTopics(client(port, "alice-secret", null));
         assertTrue(!seen.isEmpty());
         seen.forEach(p -> assertEquals(Principal.user("alice"), p));
     }
@@ -184,9 +119,9 @@ class SaslSslListenerTest {
         // On SSL this rule would refuse CN=Carol (no rule applies); on SASL_SSL the DN names nobody.
         props.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]*),OU=Admins,.*$/$1/");
         int port = start(props);
-        assertInstanceOf(SslAuthenticationException.class, refused(client(port, "alice-secret", null)));
+        assertInstanceOf(SslAuthenticationException.class, PrincipalRecordingServer.refused(client(port, "alice-secret", null)));
         assertTrue(seen.isEmpty(), "no request served: " + seen);
-        listTopics(client(port, "alice-secret", clientCert));
+        PrincipalRecordingServer.listTopics(client(port, "alice-secret", clientCert));
         assertTrue(!seen.isEmpty());
         seen.forEach(p -> assertEquals(Principal.user("alice"), p));
     }
@@ -198,14 +133,14 @@ class SaslSslListenerTest {
         assertEquals(SslConfig.ClientAuth.NONE, SslConfig.forListener("SASL_SSL", props, true).clientAuth());
         assertEquals(SslConfig.ClientAuth.REQUIRED, SslConfig.forListener("SSL", props).clientAuth());
         int port = start(props);
-        listTopics(client(port, "alice-secret", null));
+        PrincipalRecordingServer.listTopics(client(port, "alice-secret", null));
         assertEquals(Principal.user("alice"), seen.peek());
     }
 
     @Test
     void wrongPassword_refusedBeforeAnyRequest() throws Exception {
         int port = start(serverProps());
-        assertInstanceOf(SaslAuthenticationException.class, refused(client(port, "wrong", null)));
+        assertInstanceOf(SaslAuthenticationException.class, PrincipalRecordingServer.refused(client(port, "wrong", null)));
         assertTrue(seen.isEmpty(), "no request served: " + seen);
     }
 }

@@ -2,37 +2,21 @@ package io.aloft.broker.network;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.aloft.broker.api.ApiHandler;
-import io.aloft.broker.api.RequestContext;
-import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.security.ListenerSecurity;
 import io.aloft.broker.security.Principal;
 import io.aloft.broker.security.SslConfig;
 import io.aloft.broker.security.TestCertificates;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.errors.SslAuthenticationException;
-import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,8 +38,8 @@ class TlsListenerTest {
     private static Path brokerTrust;
     private static Path clientTrust;
 
-    private final ConcurrentLinkedQueue<Principal> seen = new ConcurrentLinkedQueue<>();
-    private KafkaServer kafka;
+    private PrincipalRecordingServer listener;
+    private ConcurrentLinkedQueue<Principal> seen = new ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void makeCertificates() throws Exception {
@@ -69,8 +53,8 @@ class TlsListenerTest {
 
     @AfterEach
     void stop() {
-        if (kafka != null) {
-            kafka.close();
+        if (listener != null) {
+            listener.close();
         }
     }
 
@@ -86,68 +70,20 @@ class TlsListenerTest {
 
     /** Starts an SSL listener with {@code props}; Metadata answers name this server as broker 1. */
     private int start(Map<String, String> props) throws Exception {
-        AtomicReference<RequestDispatcher> dispatcher = new AtomicReference<>();
-        AtomicReference<Integer> port = new AtomicReference<>();
-        List<ApiHandler<?>> handlers = new ArrayList<>();
-        handlers.add(new ApiVersionsHandler(() -> dispatcher.get().apiVersions()));
-        handlers.add(new ApiHandler<MetadataRequest>() {
-            @Override
-            public ApiKeys apiKey() {
-                return ApiKeys.METADATA;
-            }
-
-            @Override
-            public CompletableFuture<AbstractResponse> handle(RequestContext context, MetadataRequest request) {
-                seen.add(context.principal());
-                MetadataResponseData data = new MetadataResponseData().setClusterId("tls-test").setControllerId(1);
-                data.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(1)
-                        .setHost("127.0.0.1").setPort(port.get()));
-                return CompletableFuture.completedFuture(new MetadataResponse(data, request.version()));
-            }
-        });
-        dispatcher.set(new RequestDispatcher(handlers));
-        SslConfig config = SslConfig.forListener("SSL", props);
-        kafka = KafkaServer.start(List.of(new KafkaServer.Listener("SSL", "127.0.0.1", 0,
-                ListenerSecurity.ssl(config))), 1 << 20, 1, dispatcher.get());
-        port.set(kafka.port("SSL"));
-        return port.get();
+        listener = PrincipalRecordingServer.start(new KafkaServer.Listener("SSL", "127.0.0.1", 0,
+                ListenerSecurity.ssl(SslConfig.forListener("SSL", props))), List.of());
+        seen = listener.seen;
+        return listener.port();
     }
 
     private static Properties client(int port, Path keyStore) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
-        p.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, clientTrust.toString());
-        p.put(SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, TestCertificates.PASSWORD);
-        p.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PKCS12");
-        if (keyStore != null) {
-            p.put(SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG, keyStore.toString());
-            p.put(SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG, TestCertificates.PASSWORD);
-            p.put(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, "PKCS12");
-        }
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        return p;
-    }
-
-    private static void listTopics(Properties client) throws Exception {
-        try (Admin admin = Admin.create(client)) {
-            admin.listTopics().names().get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private static Throwable refused(Properties client) {
-        try (Admin admin = Admin.create(client)) {
-            ExecutionException e = assertThrows(ExecutionException.class,
-                    () -> admin.listTopics().names().get(30, TimeUnit.SECONDS));
-            return e.getCause();
-        }
+        return PrincipalRecordingServer.tlsClient("SSL", port, clientTrust, keyStore);
     }
 
     @Test
     void noClientAuth_serves_asAnonymous() throws Exception {
         int port = start(serverSsl());
-        listTopics(client(port, null));
+        PrincipalRecordingServer.listTopics(client(port, null));
         assertTrue(!seen.isEmpty());
         seen.forEach(p -> assertEquals(Principal.ANONYMOUS, p));
         assertEquals("User:ANONYMOUS", seen.peek().toString());
@@ -159,7 +95,7 @@ class TlsListenerTest {
         props.put("ssl.client.auth", "required");
         props.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]*),OU=Clients,.*$/$1/L,DEFAULT");
         int port = start(props);
-        listTopics(client(port, alice));
+        PrincipalRecordingServer.listTopics(client(port, alice));
         assertTrue(!seen.isEmpty());
         seen.forEach(p -> assertEquals(Principal.user("alice"), p));
     }
@@ -169,7 +105,7 @@ class TlsListenerTest {
         Map<String, String> props = serverSsl();
         props.put("ssl.client.auth", "required");
         int port = start(props);
-        listTopics(client(port, alice));
+        PrincipalRecordingServer.listTopics(client(port, alice));
         assertEquals(Principal.user("CN=Alice,OU=Clients,O=Aloft"), seen.peek());
     }
 
@@ -178,8 +114,8 @@ class TlsListenerTest {
         Map<String, String> props = serverSsl();
         props.put("ssl.client.auth", "required");
         int port = start(props);
-        assertInstanceOf(SslAuthenticationException.class, refused(client(port, null)));
-        assertInstanceOf(SslAuthenticationException.class, refused(client(port, stranger)));
+        assertInstanceOf(SslAuthenticationException.class, PrincipalRecordingServer.refused(client(port, null)));
+        assertInstanceOf(SslAuthenticationException.class, PrincipalRecordingServer.refused(client(port, stranger)));
         assertTrue(seen.isEmpty(), "no request served before authentication: " + seen);
     }
 
@@ -189,10 +125,10 @@ class TlsListenerTest {
         props.put("ssl.client.auth", "requested");
         props.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]*),.*$/$1/");
         int port = start(props);
-        listTopics(client(port, null));
+        PrincipalRecordingServer.listTopics(client(port, null));
         assertEquals(Principal.ANONYMOUS, seen.poll());
         seen.clear();
-        listTopics(client(port, alice));
+        PrincipalRecordingServer.listTopics(client(port, alice));
         assertEquals(Principal.user("Alice"), seen.poll());
     }
 
@@ -203,7 +139,7 @@ class TlsListenerTest {
         props.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]*),OU=Admins,.*$/$1/");
         int port = start(props);
         // Checked during the handshake: the client learns at once, as from an untrusted certificate.
-        assertInstanceOf(SslAuthenticationException.class, refused(client(port, alice)));
+        assertInstanceOf(SslAuthenticationException.class, PrincipalRecordingServer.refused(client(port, alice)));
         assertTrue(seen.isEmpty(), "no request served: " + seen);
     }
 
@@ -215,10 +151,10 @@ class TlsListenerTest {
         Properties tls12 = client(port, null);
         tls12.put(SslConfigs.SSL_ENABLED_PROTOCOLS_CONFIG, "TLSv1.2");
         tls12.put(SslConfigs.SSL_PROTOCOL_CONFIG, "TLSv1.2");
-        assertInstanceOf(SslAuthenticationException.class, refused(tls12));
+        assertInstanceOf(SslAuthenticationException.class, PrincipalRecordingServer.refused(tls12));
         Properties tls13 = client(port, null);
         tls13.put(SslConfigs.SSL_ENABLED_PROTOCOLS_CONFIG, "TLSv1.3");
-        listTopics(tls13);
+        PrincipalRecordingServer.listTopics(tls13);
     }
 
     @Test
@@ -233,9 +169,9 @@ class TlsListenerTest {
         props.put("listener.name.ssl.ssl.client.auth", "required");
         props.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]*),.*$/$1/L");
         int port = start(props);
-        listTopics(client(port, alice));
+        PrincipalRecordingServer.listTopics(client(port, alice));
         assertEquals(Principal.user("alice"), seen.peek());
-        assertInstanceOf(SslAuthenticationException.class, refused(client(port, stranger)));
+        assertInstanceOf(SslAuthenticationException.class, PrincipalRecordingServer.refused(client(port, stranger)));
     }
 
     @Test
@@ -247,7 +183,7 @@ class TlsListenerTest {
         props.put("ssl.keystore.type", "PEM");
         props.put("ssl.keystore.location", pem.toString());
         int port = start(props);
-        listTopics(client(port, null));
+        PrincipalRecordingServer.listTopics(client(port, null));
         assertEquals(Principal.ANONYMOUS, seen.peek());
     }
 }
