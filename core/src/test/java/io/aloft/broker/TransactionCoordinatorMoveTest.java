@@ -118,10 +118,34 @@ class TransactionCoordinatorMoveTest {
         cluster.awaitLeader(tp.topic(), tp.partition(), to, "moving " + tp);
     }
 
-    /** Reassigns __transaction_state-0 from its leader to {@code to}; returns once Metadata shows the move. */
+    /**
+     * Reassigns __transaction_state-0 from its leader to {@code to}; returns once Metadata shows the
+     * move, on the old leader too: until that broker has applied the move it is still the
+     * coordinator and may itself end a transaction sent to it (correctly, with its own epoch), which
+     * is not the case these tests are about.
+     */
     private static void moveCoordinator(int to) throws Exception {
+        int from = cluster.leader(STATE.topic(), STATE.partition());
         try (Admin admin = admin()) {
             move(admin, STATE, to);
+        }
+        if (from == to) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (RawKafkaClient old = new RawKafkaClient(cluster.bootstrap(from))) {
+            while (true) {
+                org.apache.kafka.common.requests.MetadataResponse m = old.send(
+                        new org.apache.kafka.common.requests.MetadataRequest.Builder(List.of(STATE.topic()), false)
+                                .build((short) 12));
+                boolean moved = m.data().topics().stream().flatMap(t -> t.partitions().stream())
+                        .anyMatch(pm -> pm.partitionIndex() == STATE.partition() && pm.leaderId() == to);
+                if (moved) {
+                    return;
+                }
+                assertTrue(System.nanoTime() < deadline, "broker " + from + " still names another leader of " + STATE);
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
         }
     }
 
