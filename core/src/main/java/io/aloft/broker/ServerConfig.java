@@ -2,6 +2,7 @@ package io.aloft.broker;
 
 import io.aloft.broker.fetch.FetchSessionConfig;
 import io.aloft.broker.group.GroupCoordinatorConfig;
+import io.aloft.broker.share.ShareGroupConfig;
 import io.aloft.broker.txn.TransactionCoordinatorConfig;
 import io.aloft.broker.log.LogConfig;
 import io.aloft.broker.log.cleaner.CleanerConfig;
@@ -44,7 +45,7 @@ public final class ServerConfig {
     public static final List<ConfigDefinition> DEFINITIONS = List.of(BrokerConfig.DEFINITION,
             SslConfig.DEFINITION, FetchSessionConfig.DEFINITION, ControllerConfig.DEFINITION, WalConfig.DEFINITION,
             ObjectWalConfig.DEFINITION, StreamStoreConfig.DEFINITION, GroupCoordinatorConfig.DEFINITION,
-            TransactionCoordinatorConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
+            TransactionCoordinatorConfig.DEFINITION, ShareGroupConfig.DEFINITION, LogConfig.BROKER_DEFINITION,
             CleanerConfig.DEFINITION, MetricsConfig.DEFINITION, CostConfig.DEFINITION, SaslConfig.DEFINITION,
             InterBrokerSecurity.DEFINITION, QuotaConfig.DEFINITION, AuthorizerConfig.DEFINITION);
 
@@ -68,6 +69,7 @@ public final class ServerConfig {
     private final StreamStoreConfig store;
     private final GroupCoordinatorConfig groups;
     private final TransactionCoordinatorConfig transactions;
+    private final ShareGroupConfig shares;
     private final LogConfig logDefaults;
     private final CleanerConfig cleaner;
     private final FetchSessionConfig fetchSessions;
@@ -89,6 +91,7 @@ public final class ServerConfig {
         store = StreamStoreConfig.fromProperties(controller.nodeId(), props);
         groups = GroupCoordinatorConfig.fromProperties(props);
         transactions = TransactionCoordinatorConfig.fromProperties(props);
+        shares = ShareGroupConfig.fromProperties(props);
         logDefaults = LogConfig.fromBrokerProperties(props);
         cleaner = CleanerConfig.fromProperties(props);
         fetchSessions = FetchSessionConfig.fromProperties(props);
@@ -191,6 +194,11 @@ public final class ServerConfig {
 
     public TransactionCoordinatorConfig transactions() {
         return transactions;
+    }
+
+    /** Share groups' broker settings (KIP-932). */
+    public ShareGroupConfig shares() {
+        return shares;
     }
 
     public GroupCoordinatorConfig groups() {
