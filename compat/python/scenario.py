@@ -17,38 +17,17 @@ are exercised either way.
 """
 
 import argparse
-import os
 import sys
 import time
-import threading
 
 import confluent_kafka
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from steps import ScenarioError, current_step, fail, start_watchdog, step
+
 KEY_COUNT = 17  # record i has key "key-<i mod 17>" and value "<i>": several records share a key
 CALL_TIMEOUT = 10.0
-_step = "start"
-
-
-def step(text):
-    global _step
-    _step = text
-    print("step: " + text, flush=True)
-
-
-def fail(text):
-    raise ScenarioError(text)
-
-
-class ScenarioError(Exception):
-    pass
-
-
-def on_deadline(seconds):
-    sys.stderr.write("TIMEOUT: no progress within %ss; stuck at step: %s\n" % (seconds, _step))
-    sys.stderr.flush()
-    os._exit(2)
 
 
 def key_of(i):
@@ -65,16 +44,14 @@ def main():
     parser.add_argument("--timeout", type=float, default=25.0)
     parser.add_argument("--group-protocol", choices=("classic", "consumer"), default="classic")
     o = parser.parse_args()
-    timer = threading.Timer(o.timeout, on_deadline, [o.timeout])
-    timer.daemon = True
-    timer.start()
+    start_watchdog(o.timeout)
     version = confluent_kafka.version()  # a (text, number) pair before 2.16, the text since
     print("confluent-kafka %s, librdkafka %s" % (version[0] if isinstance(version, tuple) else version,
                                                  confluent_kafka.libversion()[0]), flush=True)
     try:
         run(o)
     except (ScenarioError, KafkaException) as e:
-        sys.stderr.write("FAILED: at step %r: %s\n" % (_step, e))
+        sys.stderr.write("FAILED: at step %r: %s\n" % (current_step(), e))
         sys.exit(1)
     print("OK librdkafka %s: %d records in %d partitions produced, consumed in order by group %s (%s protocol), "
           "offsets committed" % (confluent_kafka.libversion()[0], o.records, o.partitions, o.group,

@@ -14,37 +14,16 @@ still waiting when --timeout passes exits with status 2 and names the step.
 """
 
 import argparse
-import os
 import sys
-import threading
 import time
 
 import confluent_kafka
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from steps import ScenarioError, current_step, fail, start_watchdog, step
+
 CALL_TIMEOUT = 10.0
-_step = "start"
-
-
-def step(text):
-    global _step
-    _step = text
-    print("step: " + text, flush=True)
-
-
-class ScenarioError(Exception):
-    pass
-
-
-def fail(text):
-    raise ScenarioError(text)
-
-
-def on_deadline(seconds):
-    sys.stderr.write("TIMEOUT: no progress within %ss; stuck at step: %s\n" % (seconds, _step))
-    sys.stderr.flush()
-    os._exit(2)
 
 
 def security(o):
@@ -151,16 +130,14 @@ def main():
     o = parser.parse_args()
     if o.group is None:
         o.group = o.topic + "-group"
-    timer = threading.Timer(o.timeout, on_deadline, [o.timeout])
-    timer.daemon = True
-    timer.start()
+    start_watchdog(o.timeout)
     version = confluent_kafka.version()
     print("confluent-kafka %s, librdkafka %s" % (version[0] if isinstance(version, tuple) else version,
                                                  confluent_kafka.libversion()[0]), flush=True)
     try:
         what = round_trip(o) if o.expect == "ok" else denied(o)
     except (ScenarioError, KafkaException, TimeoutError) as e:
-        sys.stderr.write("FAILED: at step %r: %s\n" % (_step, e))
+        sys.stderr.write("FAILED: at step %r: %s\n" % (current_step(), e))
         sys.exit(1)
     print("OK librdkafka %s over %s%s: %s" % (confluent_kafka.libversion()[0], o.security_protocol,
                                              " " + o.mechanism if o.mechanism else "", what), flush=True)

@@ -15,36 +15,15 @@ with status 2 and names the step.
 """
 
 import argparse
-import os
 import sys
-import threading
 
 import confluent_kafka
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from steps import ScenarioError, current_step, fail, start_watchdog, step
+
 CALL_TIMEOUT = 15.0
-_step = "start"
-
-
-def step(text):
-    global _step
-    _step = text
-    print("step: " + text, flush=True)
-
-
-class ScenarioError(Exception):
-    pass
-
-
-def fail(text):
-    raise ScenarioError(text)
-
-
-def on_deadline(seconds):
-    sys.stderr.write("TIMEOUT: no progress within %ss; stuck at step: %s\n" % (seconds, _step))
-    sys.stderr.flush()
-    os._exit(2)
 
 
 def main():
@@ -55,16 +34,14 @@ def main():
     parser.add_argument("--records", type=int, default=5, help="records per partition per transaction")
     parser.add_argument("--timeout", type=float, default=25.0)
     o = parser.parse_args()
-    timer = threading.Timer(o.timeout, on_deadline, [o.timeout])
-    timer.daemon = True
-    timer.start()
+    start_watchdog(o.timeout)
     version = confluent_kafka.version()
     print("confluent-kafka %s, librdkafka %s" % (version[0] if isinstance(version, tuple) else version,
                                                  confluent_kafka.libversion()[0]), flush=True)
     try:
         counts = run(o)
     except (ScenarioError, KafkaException) as e:
-        sys.stderr.write("FAILED: at step %r: %s\n" % (_step, e))
+        sys.stderr.write("FAILED: at step %r: %s\n" % (current_step(), e))
         sys.exit(1)
     print("OK librdkafka %s: %d committed and %d aborted records over %d partitions; read_committed read exactly "
           "the committed ones, read_uncommitted all; the fenced producer was refused; a group's offsets were "
