@@ -90,11 +90,7 @@ final class SharePartition {
     /** Completes once the load ended (either way). */
     private CompletableFuture<Void> loading;
     private final Map<Runnable, Runnable> waiters = new HashMap<>();
-    private long dirtyFirst = Long.MAX_VALUE;
-    private long dirtyLast = Long.MIN_VALUE;
-    private boolean startDirty;
-    private boolean writing;
-    private List<CompletableFuture<Void>> awaitingWrite = new ArrayList<>();
+    private final StateWrites writes = new StateWrites();
 
     SharePartition(SharePartitionKey key, TopicIdPartition tp, PartitionLog partitionLog,
             ShareStatePersister persister, ShareGroupSettingsSource settings, CoordinatorTimer timer,
@@ -195,7 +191,7 @@ final class SharePartition {
                 l.free();
             }
             records.advanceStart();
-            startDirty = true;
+            writes.startMoved();
         }
     }
 
@@ -229,9 +225,8 @@ final class SharePartition {
                 return CompletableFuture.completedFuture(none);
             }
             moveToLogStartLocked();
-            long firstAvailable = records.firstAvailable();
-            readFrom = firstAvailable >= 0 ? firstAvailable : records.end();
-            if (firstAvailable < 0 && !canGrowLocked(s)) {
+            readFrom = nextReadLocked(s);
+            if (readFrom >= logEnd(s)) {
                 readFrom = -1;
             }
         }
@@ -244,10 +239,21 @@ final class SharePartition {
                 .thenApply(read -> take(memberId, read, from, maxRecords, recordLimit, s));
     }
 
-    /** Whether the window may grow into records the log has past its end. */
-    private boolean canGrowLocked(ShareGroupSettings s) {
-        long logEnd = s.readCommitted() ? partitionLog.lastStableOffset() : partitionLog.highWatermark();
-        return records.size() < s.partitionMaxRecordLocks() && records.end() < logEnd;
+    /**
+     * The offset the next acquisition reads from: the first AVAILABLE one in the window, else the
+     * window's end if the window has room; -1 when the window is full of records held or done.
+     */
+    private long nextReadLocked(ShareGroupSettings s) {
+        long firstAvailable = records.firstAvailable();
+        if (firstAvailable >= 0) {
+            return firstAvailable;
+        }
+        return records.size() < s.partitionMaxRecordLocks() ? records.end() : -1;
+    }
+
+    /** Where the records a member may get end: the high watermark, or for read_committed the last stable offset. */
+    private long logEnd(ShareGroupSettings s) {
+        return s.readCommitted() ? partitionLog.lastStableOffset() : partitionLog.highWatermark();
     }
 
     private Acquired take(String memberId, LogReadResult read, long readFrom, int maxRecords, boolean recordLimit,
@@ -265,7 +271,7 @@ final class SharePartition {
                 acquisition.timer = timer.schedule(s.recordLockDurationMs(), () -> expire(acquisition));
             }
             if (records.advanceStart()) {
-                startDirty = true;
+                writes.startMoved();
             }
         }
         flush();
@@ -288,7 +294,7 @@ final class SharePartition {
             }
             expired.held = 0;
             if (records.advanceStart()) {
-                startDirty = true;
+                writes.startMoved();
             }
         }
         flush();
@@ -360,7 +366,7 @@ final class SharePartition {
                 l.timer = timer.schedule(s.recordLockDurationMs(), () -> expire(l));
             }
             if (records.advanceStart()) {
-                startDirty = true;
+                writes.startMoved();
                 released = true; // room in the window for new records
             }
         }
@@ -392,7 +398,7 @@ final class SharePartition {
                 }
             }
             if (durable != null && records.advanceStart()) {
-                startDirty = true;
+                writes.startMoved();
             }
         }
         if (durable == null) {
@@ -410,15 +416,17 @@ final class SharePartition {
         ShareGroupSettings s = settings.settings(key.groupId());
         IsolationLevel isolation = s.readCommitted() ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED;
         synchronized (lock) {
-            if (closedError != null || !loaded || records.firstAvailable() >= 0 || canGrowLocked(s)) {
+            if (closedError != null || !loaded) {
                 return false;
             }
+            long next = nextReadLocked(s);
             Runnable onData = null;
-            if (records.size() < s.partitionMaxRecordLocks()) {
-                // Room in the window: new records in the log can be acquired too. The log's lock is
-                // taken inside this one only (its wake-ups run outside it).
+            if (next >= 0) {
+                // Something to read once the log has it (new records, or for read_committed a
+                // transaction decided). The log's lock is taken inside this one only: its
+                // wake-ups run outside it.
                 Runnable fromLog = () -> wake(wake);
-                if (!partitionLog.wakeOnData(records.end(), isolation, fromLog)) {
+                if (!partitionLog.wakeOnData(next, isolation, fromLog)) {
                     return false;
                 }
                 onData = fromLog;
@@ -466,57 +474,31 @@ final class SharePartition {
     // ---------------------------------------------------------------- writing state
 
     private void dirtyLocked(long offset) {
-        dirtyFirst = Math.min(dirtyFirst, offset);
-        dirtyLast = Math.max(dirtyLast, offset);
+        writes.dirty(offset);
     }
 
     /** A future completing once a write taken after this call is durable (call {@link #flush} after the lock). */
     private CompletableFuture<Void> newWaitLocked() {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        awaitingWrite.add(f);
-        return f;
+        return writes.newWait();
     }
 
     /** Writes the dirty state unless a write is in flight (its completion writes what became dirty since). */
     private void flush() {
-        List<CompletableFuture<Void>> completing;
-        List<StateBatch> batches;
-        long start;
-        long first;
-        long last;
-        int complete;
+        StateWrites.Write w;
         synchronized (lock) {
-            boolean dirty = startDirty || dirtyFirst <= dirtyLast;
-            if (writing || closedError != null || !loaded || (!dirty && awaitingWrite.isEmpty())) {
+            if (closedError != null || !loaded || (w = writes.take(records)) == null) {
                 return;
             }
-            writing = true;
-            first = dirtyFirst;
-            last = dirtyLast;
-            batches = first <= last ? records.stored(first, last) : List.of();
-            start = records.start();
-            complete = records.deliveryCompleteCount();
-            dirtyFirst = Long.MAX_VALUE;
-            dirtyLast = Long.MIN_VALUE;
-            startDirty = false;
-            completing = awaitingWrite;
-            awaitingWrite = new ArrayList<>();
         }
-        persister.write(key, stateEpoch, partitionLog.leaderEpoch(), start, complete, batches)
-                .whenComplete((v, e) -> written(first, last, completing, e));
+        persister.write(key, stateEpoch, partitionLog.leaderEpoch(), w.startOffset(), w.deliveryCompleteCount(),
+                w.batches()).whenComplete((v, e) -> written(w, e));
     }
 
-    private void written(long first, long last, List<CompletableFuture<Void>> completing, Throwable error) {
+    private void written(StateWrites.Write w, Throwable error) {
         synchronized (lock) {
-            writing = false;
-            if (error != null) {
-                // Still to be written: the next write carries it again.
-                dirtyFirst = Math.min(dirtyFirst, first);
-                dirtyLast = Math.max(dirtyLast, last);
-                startDirty = true;
-            }
+            writes.done(w, error != null);
         }
-        completing.forEach(f -> {
+        w.waiting().forEach(f -> {
             if (error == null) {
                 f.complete(null);
             } else {
@@ -580,21 +562,13 @@ final class SharePartition {
                 }
             });
             waiters.clear();
-            unwritten = awaitingWrite;
-            awaitingWrite = new ArrayList<>();
+            unwritten = writes.drainWaiting();
         }
         partitionLog.cancelWake(logStopped);
         log.debug("Closed share partition {} of group {}: {}", tp, key.groupId(), error);
         unwritten.forEach(f -> f.completeExceptionally(error.exception(closedMessage)));
         woken.forEach(Runnable::run);
         onClosed.accept(this);
-    }
-
-    /** The window, for tests. */
-    InFlightRecords recordsForTest() {
-        synchronized (lock) {
-            return records;
-        }
     }
 
     @Override

@@ -38,6 +38,7 @@ public final class MemoryShareStatePersister implements ShareStatePersister {
     private final List<Runnable> heldWrites = new ArrayList<>();
     private boolean holding;
     private int writes;
+    private RuntimeException failNext;
 
     @Override
     public synchronized CompletableFuture<Void> initialize(SharePartitionKey key, int stateEpoch, long startOffset) {
@@ -86,6 +87,11 @@ public final class MemoryShareStatePersister implements ShareStatePersister {
 
     private synchronized void applyWrite(SharePartitionKey key, int stateEpoch, int leaderEpoch, long startOffset,
             int deliveryCompleteCount, List<StateBatch> batches) {
+        if (failNext != null) {
+            RuntimeException e = failNext;
+            failNext = null;
+            throw e;
+        }
         Stored s = states.computeIfAbsent(key, k -> new Stored());
         if (stateEpoch != s.stateEpoch) {
             throw new FencedStateEpochException("state epoch " + stateEpoch + " is not " + s.stateEpoch);
@@ -124,6 +130,11 @@ public final class MemoryShareStatePersister implements ShareStatePersister {
     public synchronized Optional<ShareState> stored(SharePartitionKey key) {
         Stored s = states.get(key);
         return s == null ? Optional.empty() : Optional.of(snapshot(s));
+    }
+
+    /** Fails the next write with {@code error}, applying nothing (a coordinator that could not write). */
+    public synchronized void failNextWrite(RuntimeException error) {
+        failNext = error;
     }
 
     /** How many writes were applied. */

@@ -416,4 +416,38 @@ class SharePartitionManagerTest {
         assertEquals(ranges(0, 1, 1), again.ranges(), "the new leader delivers what was never acknowledged");
         assertNotSame(sp, shares.openPartition(GROUP, tp));
     }
+
+    @Test
+    void failedWrite_answersTheError_andIsWrittenAgain() throws Exception {
+        append(2);
+        acquire("m1", 10);
+        persister.failNextWrite(new org.apache.kafka.common.errors.CoordinatorNotAvailableException("moving"));
+        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE, ack("m1", 0, 1, Acknowledgement.ACCEPT).error());
+        assertEquals(0, stored().startOffset());
+        timer.advance(SharePartition.RETRY_MS);
+        assertEquals(2, stored().startOffset(), "the state changed in memory was written again");
+    }
+
+    @Test
+    void byDuration_startsAtTheFirstRecordThatRecent() throws Exception {
+        settings = settings(5, 2000, new AutoOffsetReset(AutoOffsetReset.Kind.BY_DURATION, 600_000), false);
+        get(log.append(MemoryRecords.withRecords(Compression.NONE,
+                LogFixture.rec(LogFixture.T0 - 3_600_000, "old"), LogFixture.rec(LogFixture.T0 - 3_600_000, "old"))));
+        get(log.append(MemoryRecords.withRecords(Compression.NONE, LogFixture.rec(LogFixture.T0 - 60_000, "new"))));
+        assertEquals(ranges(2, 2, 1), acquire("m1", 10).ranges());
+        assertEquals(2, stored().startOffset());
+    }
+
+    @Test
+    void logStartMoved_startOffsetFollows() throws Exception {
+        append(5);
+        assertEquals(ranges(0, 4, 1), acquire("m1", 10).ranges());
+        get(log.deleteRecordsBefore(3));
+        append(1);                                                       // 5
+        assertEquals(ranges(5, 5, 1), acquire("m2", 10).ranges());
+        assertEquals(3, stored().startOffset(), "records removed from the log are done");
+        assertEquals(Errors.INVALID_RECORD_STATE, ack("m1", 0, 2, Acknowledgement.ACCEPT).error());
+        assertEquals(AcknowledgeResult.OK, ack("m1", 3, 4, Acknowledgement.ACCEPT));
+        assertEquals(5, stored().startOffset());
+    }
 }
