@@ -178,8 +178,9 @@ final class SharePartition {
             records.load(batches);
             loaded = true;
             moveToLogStartLocked();
+            log.debug("Loaded share partition {} of group {}: offsets {}..{} in flight", tp, key.groupId(),
+                    records.start(), records.end());
         }
-        log.debug("Loaded share partition {} of group {}: {}", tp, key.groupId(), records);
         flush();
     }
 
