@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * <h2>Durability</h2>
  * Every change of stored state (acknowledgements, releases, archives, start moves, and the count of
  * a redelivery, made durable when the record is acquired so a restart keeps counting towards the
- * limit; a first delivery is not written, as Kafka, so a restart may deliver a record once more
- * without counting it) marks its offsets dirty; one write at a time carries the current state of
+ * limit; a first delivery is not written when acquired, only with the record's next change
+ * (acknowledgement, release, expiry), so a restart while it is held may deliver it once more without
+ * counting that delivery: an acquisition costs no write) marks its offsets dirty; one write at a time carries the current state of
  * the dirty offsets and the start offset ({@link ShareStatePersister#write}), so writes never
  * overtake one another and a burst of acknowledgements shares one write. An acknowledgement
  * completes once a write that began after it is durable. A failed write leaves its offsets dirty
@@ -283,6 +284,7 @@ final class SharePartition {
     /** A lock's timer: what it still holds becomes AVAILABLE again (ARCHIVED at the delivery limit). */
     private void expire(AcquisitionLock expired) {
         int limit = settings.settings(key.groupId()).deliveryCountLimit();
+        boolean released = false;
         synchronized (lock) {
             if (closedError != null) {
                 return;
@@ -291,6 +293,7 @@ final class SharePartition {
             for (long o = Math.max(expired.first, records.start()); o <= expired.last && o < records.end(); o++) {
                 if (records.lock(o) == expired && records.state(o) == InFlightRecords.ACQUIRED) {
                     releaseLocked(o, limit);
+                    released = true;
                 }
             }
             expired.held = 0;
@@ -298,8 +301,10 @@ final class SharePartition {
                 writes.startMoved();
             }
         }
-        flush();
-        wakeAll();
+        if (released) {
+            flush();
+            wakeAll();
+        }
     }
 
     /** An acquired offset back to AVAILABLE, or ARCHIVED once it was delivered {@code limit} times. */
@@ -419,6 +424,9 @@ final class SharePartition {
         synchronized (lock) {
             if (closedError != null || !loaded) {
                 return false;
+            }
+            if (waiters.containsKey(wake)) {
+                return true; // registered already: it runs once, on the first change
             }
             long next = nextReadLocked(s);
             Runnable onData = null;

@@ -20,8 +20,16 @@ import org.apache.kafka.common.protocol.Errors;
  * persister reports another leader or a reset state, or at {@link #close}. The next use after a
  * drop makes a new one, which loads the durable state again (or fails as the log lookup does).
  *
+ * <p>Wiring (the broker's): {@code new SharePartitionManager(ShareLogLookup.of(partitionManager,
+ * metadataCache), persister, settingsSource, coordinatorTimer)}; a member gone from its group
+ * ({@code ShareGroupListener.memberLeft}) or whose share session ended is released with
+ * {@link #releaseMember}; {@link #close} at shutdown.
+ *
  * <p>Thread-safe: the map is concurrent; each share partition guards itself. Lock timers run on
- * {@code timer}, whose tasks must not block (they take one share partition's lock briefly).
+ * {@code timer}, whose tasks must not block (they take one share partition's lock briefly). The
+ * wake-ups given to {@link #wakeOnAvailable} run on the thread that made records available (the
+ * log's acknowledgement thread, the timer's thread, or an acknowledging request's): they must be
+ * quick and hand any work on.
  */
 public final class SharePartitionManager implements SharePartitions, AutoCloseable {
 
