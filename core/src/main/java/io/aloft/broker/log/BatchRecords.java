@@ -37,6 +37,19 @@ public final class BatchRecords implements BaseRecords {
         return size;
     }
 
+    /** How many batches there are. */
+    public int batchCount() {
+        return batches.size();
+    }
+
+    /**
+     * Batches {@code from} (inclusive) to {@code to} (exclusive), by reference as these are (a share
+     * partition sends only the batches holding the records it acquired).
+     */
+    public BatchRecords slice(int from, int to) {
+        return from == 0 && to == batches.size() ? this : new BatchRecords(batches.subList(from, to));
+    }
+
     /** The batches' bytes, each a fresh read-only view the caller may consume. */
     public ByteBuffer[] buffers() {
         ByteBuffer[] out = new ByteBuffer[batches.size()];
