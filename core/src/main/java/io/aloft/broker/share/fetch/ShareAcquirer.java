@@ -185,7 +185,11 @@ public final class ShareAcquirer {
                     });
                     return finished;
                 }
-                add(tp, answer.getNow(null), answer.isCompletedExceptionally() ? failure(answer) : null);
+                if (answer.isCompletedExceptionally()) {
+                    add(tp, null, failure(answer));
+                } else {
+                    add(tp, answer.getNow(null), null);
+                }
             }
             finished.complete(result);
             return finished;

@@ -21,7 +21,7 @@ import org.apache.kafka.common.protocol.Errors;
  * by default), and records every call. Wakes are kept until {@link #makeAvailable} runs them.
  * Thread-safe (synchronized).
  */
-public final class FakeSharePartitions implements SharePartitions {
+public class FakeSharePartitions implements SharePartitions {
     public record AcquireCall(String groupId, String memberId, TopicIdPartition tp, int maxBytes, int maxRecords,
             boolean recordLimit) {
     }
@@ -35,6 +35,8 @@ public final class FakeSharePartitions implements SharePartitions {
     public final List<AcquireCall> acquires = new CopyOnWriteArrayList<>();
     public final List<AcknowledgeCall> acknowledges = new CopyOnWriteArrayList<>();
     public final List<String> released = new CopyOnWriteArrayList<>();
+    /** "acquire p" / "acknowledge p" / "release m", in call order. */
+    public final List<String> events = new CopyOnWriteArrayList<>();
     public final List<TopicIdPartition> cancelled = new CopyOnWriteArrayList<>();
 
     /** The next acquisition of {@code tp} gives {@code a}. */
@@ -71,6 +73,7 @@ public final class FakeSharePartitions implements SharePartitions {
     @Override
     public synchronized CompletableFuture<Acquired> acquire(String groupId, String memberId, TopicIdPartition tp,
             int maxBytes, int maxRecords, boolean recordLimit) {
+        events.add("acquire " + tp.partition());
         acquires.add(new AcquireCall(groupId, memberId, tp, maxBytes, maxRecords, recordLimit));
         Queue<Acquired> q = toAcquire.get(key(tp));
         Acquired a = q == null || q.isEmpty() ? new Acquired(Errors.NONE, null,
@@ -81,6 +84,7 @@ public final class FakeSharePartitions implements SharePartitions {
     @Override
     public synchronized CompletableFuture<AcknowledgeResult> acknowledge(String groupId, String memberId,
             TopicIdPartition tp, List<Acknowledgement> acknowledgements) {
+        events.add("acknowledge " + tp.partition());
         acknowledges.add(new AcknowledgeCall(groupId, memberId, tp, acknowledgements));
         return CompletableFuture.completedFuture(ackResults.getOrDefault(key(tp), AcknowledgeResult.OK));
     }
@@ -88,6 +92,7 @@ public final class FakeSharePartitions implements SharePartitions {
     @Override
     public CompletableFuture<Void> releaseMember(String groupId, String memberId) {
         released.add(groupId + "/" + memberId);
+        events.add("release " + memberId);
         return CompletableFuture.completedFuture(null);
     }
 
