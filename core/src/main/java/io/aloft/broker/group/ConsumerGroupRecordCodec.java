@@ -169,7 +169,7 @@ final class ConsumerGroupRecordCodec {
         }
     }
 
-    private static Map<String, TopicMetadata> readTopics(ByteBuffer v) {
+    static Map<String, TopicMetadata> readTopics(ByteBuffer v) {
         int count = count(v, 20);
         Map<String, TopicMetadata> out = new TreeMap<>();
         for (int i = 0; i < count; i++) {
@@ -194,7 +194,7 @@ final class ConsumerGroupRecordCodec {
                 GroupRecordCodec.readString(v), v.getInt());
     }
 
-    private static void writeAssignment(DataOutputStream out, Assignment a) throws IOException {
+    static void writeAssignment(DataOutputStream out, Assignment a) throws IOException {
         out.writeInt(a.partitions().size());
         for (Map.Entry<Uuid, ? extends Set<Integer>> e : a.partitions().entrySet()) {
             writeUuid(out, e.getKey());
@@ -205,7 +205,7 @@ final class ConsumerGroupRecordCodec {
         }
     }
 
-    private static Assignment readAssignment(ByteBuffer v) {
+    static Assignment readAssignment(ByteBuffer v) {
         int topics = count(v, 20);
         Map<Uuid, Set<Integer>> out = new HashMap<>();
         for (int i = 0; i < topics; i++) {
@@ -221,7 +221,7 @@ final class ConsumerGroupRecordCodec {
     }
 
     /** A count that the remaining bytes can hold ({@code minBytes} each), or a corrupt record. */
-    private static int count(ByteBuffer v, int minBytes) {
+    static int count(ByteBuffer v, int minBytes) {
         int n = v.getInt();
         if (n < 0 || (long) n * minBytes > v.remaining()) {
             throw new CorruptGroupRecordException("consumer group record claims " + n + " entries in "
@@ -230,12 +230,12 @@ final class ConsumerGroupRecordCodec {
         return n;
     }
 
-    private static void writeUuid(DataOutputStream out, Uuid id) throws IOException {
+    static void writeUuid(DataOutputStream out, Uuid id) throws IOException {
         out.writeLong(id.getMostSignificantBits());
         out.writeLong(id.getLeastSignificantBits());
     }
 
-    private static Uuid readUuid(ByteBuffer v) {
+    static Uuid readUuid(ByteBuffer v) {
         return new Uuid(v.getLong(), v.getLong());
     }
 }

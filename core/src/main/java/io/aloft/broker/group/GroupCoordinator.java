@@ -79,6 +79,8 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
     private final OffsetFetchShapes fetchShapes;
     /** Threads this coordinator made itself (and closes), or null when the caller's are used. */
     private final CoordinatorThreads ownThreads;
+    /** What shards made from now on serve share groups with; see {@link #enableShareGroups}. */
+    private volatile ShareGroupSetup shareSetup = ShareGroupSetup.DISABLED;
 
     /**
      * @param log the partitions of {@code __consumer_offsets}
@@ -122,8 +124,24 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
         this.log = log;
         this.ownThreads = ownThreads;
         this.runtime = new CoordinatorRuntime<>("group", log, timer, threads != null ? threads : ownThreads,
-                ctx -> new GroupCoordinatorShard(config, ctx, topicIds, cluster));
+                ctx -> new GroupCoordinatorShard(config, ctx, topicIds, cluster, shareSetup));
         this.fetchShapes = new OffsetFetchShapes(topicIds);
+    }
+
+    /**
+     * Serves share groups (KIP-932): ShareGroupHeartbeat and ShareGroupDescribe through the returned
+     * service, which is also the {@link io.aloft.broker.share.ShareGroupDirectory} of the share admin
+     * APIs. Call before any partition is loaded (shards take the setup when they load).
+     *
+     * @param persister where share partitions' state is initialized (when first assigned) and deleted
+     *     (with their group)
+     * @param listener told when a member leaves or its session times out
+     */
+    public ShareGroupService enableShareGroups(io.aloft.broker.share.ShareGroupConfig shareConfig,
+            io.aloft.broker.share.ShareGroupSettingsSource settings,
+            io.aloft.broker.share.state.ShareStatePersister persister, io.aloft.broker.share.ShareGroupListener listener) {
+        shareSetup = new ShareGroupSetup(shareConfig, settings, java.util.Objects.requireNonNull(persister), listener);
+        return new ShareGroupService(this, runtime, persister);
     }
 
     /** Whether the KIP-848 consumer protocol is served (group.coordinator.rebalance.protocols). */
@@ -470,7 +488,7 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
      * The code for a failed operation: the runtime's NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS,
      * what a failed write of the group log calls for, or UNKNOWN_SERVER_ERROR for a bug.
      */
-    private static Errors errorFor(Throwable e) {
+    static Errors errorFor(Throwable e) {
         Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         Errors error = Errors.forException(t);
         if (error == Errors.NOT_COORDINATOR || error == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
@@ -479,12 +497,12 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
         return t instanceof ApiException ? Responses.forLogFailure(t) : Errors.UNKNOWN_SERVER_ERROR;
     }
 
-    private static <T> CompletableFuture<List<T>> allInOrder(List<CompletableFuture<T>> futures) {
+    static <T> CompletableFuture<List<T>> allInOrder(List<CompletableFuture<T>> futures) {
         return CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
                 .thenApply(v -> futures.stream().map(CompletableFuture::join).toList());
     }
 
-    private static boolean invalidGroupId(String groupId) {
+    static boolean invalidGroupId(String groupId) {
         return groupId == null || groupId.isEmpty();
     }
 

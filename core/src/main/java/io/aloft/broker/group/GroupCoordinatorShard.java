@@ -11,12 +11,18 @@ import io.aloft.broker.group.consumer.ConsumerGroupConfig;
 import io.aloft.broker.group.consumer.ConsumerGroupDescriber;
 import io.aloft.broker.group.consumer.ConsumerGroupRecord;
 import io.aloft.broker.group.consumer.ConsumerGroups;
+import io.aloft.broker.group.share.ShareGroup;
+import io.aloft.broker.group.share.ShareGroupDescriber;
+import io.aloft.broker.group.share.ShareGroupRecord;
+import io.aloft.broker.group.share.ShareGroups;
+import io.aloft.broker.share.state.SharePartitionKey;
 import io.aloft.broker.log.VerificationGuard;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
@@ -46,8 +52,9 @@ import org.slf4j.LoggerFactory;
  * The groups of one {@code __consumer_offsets} partition and the operations on them: a
  * {@link CoordinatorShard} of the group coordinator's runtime, so it runs on one thread and holds
  * plain maps. {@link GroupCoordinator} routes each request here by the group's partition. Classic
- * groups, consumer groups (KIP-848, {@link ConsumerGroups}) and the offsets of every group id
- * ({@link GroupOffsets}) live side by side; one id is either a classic or a consumer group.
+ * groups, consumer groups (KIP-848, {@link ConsumerGroups}), share groups (KIP-932,
+ * {@link ShareGroups}, glued in by {@link ShareGroupOperations}) and the offsets of every group id
+ * ({@link GroupOffsets}) live side by side; one id is one type of group.
  *
  * <p>Classic groups change their state in the operation itself (a group holds waiting requests and
  * timers that no record describes) and write records to persist it, as Kafka's classic groups do:
@@ -73,23 +80,36 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     private final Map<String, GroupOffsets> groupOffsets = new HashMap<>();
     private final ConsumerGroups consumerGroups;
     private final ConsumerGroupOperations consumerOps;
+    private final ShareGroups shareGroups;
+    private final ShareGroupOperations shareOps;
+    private final ShareGroupSetup shares;
     private final GroupReplay replay;
 
     GroupCoordinatorShard(GroupCoordinatorConfig config, ShardContext<GroupRecord> ctx, TopicIdResolver topicIds,
                           ClusterTopics cluster) {
+        this(config, ctx, topicIds, cluster, ShareGroupSetup.DISABLED);
+    }
+
+    GroupCoordinatorShard(GroupCoordinatorConfig config, ShardContext<GroupRecord> ctx, TopicIdResolver topicIds,
+                          ClusterTopics cluster, ShareGroupSetup shares) {
         this.config = config;
         this.ctx = ctx;
         this.membership = new MembershipManager(config, ctx);
         this.syncAndLeave = new SyncAndLeave(membership, ctx);
         this.offsets = new OffsetManager(config, ctx, membership, topicIds);
         this.txnOffsets = new TxnOffsetManager(config, ctx, groupOffsets);
-        this.consumerGroups = new ConsumerGroups(config.consumerGroupConfig(), consumerContext(ctx), cluster);
+        this.consumerGroups = new ConsumerGroups(config.consumerGroupConfig(),
+                context(ctx, ConsumerGroupOperations::wrap), cluster);
         this.consumerOps = new ConsumerGroupOperations(consumerGroups, groups, groupOffsets, offsets, membership);
-        this.replay = new GroupReplay(groups, groupOffsets, consumerGroups, txnOffsets, ctx.partition());
+        this.shares = shares;
+        this.shareGroups = new ShareGroups(shares.config(), shares.settings(),
+                context(ctx, ShareGroupOperations::wrap), cluster, shares.listener());
+        this.shareOps = new ShareGroupOperations(shareGroups, groups, consumerGroups);
+        this.replay = new GroupReplay(groups, groupOffsets, consumerGroups, shareGroups, txnOffsets, ctx.partition());
     }
 
-    /** The shard's context as consumer groups use it: their timers' records become group records. */
-    private static ShardContext<ConsumerGroupRecord> consumerContext(ShardContext<GroupRecord> ctx) {
+    /** The shard's context as consumer or share groups use it: their timers' records become group records. */
+    private static <X> ShardContext<X> context(ShardContext<GroupRecord> ctx, Function<List<X>, List<GroupRecord>> wrap) {
         return new ShardContext<>() {
             @Override
             public int partition() {
@@ -103,10 +123,10 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
 
             @Override
             public CoordinatorTimer.Scheduled schedule(long delayMs, String name,
-                    Supplier<CoordinatorResult<Void, ConsumerGroupRecord>> operation) {
+                    Supplier<CoordinatorResult<Void, X>> operation) {
                 return ctx.schedule(delayMs, name, () -> {
-                    CoordinatorResult<Void, ConsumerGroupRecord> r = operation.get();
-                    return CoordinatorResult.of(ConsumerGroupOperations.wrap(r.records()), null);
+                    CoordinatorResult<Void, X> r = operation.get();
+                    return CoordinatorResult.of(wrap.apply(r.records()), null);
                 });
             }
         };
@@ -126,6 +146,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
             membership.restore(g);
         }
         consumerGroups.onLoaded();
+        shareGroups.onLoaded();
         scheduleRetention();
         LOG.debug("__consumer_offsets-{}: loaded {} classic and {} consumer groups", ctx.partition(), groups.size(),
                 consumerGroups.all().size());
@@ -139,6 +160,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         }
         groups.clear();
         consumerGroups.onUnloaded();
+        shareGroups.onUnloaded();
     }
 
     private ClassicGroup getOrCreate(String groupId) {
@@ -150,11 +172,28 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
 
     CoordinatorResult<ConsumerGroupHeartbeatResponseData, GroupRecord> consumerGroupHeartbeat(
             ConsumerGroupHeartbeatRequestData req, short version, String clientId, String clientHost) {
+        if (shareOps.exists(req.groupId()) && consumerGroups.validate(req, version) == null) {
+            return CoordinatorResult.of(new ConsumerGroupHeartbeatResponseData()
+                    .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage("Group " + req.groupId() + " is not a consumer group."));
+        }
         return consumerOps.heartbeat(req, version, clientId, clientHost);
     }
 
     ConsumerGroupDescribeResponseData.DescribedGroup consumerGroupDescribe(String groupId) {
-        return consumerOps.describe(groupId);
+        ConsumerGroupDescribeResponseData.DescribedGroup out = consumerOps.describe(groupId);
+        return shareOps.exists(groupId) ? out.setErrorMessage("Group " + groupId + " is not a consumer group.") : out;
+    }
+
+    // ---- share groups (KIP-932) ----------------------------------------------------------
+
+    CoordinatorResult<ShareGroups.HeartbeatResult, GroupRecord> shareGroupHeartbeat(
+            org.apache.kafka.common.message.ShareGroupHeartbeatRequestData req, String clientId, String clientHost) {
+        return shareOps.heartbeat(req, clientId, clientHost);
+    }
+
+    ShareGroupOperations shareOps() {
+        return shareOps;
     }
 
     private static CoordinatorResult.Builder<GroupRecord> writes() {
@@ -166,7 +205,8 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
     CoordinatorResult<Void, GroupRecord> join(String groupId, MembershipManager.JoinRequest req,
             CompletableFuture<JoinGroupResponseData> response) {
         CoordinatorResult.Builder<GroupRecord> out = writes();
-        Errors mixed = consumerOps.convertForClassicJoin(groupId, out);
+        Errors mixed = shareOps.exists(groupId) ? Errors.INCONSISTENT_GROUP_PROTOCOL
+                : consumerOps.convertForClassicJoin(groupId, out);
         if (mixed != Errors.NONE) {
             response.complete(Responses.joinError(mixed, req.memberId(), req.version()));
             return out.build(null);
@@ -233,6 +273,10 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
             return out.build(null);
         }
         ClassicGroup g = groups.get(req.groupId());
+        if (g == null && shareOps.exists(req.groupId())) {
+            response.complete(OffsetManager.commitError(req, version, Errors.GROUP_ID_NOT_FOUND));
+            return out.build(null);
+        }
         if (g == null) {
             if (req.generationIdOrMemberEpoch() >= 0) {
                 // A member of a group that does not exist; v9 started saying so plainly.
@@ -283,7 +327,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
             o = replay.offsetsOf(req.groupId());
         } else {
             ClassicGroup g = groups.get(req.groupId());
-            if (g == null && req.generationId() >= 0) {
+            if (g == null && (req.generationId() >= 0 || shareOps.exists(req.groupId()))) {
                 error = Errors.ILLEGAL_GENERATION; // a member of a group that does not exist
             } else {
                 g = g != null ? g : getOrCreate(req.groupId()); // a simple group, as for OffsetCommit
@@ -364,6 +408,9 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         for (ConsumerGroup g : consumerGroups.all()) {
             out.add(ConsumerGroupDescriber.listed(g));
         }
+        for (ShareGroup g : shareGroups.all()) {
+            out.add(ShareGroupDescriber.listed(g));
+        }
         return out;
     }
 
@@ -391,6 +438,7 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         out.setGroupState(GroupState.DEAD.protocolName()).setProtocolType("").setProtocolData("");
         if (version >= 6) {
             out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(consumerGroups.group(groupId) != null
+                    || shareOps.exists(groupId)
                     ? "Group " + groupId + " is not a classic group." : "Group " + groupId + " not found.");
         }
         return out;
@@ -402,6 +450,11 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
         ConsumerGroup cg = consumerGroups.group(groupId);
         if (cg != null) {
             consumerOps.delete(cg, response, out);
+            return out.build(null);
+        }
+        ShareGroup sg = shareGroups.group(groupId);
+        if (sg != null) {
+            shareOps.delete(sg, response, out, parts -> deleteShareState(groupId, parts));
             return out.build(null);
         }
         ClassicGroup g = groups.get(groupId);
@@ -427,6 +480,19 @@ final class GroupCoordinatorShard implements CoordinatorShard<GroupRecord> {
             response.complete(failure == null ? Errors.NONE : Responses.forLogFailure(failure));
         });
         return out.build(null);
+    }
+
+    /** Forgets the state of a deleted share group's partitions (failures are logged: nothing reads it again). */
+    private void deleteShareState(String groupId, Map<org.apache.kafka.common.Uuid, java.util.Set<Integer>> parts) {
+        if (shares.persister() == null) {
+            return;
+        }
+        parts.forEach((topic, ps) -> ps.forEach(p -> shares.persister().delete(new SharePartitionKey(groupId, topic, p))
+                .whenComplete((v, e) -> {
+                    if (e != null) {
+                        LOG.warn("share group {}: state of {}-{} not deleted", groupId, topic, p, e);
+                    }
+                })));
     }
 
     /** Drops a group with no members, offsets or pending writes; tombstones it if it was ever persisted. */

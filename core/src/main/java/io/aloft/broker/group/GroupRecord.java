@@ -55,6 +55,14 @@ public sealed interface GroupRecord {
         }
     }
 
+    /** A change of a share group (KIP-932); replayed when written, as well as on load, like consumer groups'. */
+    record ShareGroupChange(io.aloft.broker.group.share.ShareGroupRecord change) implements GroupRecord {
+        @Override
+        public String groupId() {
+            return change.groupId();
+        }
+    }
+
     /**
      * An offset committed within a producer's transaction (TxnOffsetCommit): stored like
      * {@link OffsetCommit} (same key and value) but in a transactional batch of the producer, and

@@ -29,6 +29,8 @@ import java.util.List;
  *           consumer groups (KIP-848): CONSUMER_GROUP_EPOCH = 2, CONSUMER_SUBSCRIBED_TOPICS = 3,
  *           CONSUMER_MEMBER = 4, CONSUMER_TARGET_EPOCH = 5, CONSUMER_TARGET_MEMBER = 6,
  *           CONSUMER_CURRENT_MEMBER = 7; their values are laid out in {@link ConsumerGroupRecordCodec}
+ *           share groups (KIP-932): types 8 to 14 ([string memberId] for 10, 12, 13), laid out in
+ *           {@link ShareGroupRecordCodec}
  *
  * value (OFFSET, version 0) := int16 version, int64 offset, int32 leaderEpoch, string metadata,
  *                              int64 commitTimestampMs, int64 expireTimestampMs (-1 = none)
@@ -114,6 +116,8 @@ public final class GroupRecordCodec {
                 offsetKey(out, r.groupId(), r.topic(), r.partition());
             } else if (record instanceof GroupRecord.ConsumerGroupChange r) {
                 ConsumerGroupRecordCodec.key(out, r.change());
+            } else if (record instanceof GroupRecord.ShareGroupChange r) {
+                ShareGroupRecordCodec.key(out, r.change());
             } else {
                 groupKey(out, record.groupId());
             }
@@ -163,6 +167,10 @@ public final class GroupRecordCodec {
             return ConsumerGroupRecordCodec.hasValue(r.change()) ? write(out -> ConsumerGroupRecordCodec.value(out,
                     r.change())) : null;
         }
+        if (record instanceof GroupRecord.ShareGroupChange r) {
+            return ShareGroupRecordCodec.hasValue(r.change()) ? write(out -> ShareGroupRecordCodec.value(out,
+                    r.change())) : null;
+        }
         return null; // tombstones
     }
 
@@ -200,6 +208,10 @@ public final class GroupRecordCodec {
             }
             if (ConsumerGroupRecordCodec.isConsumerType(type)) {
                 return new GroupRecord.ConsumerGroupChange(ConsumerGroupRecordCodec.decode(type, groupId, k,
+                        value == null ? null : ByteBuffer.wrap(value)));
+            }
+            if (ShareGroupRecordCodec.isShareType(type)) {
+                return new GroupRecord.ShareGroupChange(ShareGroupRecordCodec.decode(type, groupId, k,
                         value == null ? null : ByteBuffer.wrap(value)));
             }
             throw new CorruptGroupRecordException("unknown group record key type " + type);

@@ -1,6 +1,7 @@
 package io.aloft.broker.group;
 
 import io.aloft.broker.group.consumer.ConsumerGroups;
+import io.aloft.broker.group.share.ShareGroups;
 import java.util.List;
 import java.util.Map;
 
@@ -8,7 +9,7 @@ import java.util.Map;
  * Applies replayed {@link GroupRecord}s to the groups of one partition. Each record replaces what an
  * earlier record with the same key said, so a compacted log replays to the same state. Offsets go
  * to the {@link GroupOffsets} of their group id, classic records to the classic groups, consumer
- * group records to {@link ConsumerGroups}. An offset of an id that has no group makes a simple
+ * group records to {@link ConsumerGroups}, share group records to {@link ShareGroups}. An offset of an id that has no group makes a simple
  * (classic, unmanaged) group, as a commit without a group does. Offsets of a producer's transaction
  * stay pending until its marker, which commits or drops them ({@link TxnOffsetManager}). Confined to the shard's thread
  * (the loading thread while loading).
@@ -18,11 +19,13 @@ final class GroupReplay {
     private final Map<String, ClassicGroup> groups;
     private final Map<String, GroupOffsets> offsets;
     private final ConsumerGroups consumerGroups;
+    private final ShareGroups shareGroups;
     private final TxnOffsetManager txnOffsets;
     private final int partition;
 
     GroupReplay(Map<String, ClassicGroup> groups, Map<String, GroupOffsets> offsets, ConsumerGroups consumerGroups,
-                TxnOffsetManager txnOffsets, int partition) {
+                ShareGroups shareGroups, TxnOffsetManager txnOffsets, int partition) {
+        this.shareGroups = shareGroups;
         this.groups = groups;
         this.offsets = offsets;
         this.consumerGroups = consumerGroups;
@@ -54,11 +57,13 @@ final class GroupReplay {
             groups.remove(t.groupId());
         } else if (record instanceof GroupRecord.ConsumerGroupChange c) {
             consumerGroups.replay(c.change());
+        } else if (record instanceof GroupRecord.ShareGroupChange c) {
+            shareGroups.replay(c.change());
         }
     }
 
     private void simpleGroupIfNone(String groupId, long nowMs) {
-        if (!groups.containsKey(groupId) && consumerGroups.group(groupId) == null) {
+        if (!groups.containsKey(groupId) && consumerGroups.group(groupId) == null && shareGroups.group(groupId) == null) {
             groups.put(groupId, new ClassicGroup(groupId, partition, nowMs, offsetsOf(groupId)));
         }
     }

@@ -1,0 +1,66 @@
+package io.aloft.broker.handler;
+
+import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.group.ShareGroupService;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * ShareGroupHeartbeat (KIP-932): a member of a share group joins (epoch 0, with the member id it
+ * generated), heartbeats (learning its assignment) or leaves (epoch -1). Answered once the group's
+ * records are durable. Registered only when share groups are enabled ({@code aloft.share.version}).
+ * Stateless.
+ */
+public final class ShareGroupHeartbeatHandler implements ApiHandler<ShareGroupHeartbeatRequest> {
+    private final ShareGroupService shareGroups;
+
+    public ShareGroupHeartbeatHandler(ShareGroupService shareGroups) {
+        this.shareGroups = shareGroups;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+        return ApiKeys.SHARE_GROUP_HEARTBEAT;
+    }
+
+    /** v1, as Kafka 4.3 serves (v0 was the early-access version, no longer served). */
+    @Override
+    public short minVersion() {
+        return 1;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 1;
+    }
+
+    @Override
+    public CompletableFuture<AbstractResponse> handle(RequestContext context, ShareGroupHeartbeatRequest request) {
+        if (!context.authorized(AclOperation.READ, ResourceType.GROUP, request.data().groupId())) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(
+                    Errors.GROUP_AUTHORIZATION_FAILED.exception()));
+        }
+        List<String> subscribed = request.data().subscribedTopicNames();
+        if (subscribed != null) {
+            // As Kafka: subscribing to a topic one may not describe fails the heartbeat.
+            List<String> refused = subscribed.stream()
+                    .filter(t -> !context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t)).sorted().toList();
+            if (!refused.isEmpty()) {
+                return CompletableFuture.completedFuture(request.getErrorResponse(new TopicAuthorizationException(
+                        "The group member is not authorized to access topics: " + refused)));
+            }
+        }
+        return shareGroups.heartbeat(request.data(), context.header().clientId(),
+                        context.clientAddress().getAddress().toString())
+                .thenApply(ShareGroupHeartbeatResponse::new);
+    }
+}
