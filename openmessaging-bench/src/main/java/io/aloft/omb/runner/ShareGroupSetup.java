@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -32,6 +33,32 @@ final class ShareGroupSetup {
     static final List<ApiKeys> REQUIRED = List.of(ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_FETCH,
             ApiKeys.SHARE_ACKNOWLEDGE);
     private static final long DESCRIBE_EVERY_MILLIS = 250;
+
+    /**
+     * The share groups of a run: members per group, and the partitions each group reads. Immutable.
+     */
+    record Groups(Map<String, Integer> members, Map<String, Set<TopicPartition>> partitions) {
+        Groups {
+            members = Map.copyOf(members);
+            partitions = Map.copyOf(partitions);
+        }
+
+        /** From the client layout: each consumer plan one member of its group, reading its topics' partitions. */
+        static Groups of(ClientLayout layout, List<String> topics, int partitionsPerTopic) {
+            Map<String, Integer> members = new LinkedHashMap<>();
+            Map<String, Set<TopicPartition>> partitions = new LinkedHashMap<>();
+            for (ClientLayout.ConsumerPlan plan : layout.consumers()) {
+                members.merge(plan.groupId(), 1, Integer::sum);
+                Set<TopicPartition> read = partitions.computeIfAbsent(plan.groupId(), g -> new HashSet<>());
+                for (int t : plan.topicIndexes()) {
+                    for (int p = 0; p < partitionsPerTopic; p++) {
+                        read.add(new TopicPartition(topics.get(t), p));
+                    }
+                }
+            }
+            return new Groups(members, partitions);
+        }
+    }
 
     private final Admin admin;
     private final Duration timeout;
@@ -92,16 +119,15 @@ final class ShareGroupSetup {
      * members; which ones is its business, so only the union is checked.) {@code failFast} runs before
      * each look and may throw, say when a consumer already failed.
      */
-    void awaitMembers(Map<String, Integer> members, Map<String, Set<TopicPartition>> partitions,
-            Runnable failFast) throws InterruptedException, TimeoutException {
+    void awaitMembers(Groups groups, Runnable failFast) throws InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + timeout.toNanos();
         String last = "not described yet";
         while (true) {
             failFast.run();
             try {
-                Map<String, ShareGroupDescription> described = admin.describeShareGroups(members.keySet()).all()
-                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                last = unready(described, members, partitions);
+                Map<String, ShareGroupDescription> described = admin.describeShareGroups(groups.members().keySet())
+                        .all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                last = unready(described, groups);
                 if (last == null) {
                     return;
                 }
@@ -117,9 +143,8 @@ final class ShareGroupSetup {
     }
 
     /** Null when every group is complete, else what is still missing. Package-private for tests. */
-    static String unready(Map<String, ShareGroupDescription> described, Map<String, Integer> members,
-            Map<String, Set<TopicPartition>> partitions) {
-        for (Map.Entry<String, Integer> e : members.entrySet()) {
+    static String unready(Map<String, ShareGroupDescription> described, Groups groups) {
+        for (Map.Entry<String, Integer> e : groups.members().entrySet()) {
             ShareGroupDescription d = described.get(e.getKey());
             int joined = d == null ? 0 : d.members().size();
             if (joined != e.getValue()) {
@@ -129,7 +154,7 @@ final class ShareGroupSetup {
             for (ShareMemberDescription m : d.members()) {
                 held.addAll(m.assignment().topicPartitions());
             }
-            Set<TopicPartition> wanted = new HashSet<>(partitions.getOrDefault(e.getKey(), Set.of()));
+            Set<TopicPartition> wanted = new HashSet<>(groups.partitions().getOrDefault(e.getKey(), Set.of()));
             wanted.removeAll(held);
             if (!wanted.isEmpty()) {
                 return "group " + e.getKey() + " has no member assigned " + wanted;

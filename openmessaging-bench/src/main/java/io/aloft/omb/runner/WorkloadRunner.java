@@ -10,14 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,7 +26,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -188,22 +183,12 @@ public final class WorkloadRunner {
     private RunResult runOn(List<String> topics, ClientLayout layout, byte[] payload, Admin admin) throws Exception {
         if (driver.shareGroups().enabled()) {
             ShareGroupSetup shares = new ShareGroupSetup(admin, options.setupTimeout());
-            Map<String, Integer> members = new LinkedHashMap<>();
-            Map<String, Set<TopicPartition>> partitions = new LinkedHashMap<>();
-            for (ClientLayout.ConsumerPlan plan : layout.consumers()) {
-                members.merge(plan.groupId(), 1, Integer::sum);
-                Set<TopicPartition> held = partitions.computeIfAbsent(plan.groupId(), g -> new HashSet<>());
-                for (String topic : names(topics, plan.topicIndexes())) {
-                    for (int p = 0; p < workload.partitionsPerTopic(); p++) {
-                        held.add(new TopicPartition(topic, p));
-                    }
-                }
-            }
-            shares.configure(members.keySet(), driver.shareGroups().effectiveGroupConfig());
+            ShareGroupSetup.Groups groups = ShareGroupSetup.Groups.of(layout, topics, workload.partitionsPerTopic());
+            shares.configure(groups.members().keySet(), driver.shareGroups().effectiveGroupConfig());
             startShareConsumers(topics, layout);
             enterPhase("join");
-            shares.awaitMembers(members, partitions, this::failIfShareConsumerFailed);
-            log.info("share consumers joined: {}", members);
+            shares.awaitMembers(groups, this::failIfShareConsumerFailed);
+            log.info("share consumers joined: {}", groups.members());
         } else {
             startConsumers(topics, layout);
             awaitAssignments();

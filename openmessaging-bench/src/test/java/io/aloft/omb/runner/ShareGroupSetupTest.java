@@ -32,6 +32,17 @@ class ShareGroupSetupTest {
         return d;
     }
 
+    /** The runner's layout: 16 consumers of one subscription are one group of 16 reading every partition. */
+    @Test
+    void groupsOf_layoutMembersAndPartitionsPerGroup() {
+        io.aloft.omb.workload.Workload w = new io.aloft.omb.workload.Workload("w", 2, 3, 1024, null, 1, 16, 1, 100,
+                0, 1, 1, 0, null);
+        ShareGroupSetup.Groups g = ShareGroupSetup.Groups.of(ClientLayout.of(w, 16, "p"), List.of("a", "b"), 3);
+        assertEquals(Map.of("p-sub0-0", 16), g.members());
+        assertEquals(6, g.partitions().get("p-sub0-0").size());
+        assertTrue(g.partitions().get("p-sub0-0").contains(new TopicPartition("b", 2)));
+    }
+
     @Test
     void missing_namesEachShareApiTheBrokerLeavesOut() {
         assertEquals(List.of("ShareGroupHeartbeat (76)", "ShareFetch (78)", "ShareAcknowledge (79)"),
@@ -54,15 +65,14 @@ class ShareGroupSetupTest {
 
     @Test
     void unready_countsMembersThenNeedsEveryPartitionHeldBySomeMember() {
-        Map<String, Integer> three = Map.of("g", 3);
-        Map<String, Set<TopicPartition>> both = Map.of("g", Set.of(P0, P1));
-        String few = ShareGroupSetup.unready(group(member("a", P0), member("b", P1)), three, both);
+        ShareGroupSetup.Groups three = new ShareGroupSetup.Groups(Map.of("g", 3), Map.of("g", Set.of(P0, P1)));
+        String few = ShareGroupSetup.unready(group(member("a", P0), member("b", P1)), three);
         assertTrue(few.contains("2 of 3 members"), few);
-        String uncovered = ShareGroupSetup.unready(group(member("a", P0), member("b", P0), member("c")), three, both);
+        String uncovered = ShareGroupSetup.unready(group(member("a", P0), member("b", P0), member("c")), three);
         assertTrue(uncovered.contains("no member assigned [t-1]"), uncovered);
-        assertNull(ShareGroupSetup.unready(group(member("a", P0, P1), member("b", P0), member("c")), three, both),
+        assertNull(ShareGroupSetup.unready(group(member("a", P0, P1), member("b", P0), member("c")), three),
                 "a partition may be shared, and a member may hold nothing");
-        String absent = ShareGroupSetup.unready(Map.of(), three, both);
+        String absent = ShareGroupSetup.unready(Map.of(), three);
         assertTrue(absent.contains("0 of 3 members"), absent);
     }
 }
