@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * classic consumers (a share consumer cannot pause).
  *
  * <p>Threads: {@link #run} on the caller's thread directs everything; each producer and consumer
- * client has its own thread ({@code omb-producer-N}, {@code omb-consumer-N}); {@code omb-progress}
+ * client has its own thread ({@code omb-producer-N}, {@code omb-consumer-N} or
+ * {@code omb-share-consumer-N}); {@code omb-progress}
  * prints a line every report interval. {@link #stop} may be called from any thread (a shutdown
  * hook, say): it interrupts the run, which then closes its clients and deletes its topics.
  * A runner runs once.

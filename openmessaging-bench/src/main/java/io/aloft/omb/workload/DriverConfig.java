@@ -102,7 +102,7 @@ public record DriverConfig(String name, int replicationFactor, Properties common
                     && Math.floor((offset + 1) * releaseFraction) > Math.floor(offset * releaseFraction);
         }
 
-        /** The group configs to set: {@link #groupConfig} with {@code share.auto.offset.reset} defaulting to earliest. */
+        /** The group configs to set: {@link #groupConfig}, {@code share.auto.offset.reset} defaulting to earliest. */
         public Properties effectiveGroupConfig() {
             Properties p = new Properties();
             p.putAll(groupConfig);
