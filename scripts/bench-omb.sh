@@ -17,6 +17,8 @@
 #   --duration-minutes X, --warmup-minutes Y   replace every step's durations
 #   --dir DIR          disk for the brokers' data (default: the temp dir); --out DIR for results
 #   --security PROTO   clients over ssl, sasl_plaintext or sasl_ssl (default plaintext); same certificate for both
+#   --consumers 1,4,16 each step once per consumer count (steps <step>-<n>c), plus a summary table:
+#                      --workloads share --consumers 1,4,16 gives the share-group README rows
 #   --help             all compare options
 #
 # Progress goes to stderr, the Markdown report (one table per step: Kafka, Aloft, Aloft/Kafka, and
@@ -29,7 +31,7 @@ args=()
 for a in "$@"; do
   case "$a" in
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; echo; args+=(--help) ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; echo; args+=(--help) ;;
     *) args+=("$a") ;;
   esac
 done

@@ -59,6 +59,9 @@ public final class CompareCommand {
                                  second listener CLIENT with that protocol (TLS: one CA and server
                                  certificate made for the run with keytool, the same for all systems;
                                  SASL: PLAIN, one user); brokers and controllers stay on PLAINTEXT
+              --consumers LIST   run each selected step once per consumer count (e.g. 1,4,16), as steps
+                                 <step>-<n>c with consumerPerSubscription=n, plus a summary table per
+                                 step (the share step's README rows)
               --run-timeout MIN  abandon a run after this many minutes (default 60)
             """;
     static final String DEFAULT_PLAN = "openmessaging-bench/compare-plan.yaml";
@@ -68,7 +71,7 @@ public final class CompareCommand {
     /** Parsed arguments. Immutable. */
     record Options(Path plan, List<String> workloads, int repeats, String heap, List<SystemKind> systems,
             boolean quick, Path out, Path dataDir, Path kafkaLibs, Duration runTimeout,
-            Map<String, String> durationOverrides, SecurityProtocol security) {
+            Map<String, String> durationOverrides, SecurityProtocol security, List<Integer> consumers) {
     }
 
     /** A bad argument; the message names the option. */
@@ -137,9 +140,12 @@ public final class CompareCommand {
             PrintStream err) {
         ComparePlan plan;
         List<ComparePlan.Step> steps;
+        List<ComparePlan.Step> selected;
+        ConsumerSweep sweep = options.consumers().isEmpty() ? null : new ConsumerSweep(options.consumers());
         try {
             plan = ComparePlan.load(options.plan());
-            steps = select(plan, options.workloads());
+            selected = select(plan, options.workloads());
+            steps = sweep == null ? selected : sweep.expand(selected);
         } catch (IOException | IllegalArgumentException e) {
             err.println("compare: --plan " + options.plan() + ": " + e.getMessage());
             return 2;
@@ -152,6 +158,9 @@ public final class CompareCommand {
                 options.runTimeout(), err);
         CompareResult result = run.run(MachineInfo.detect(options.dataDir()));
         String markdown = CompareReport.markdown(result);
+        if (sweep != null) {
+            markdown += sweep.markdown(result, selected);
+        }
         out.print(markdown);
         out.flush();
         try {
@@ -213,6 +222,7 @@ public final class CompareCommand {
         Path kafkaLibs = null;
         int timeoutMinutes = 60;
         SecurityProtocol security = SecurityProtocol.PLAINTEXT;
+        List<Integer> consumers = List.of();
         Map<String, String> durations = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -247,6 +257,13 @@ public final class CompareCommand {
                 case "--dir" -> dataDir = Path.of(value(args, ++i, arg));
                 case "--kafka-libs" -> kafkaLibs = Path.of(value(args, ++i, arg));
                 case "--run-timeout" -> timeoutMinutes = positive(value(args, ++i, arg), arg);
+                case "--consumers" -> {
+                    Set<Integer> counts = new LinkedHashSet<>();
+                    for (String n : list(value(args, ++i, arg), arg)) {
+                        counts.add(positive(n, arg));
+                    }
+                    consumers = List.copyOf(counts);
+                }
                 case "--security" -> {
                     try {
                         security = ClientSecurity.parseProtocol(value(args, ++i, arg));
@@ -280,7 +297,7 @@ public final class CompareCommand {
             throw new UsageException("--kafka-libs: " + kafkaLibs + " is not a directory");
         }
         return new Options(plan, workloads, repeats, heap, ordered, quick, out, dataDir, kafkaLibs,
-                Duration.ofMinutes(timeoutMinutes), Map.copyOf(durations), security);
+                Duration.ofMinutes(timeoutMinutes), Map.copyOf(durations), security, consumers);
     }
 
     /** Kafka variants first (odd repeats run Kafka first), each group in the order given. */

@@ -19,6 +19,8 @@ import static io.aloft.omb.runner.RunResult.PUBLISH_LATENCY_P99_BEFORE_DRAIN_MS;
 import static io.aloft.omb.runner.RunResult.PUBLISH_LATENCY_P99_MS;
 import static io.aloft.omb.runner.RunResult.PUBLISH_MBPS;
 import static io.aloft.omb.runner.RunResult.PUBLISH_RATE_MSGS;
+import static io.aloft.omb.runner.RunResult.REDELIVERY_LATENCY_P50_MS;
+import static io.aloft.omb.runner.RunResult.REDELIVERY_LATENCY_P99_MS;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,7 +29,10 @@ import java.util.Map;
  * Turns a run's windows into the ordered figures of a {@link RunResult}. Stateless.
  *
  * <p>Order: throughput, (transactional drivers only) transaction rate and commit latency, publish
- * latency, end-to-end latency, errors, counts, then (backlog mode only) the backlog figures. With
+ * latency, end-to-end latency, (share groups only) redelivery, errors, counts, then (backlog mode
+ * only) the backlog figures. With share groups, consumed messages are those accepted (each record
+ * once, whether on its first delivery or a later one), and end-to-end latency covers first
+ * deliveries only. With
  * transactions, published messages are those of committed transactions and errors those of
  * transactions that did not commit; consumers read committed data only, so end-to-end latency
  * includes the wait for the commit. All throughput and latency figures cover the test phase (after
@@ -51,8 +56,25 @@ final class ResultFigures {
     record Transactions(int messagesPerTransaction, long runCommitted, long runAborted) {
     }
 
-    /** @param txn null unless the driver uses transactions */
+    /**
+     * A share-group run's shape and counts over the whole run.
+     *
+     * @param pendingAtEnd records released but not delivered again by the end of the run
+     */
+    record Share(double releaseFraction, long runReleased, long runRedelivered, long pendingAtEnd) {
+    }
+
+    /** Without share groups. */
     static Map<String, Double> of(Window test, Backlog backlog, Totals totals, Transactions txn, int messageBytes) {
+        return of(test, backlog, totals, txn, null, messageBytes);
+    }
+
+    /**
+     * @param txn null unless the driver uses transactions
+     * @param share null unless the consumers are share consumers
+     */
+    static Map<String, Double> of(Window test, Backlog backlog, Totals totals, Transactions txn, Share share,
+            int messageBytes) {
         Map<String, Double> f = new LinkedHashMap<>();
         f.put(PUBLISH_RATE_MSGS, test.publishRate());
         f.put(PUBLISH_MBPS, test.publishMBps());
@@ -83,6 +105,19 @@ final class ResultFigures {
         f.put(E2E_LATENCY_P999_MS, test.e2eMs(99.9));
         f.put(E2E_LATENCY_MAX_MS, test.e2eMs(100));
         f.put("e2eLatencyAvgMs", mean(test.e2eLatencyMillis.getTotalCount(), test.e2eLatencyMillis.getMean()));
+        if (share != null) {
+            // From the consumer's RELEASE acknowledgement (sent with its next poll, at once) to
+            // the record's arrival again at any consumer of the group.
+            f.put("releaseFraction", share.releaseFraction());
+            f.put(REDELIVERY_LATENCY_P50_MS, test.redeliveryMs(50));
+            f.put(REDELIVERY_LATENCY_P99_MS, test.redeliveryMs(99));
+            f.put("redeliveryLatencyMaxMs", test.redeliveryMs(100));
+            f.put("releasedMsgs", (double) test.releasedMsgs);
+            f.put("redeliveredMsgs", (double) test.redeliveredMsgs);
+            // Deliveries after the first that no consumer asked for: a lock that timed out or a
+            // member that left; 0 in a healthy run.
+            f.put("unreleasedRedeliveries", (double) test.otherRedeliveries);
+        }
         // Lateness of send calls against the pacer's schedule (NaN when the rate is unlimited):
         // a large value means the producers could not keep the requested rate.
         f.put("publishDelayP99Ms", test.publishDelayMs(99));
@@ -103,6 +138,11 @@ final class ResultFigures {
         if (txn != null) {
             f.put("runCommittedTransactions", (double) txn.runCommitted());
             f.put("runAbortedTransactions", (double) txn.runAborted());
+        }
+        if (share != null) {
+            f.put("runReleasedMsgs", (double) share.runReleased());
+            f.put("runRedeliveredMsgs", (double) share.runRedelivered());
+            f.put("releasedNotRedeliveredAtEnd", (double) share.pendingAtEnd());
         }
         if (backlog != null) {
             putBacklog(f, backlog, messageBytes);

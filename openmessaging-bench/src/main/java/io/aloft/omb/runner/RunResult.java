@@ -40,6 +40,10 @@ public record RunResult(String workload, Map<String, Double> figures) {
     public static final String COMMIT_RATE_TXNS = "commitRateTxns";
     /** Transactional drivers only: p99 of the commitTransaction call. */
     public static final String COMMIT_LATENCY_P99_MS = "commitLatencyP99Ms";
+    /** Share groups with a release fraction: p50 of the time from a release to the record's next delivery. */
+    public static final String REDELIVERY_LATENCY_P50_MS = "redeliveryLatencyP50Ms";
+    /** Share groups with a release fraction: p99 of the time from a release to the record's next delivery. */
+    public static final String REDELIVERY_LATENCY_P99_MS = "redeliveryLatencyP99Ms";
     public static final String BACKLOG_BUILD_MBPS = "backlogBuildMBps";
     public static final String DRAIN_MBPS = "drainMBps";
     public static final String PUBLISH_LATENCY_P99_BEFORE_DRAIN_MS = "publishLatencyP99BeforeDrainMs";

@@ -25,6 +25,10 @@ final class RunStats {
     private final Recorder publishDelayMicros = new Recorder(3);
     private final Recorder e2eLatencyMillis = new Recorder(3);
     private final Recorder commitLatencyMicros = new Recorder(3);
+    private final Recorder redeliveryLatencyMicros = new Recorder(3);
+    private final LongAdder releasedMsgs = new LongAdder();
+    private final LongAdder redeliveredMsgs = new LongAdder();
+    private final LongAdder otherRedeliveries = new LongAdder();
     private final LongAdder committedTxns = new LongAdder();
     private final LongAdder abortedTxns = new LongAdder();
     private final LongAdder sentMsgs = new LongAdder();
@@ -42,10 +46,14 @@ final class RunStats {
     private long lastReceivedBytes;
     private long lastCommitted;
     private long lastAborted;
+    private long lastReleased;
+    private long lastRedelivered;
+    private long lastOtherRedeliveries;
     private Histogram publishRecycle;
     private Histogram delayRecycle;
     private Histogram e2eRecycle;
     private Histogram commitRecycle;
+    private Histogram redeliveryRecycle;
 
     /** A send was acknowledged {@code latencyMicros} after the send call. */
     void sent(int bytes, long latencyMicros) {
@@ -94,6 +102,39 @@ final class RunStats {
         e2eLatencyMillis.recordValue(Math.max(0, e2eMillis));
         receivedBytes.add(bytes);
         receivedMsgs.increment();
+    }
+
+    /**
+     * A share consumer accepted a record it received again (after a release or a lost lock): it counts as
+     * consumed once, without an end-to-end sample (its latency includes the redelivery).
+     */
+    void receivedAgain(int bytes) {
+        receivedBytes.add(bytes);
+        receivedMsgs.increment();
+    }
+
+    /** A share consumer released a record on its first delivery, for the broker to deliver again. */
+    void released() {
+        releasedMsgs.increment();
+    }
+
+    /** A record released by a share consumer arrived again {@code latencyMicros} after its release. */
+    void redelivered(long latencyMicros) {
+        redeliveryLatencyMicros.recordValue(Math.max(0, latencyMicros));
+        redeliveredMsgs.increment();
+    }
+
+    /** A record arrived again that no consumer of this run released (its lock timed out, its member left). */
+    void redeliveredUnreleased() {
+        otherRedeliveries.increment();
+    }
+
+    long totalReleased() {
+        return releasedMsgs.sum();
+    }
+
+    long totalRedelivered() {
+        return redeliveredMsgs.sum();
     }
 
     long totalSent() {
@@ -149,6 +190,10 @@ final class RunStats {
         delayRecycle = publishDelayMicros.getIntervalHistogram(delayRecycle);
         e2eRecycle = e2eLatencyMillis.getIntervalHistogram(e2eRecycle);
         commitRecycle = commitLatencyMicros.getIntervalHistogram(commitRecycle);
+        redeliveryRecycle = redeliveryLatencyMicros.getIntervalHistogram(redeliveryRecycle);
+        long released = releasedMsgs.sum();
+        long redelivered = redeliveredMsgs.sum();
+        long other = otherRedeliveries.sum();
         long committed = committedTxns.sum();
         long aborted = abortedTxns.sum();
         long sent = sentMsgs.sum();
@@ -168,6 +213,10 @@ final class RunStats {
             w.commitLatencyMicros.add(commitRecycle);
             w.committedTxns += committed - lastCommitted;
             w.abortedTxns += aborted - lastAborted;
+            w.redeliveryLatencyMicros.add(redeliveryRecycle);
+            w.releasedMsgs += released - lastReleased;
+            w.redeliveredMsgs += redelivered - lastRedelivered;
+            w.otherRedeliveries += other - lastOtherRedeliveries;
             w.extendTo(now);
         }
         lastSent = sent;
@@ -177,5 +226,8 @@ final class RunStats {
         lastReceivedBytes = receivedB;
         lastCommitted = committed;
         lastAborted = aborted;
+        lastReleased = released;
+        lastRedelivered = redelivered;
+        lastOtherRedeliveries = other;
     }
 }

@@ -7,7 +7,8 @@ import org.HdrHistogram.Histogram;
  * {@link RunStats} under its lock while open; read-only once {@link RunStats#close} returned it.
  *
  * <p>Units: publish latency, publish delay and commit latency in microseconds, end-to-end latency
- * in milliseconds (record timestamps have millisecond resolution). With transactions,
+ * in milliseconds (record timestamps have millisecond resolution), redelivery latency (share groups:
+ * from a consumer's release of a record to its arrival again) in microseconds. With transactions,
  * {@code sentMsgs} counts messages of committed transactions and {@code sendErrors} those of
  * aborted ones.
  */
@@ -21,10 +22,14 @@ final class Window {
     long receivedBytes;
     long committedTxns;
     long abortedTxns;
+    long releasedMsgs;
+    long redeliveredMsgs;
+    long otherRedeliveries;
     final Histogram publishLatencyMicros = new Histogram(3);
     final Histogram publishDelayMicros = new Histogram(3);
     final Histogram e2eLatencyMillis = new Histogram(3);
     final Histogram commitLatencyMicros = new Histogram(3);
+    final Histogram redeliveryLatencyMicros = new Histogram(3);
 
     Window(long startNanos) {
         this.startNanos = startNanos;
@@ -63,6 +68,11 @@ final class Window {
     /** A percentile of the commitTransaction call's duration in ms, NaN when nothing committed. */
     double commitMs(double percentile) {
         return micros(commitLatencyMicros, percentile) / 1000.0;
+    }
+
+    /** A percentile of redelivery latency in ms, NaN when nothing was redelivered. */
+    double redeliveryMs(double percentile) {
+        return micros(redeliveryLatencyMicros, percentile) / 1000.0;
     }
 
     private double perSecond(long count) {

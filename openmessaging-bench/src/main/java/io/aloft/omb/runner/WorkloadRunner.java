@@ -23,6 +23,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -41,8 +42,15 @@ import org.slf4j.LoggerFactory;
  * resume consumers and keep producing until the backlog is drained (or
  * {@code testDurationMinutes} passed again). Every wait has a limit, so a run always ends.
  *
+ * <p>With a share-group driver ({@link DriverConfig#shareGroups}) the consumers are share consumers
+ * ({@link ShareConsumerWorker}): the run first checks that the broker serves share groups at all
+ * ({@link ShareGroupSetup#requireShareGroups}), sets the driver's group configs on each group, and
+ * waits until every consumer is a member and the partitions are assigned. Backlog mode needs
+ * classic consumers (a share consumer cannot pause).
+ *
  * <p>Threads: {@link #run} on the caller's thread directs everything; each producer and consumer
- * client has its own thread ({@code omb-producer-N}, {@code omb-consumer-N}); {@code omb-progress}
+ * client has its own thread ({@code omb-producer-N}, {@code omb-consumer-N} or
+ * {@code omb-share-consumer-N}); {@code omb-progress}
  * prints a line every report interval. {@link #stop} may be called from any thread (a shutdown
  * hook, say): it interrupts the run, which then closes its clients and deletes its topics.
  * A runner runs once.
@@ -62,6 +70,8 @@ public final class WorkloadRunner {
     private final CountDownLatch finished = new CountDownLatch(1);
     private final List<ProducerWorker> producers = new ArrayList<>();
     private final List<ConsumerWorker> consumers = new ArrayList<>();
+    private final List<ShareConsumerWorker> shareConsumers = new ArrayList<>();
+    private final RedeliveryTracker redeliveries = new RedeliveryTracker();
     private final List<Thread> producerThreads = new ArrayList<>();
     private final List<Thread> consumerThreads = new ArrayList<>();
     private volatile Thread runThread;
@@ -113,6 +123,16 @@ public final class WorkloadRunner {
                     workload.topics(), workload.partitionsPerTopic(), payload.length,
                     workload.producerRate() == 0 ? "unlimited" : workload.producerRate() + " msg/s",
                     layout.producers().size(), layout.consumers().size(), prefix);
+            boolean share = driver.shareGroups().enabled();
+            if (share && workload.backlogMode()) {
+                throw new ConfigFileException("workload field 'consumerBacklogSizeGB' needs classic consumers: "
+                        + "share consumers (driver useShareGroups) cannot pause");
+            }
+            if (share) {
+                progress.printf(Locale.ROOT, "share groups: explicit acknowledgement, release fraction %s, group "
+                        + "configs %s%n", driver.shareGroups().releaseFraction(),
+                        driver.shareGroups().effectiveGroupConfig());
+            }
             if (driver.transactions().enabled()) {
                 progress.printf(Locale.ROOT, "transactions: %d messages each, consumers %s%n",
                         driver.transactions().messagesPerTransaction(),
@@ -122,9 +142,13 @@ public final class WorkloadRunner {
             TopicSetup setup = new TopicSetup(admin, options.setupTimeout());
             try {
                 setup.checkReachable(bootstrap);
+                if (share) {
+                    ShareGroupSetup.requireShareGroups(bootstrap, driver.adminProperties(bootstrap),
+                            options.setupTimeout());
+                }
                 setup.create(topics, workload.partitionsPerTopic(), driver.replicationFactor(),
                         driver.topicConfig());
-                return runOn(topics, layout, payload);
+                return runOn(topics, layout, payload, admin);
             } finally {
                 // Cleanup must not be cut short by the interrupt that stopped the run.
                 boolean interrupted = Thread.interrupted();
@@ -157,9 +181,19 @@ public final class WorkloadRunner {
         return runThread == null || finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private RunResult runOn(List<String> topics, ClientLayout layout, byte[] payload) throws Exception {
-        startConsumers(topics, layout);
-        awaitAssignments();
+    private RunResult runOn(List<String> topics, ClientLayout layout, byte[] payload, Admin admin) throws Exception {
+        if (driver.shareGroups().enabled()) {
+            ShareGroupSetup shares = new ShareGroupSetup(admin, options.setupTimeout());
+            ShareGroupSetup.Groups groups = ShareGroupSetup.Groups.of(layout, topics, workload.partitionsPerTopic());
+            shares.configure(groups.members().keySet(), driver.shareGroups().effectiveGroupConfig());
+            startShareConsumers(topics, layout);
+            enterPhase("join");
+            shares.awaitMembers(groups, this::failIfShareConsumerFailed);
+            log.info("share consumers joined: {}", groups.members());
+        } else {
+            startConsumers(topics, layout);
+            awaitAssignments();
+        }
         startReporter();
         startProducers(topics, layout, payload);
 
@@ -189,7 +223,10 @@ public final class WorkloadRunner {
         ResultFigures.Transactions txn = driver.transactions().enabled() ? new ResultFigures.Transactions(
                 driver.transactions().messagesPerTransaction(), stats.totalCommittedTxns(),
                 stats.totalAbortedTxns()) : null;
-        return new RunResult(workload.name(), ResultFigures.of(test, backlog, totals, txn, payload.length));
+        ResultFigures.Share share = driver.shareGroups().enabled() ? new ResultFigures.Share(
+                driver.shareGroups().releaseFraction(), stats.totalReleased(), stats.totalRedelivered(),
+                redeliveries.pending()) : null;
+        return new RunResult(workload.name(), ResultFigures.of(test, backlog, totals, txn, share, payload.length));
     }
 
     /** The backlog part of the test phase; see the class comment. */
@@ -238,6 +275,29 @@ public final class WorkloadRunner {
                     !autoCommit, stats);
             consumers.add(worker);
             consumerThreads.add(start(worker, "omb-consumer-" + i++));
+        }
+    }
+
+    private void startShareConsumers(List<String> topics, ClientLayout layout) {
+        int i = 0;
+        for (ClientLayout.ConsumerPlan plan : layout.consumers()) {
+            Properties props = driver.shareConsumerProperties(bootstrap);
+            props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, plan.groupId());
+            props.put(ConsumerConfig.CLIENT_ID_CONFIG, plan.groupId() + "-c" + i);
+            ShareConsumerWorker worker = new ShareConsumerWorker(new KafkaShareConsumer<>(props),
+                    names(topics, plan.topicIndexes()), driver.shareGroups(), redeliveries, stats);
+            shareConsumers.add(worker);
+            consumerThreads.add(start(worker, "omb-share-consumer-" + i++));
+        }
+    }
+
+    private void failIfShareConsumerFailed() {
+        for (ShareConsumerWorker c : shareConsumers) {
+            if (c.failure() != null) {
+                throw new IllegalStateException("a share consumer failed while joining: " + c.failure(), c.failure());
+            }
         }
     }
 
@@ -310,8 +370,10 @@ public final class WorkloadRunner {
         stopReporter();
         stopProducers();
         consumers.forEach(ConsumerWorker::stop);
+        shareConsumers.forEach(ShareConsumerWorker::stop);
         joinAll(consumerThreads);
         consumers.clear();
+        shareConsumers.clear();
         consumerThreads.clear();
     }
 

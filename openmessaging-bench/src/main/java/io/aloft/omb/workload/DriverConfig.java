@@ -27,14 +27,27 @@ import java.util.Set;
  * runs never fence each other. Consumers of a transactional driver read with
  * {@code isolation.level=read_committed} unless {@code consumerConfig} says otherwise.
  *
+ * <p>Share groups (KIP-932, see {@link ShareGroups}): {@code useShareGroups: true} (an Aloft name; OMB has
+ * no share consumers) makes every consumer a {@code KafkaShareConsumer} in one share group per
+ * subscription, with explicit acknowledgement. {@code releaseFraction} (default 0) is the share of
+ * records a consumer RELEASEs on their first delivery instead of accepting them, so the broker
+ * delivers them again: the redelivery measurement. {@code shareGroupConfig}, a {@code key=value}
+ * block like {@code topicConfig}, holds the group configs each run's share group gets before its
+ * consumers start ({@code share.auto.offset.reset} defaults to {@code earliest}, so no record sent
+ * before the group's first fetch is skipped). {@code consumerConfig} then holds share consumer
+ * settings ({@code KafkaShareConsumer} refuses classic ones such as {@code auto.offset.reset}).
+ *
  * <p>The record holds mutable {@link Properties}; treat them as read-only and copy before adding
  * to them (as {@link #producerProperties} and friends do).
  */
 public record DriverConfig(String name, int replicationFactor, Properties commonConfig, Properties producerConfig,
-        Properties consumerConfig, Properties topicConfig, Transactions transactions) {
+        Properties consumerConfig, Properties topicConfig, Transactions transactions, ShareGroups shareGroups) {
 
     private static final Set<String> FIELDS = Set.of("name", "driverClass", "replicationFactor", "commonConfig",
-            "producerConfig", "consumerConfig", "topicConfig", "reset", "useTransactions", "messagesPerTransaction");
+            "producerConfig", "consumerConfig", "topicConfig", "reset", "useTransactions", "messagesPerTransaction",
+            "useShareGroups", "releaseFraction", "shareGroupConfig");
+    private static final String ACK_MODE = "share.acknowledgement.mode";
+    private static final String SHARE_RESET = "share.auto.offset.reset";
     private static final String TRANSACTIONAL_ID = "transactional.id";
     private static final String ISOLATION_LEVEL = "isolation.level";
 
@@ -58,10 +71,57 @@ public record DriverConfig(String name, int replicationFactor, Properties common
         }
     }
 
+    /**
+     * How consumers read: classic consumer groups (OMB's way) or share groups. Immutable.
+     *
+     * @param enabled consumers are share consumers, one share group per subscription
+     * @param releaseFraction share of records (0 to 1) released on first delivery, to be delivered again;
+     *     chosen by offset ({@link #releases}), so exactly that share of every run of offsets
+     * @param groupConfig group configs set on each share group before its consumers start
+     */
+    public record ShareGroups(boolean enabled, double releaseFraction, Properties groupConfig) {
+        /** Classic consumer groups, OMB's default. */
+        public static final ShareGroups NONE = new ShareGroups(false, 0, new Properties());
+
+        public ShareGroups {
+            if (!(releaseFraction >= 0 && releaseFraction <= 1)) {
+                throw new ConfigFileException("driver field 'releaseFraction' must be between 0.0 and 1.0, got "
+                        + releaseFraction);
+            }
+            groupConfig = groupConfig == null ? new Properties() : groupConfig;
+        }
+
+        /**
+         * True when the record at {@code offset} is to be released on its first delivery: the offsets where
+         * {@code floor(offset x fraction)} steps up, so any {@code n} consecutive offsets hold
+         * {@code floor} or {@code ceil} of {@code n x fraction} of them (0.01: offsets 99, 199, ...), the same
+         * choice on every system and whichever consumer receives the record.
+         */
+        public boolean releases(long offset) {
+            return releaseFraction > 0 && offset >= 0
+                    && Math.floor((offset + 1) * releaseFraction) > Math.floor(offset * releaseFraction);
+        }
+
+        /** The group configs to set: {@link #groupConfig}, {@code share.auto.offset.reset} defaulting to earliest. */
+        public Properties effectiveGroupConfig() {
+            Properties p = new Properties();
+            p.putAll(groupConfig);
+            p.putIfAbsent(SHARE_RESET, "earliest");
+            return p;
+        }
+    }
+
     /** A driver without transactions. */
     public DriverConfig(String name, int replicationFactor, Properties commonConfig, Properties producerConfig,
             Properties consumerConfig, Properties topicConfig) {
         this(name, replicationFactor, commonConfig, producerConfig, consumerConfig, topicConfig, Transactions.NONE);
+    }
+
+    /** A driver with classic consumer groups. */
+    public DriverConfig(String name, int replicationFactor, Properties commonConfig, Properties producerConfig,
+            Properties consumerConfig, Properties topicConfig, Transactions transactions) {
+        this(name, replicationFactor, commonConfig, producerConfig, consumerConfig, topicConfig, transactions,
+                ShareGroups.NONE);
     }
 
     public DriverConfig {
@@ -77,6 +137,17 @@ public record DriverConfig(String name, int replicationFactor, Properties common
         consumerConfig = consumerConfig == null ? new Properties() : consumerConfig;
         topicConfig = topicConfig == null ? new Properties() : topicConfig;
         transactions = transactions == null ? Transactions.NONE : transactions;
+        shareGroups = shareGroups == null ? ShareGroups.NONE : shareGroups;
+        if (shareGroups.enabled() && transactions.enabled()) {
+            // A share consumer takes its isolation level from the group config, not the client:
+            // one benchmark at a time keeps each figure's meaning plain.
+            throw new ConfigFileException("driver: 'useShareGroups' and 'useTransactions' cannot be combined");
+        }
+        if (shareGroups.enabled() && "implicit".equalsIgnoreCase(consumerConfig.getProperty(ACK_MODE,
+                commonConfig.getProperty(ACK_MODE, "explicit")).trim())) {
+            throw new ConfigFileException("driver: share consumers acknowledge each record explicitly (to release "
+                    + "some); remove '" + ACK_MODE + "=implicit'");
+        }
         if (!transactions.enabled() && (producerConfig.containsKey(TRANSACTIONAL_ID)
                 || commonConfig.containsKey(TRANSACTIONAL_ID))) {
             // Every producer client would share the one id and never begin a transaction, so
@@ -111,6 +182,14 @@ public record DriverConfig(String name, int replicationFactor, Properties common
             }
             Transactions transactions = new Transactions(useTransactions, f.intValue("messagesPerTransaction",
                     Transactions.MESSAGES_PER_TRANSACTION_DEFAULT));
+            boolean useShareGroups = f.bool("useShareGroups", false);
+            for (String shareField : new String[] {"releaseFraction", "shareGroupConfig"}) {
+                if (!useShareGroups && f.has(shareField)) {
+                    throw f.error(shareField, "needs 'useShareGroups: true'");
+                }
+            }
+            ShareGroups shareGroups = new ShareGroups(useShareGroups, f.number("releaseFraction", 0),
+                    keyValues(f, "shareGroupConfig"));
             return new DriverConfig(
                     f.requiredString("name"),
                     f.intValue("replicationFactor", 1),
@@ -118,7 +197,8 @@ public record DriverConfig(String name, int replicationFactor, Properties common
                     keyValues(f, "producerConfig"),
                     keyValues(f, "consumerConfig"),
                     keyValues(f, "topicConfig"),
-                    transactions);
+                    transactions,
+                    shareGroups);
         } catch (ConfigFileException e) {
             if (e.getMessage().startsWith(what)) {
                 throw e;
@@ -164,7 +244,7 @@ public record DriverConfig(String name, int replicationFactor, Properties common
         common.putAll(commonConfig);
         common.putAll(extra);
         return new DriverConfig(name, replicationFactor, common, producerConfig, consumerConfig, topicConfig,
-                transactions);
+                transactions, shareGroups);
     }
 
     /** commonConfig, then producerConfig, then the bootstrap address; a new object each call. */
@@ -197,6 +277,16 @@ public record DriverConfig(String name, int replicationFactor, Properties common
         if (transactions.enabled()) {
             p.putIfAbsent(ISOLATION_LEVEL, "read_committed");
         }
+        return p;
+    }
+
+    /**
+     * commonConfig, then consumerConfig, then the bootstrap address, with
+     * {@code share.acknowledgement.mode=explicit}: a share consumer's properties; a new object each call.
+     */
+    public Properties shareConsumerProperties(String bootstrap) {
+        Properties p = merged(consumerConfig, bootstrap);
+        p.setProperty(ACK_MODE, "explicit");
         return p;
     }
 

@@ -241,6 +241,41 @@ class CompareCommandTest {
                 events.stream().filter(e -> e.startsWith("start")).toList());
     }
 
+    /** --consumers: each step once per count, the count as consumerPerSubscription, references follow the count. */
+    @Test
+    void run_consumers_runsEachStepPerCountWithItsOverride() {
+        figures.put("max kafka", List.of(Map.of("publishRateMsgs", 1000.0)));
+        figures.put("max aloft", List.of(Map.of("publishRateMsgs", 2000.0)));
+        assertEquals(0, compare("--workloads", "max,latency", "--repeats", "1", "--consumers", "1,4"), err());
+        assertEquals(List.of("run max kafka", "run max aloft", "run max kafka", "run max aloft",
+                "run latency kafka", "run latency aloft", "run latency kafka", "run latency aloft"),
+                events.stream().filter(e -> e.startsWith("run")).toList());
+        // fakeRun keys runs by workload file, so repeat 1 is the 1-consumer step and 2 the 4-consumer one.
+        assertEquals("1", overridesSeen.get("max kafka 1").get("consumerPerSubscription"));
+        assertEquals("4", overridesSeen.get("max aloft 2").get("consumerPerSubscription"));
+        assertEquals("500", overridesSeen.get("latency aloft 2").get("producerRate"));
+        assertTrue(out().contains("## max-1c") && out().contains("## max-4c") && out().contains("## latency-4c"),
+                out());
+        assertTrue(out().contains("producerRate = 0.50 x Kafka max publishRateMsgs in 'max-4c'"), out());
+    }
+
+    /** The summary table: one row per count and figure measured, each system's median and the ratio. */
+    @Test
+    void run_consumers_summaryTableRowsPerCount() {
+        figures.put("max kafka", List.of(Map.of("consumeRateMsgs", 100.0, "redeliveryLatencyP99Ms", 10.0),
+                Map.of("consumeRateMsgs", 300.0, "redeliveryLatencyP99Ms", 20.0)));
+        figures.put("max aloft", List.of(Map.of("consumeRateMsgs", 150.0, "redeliveryLatencyP99Ms", 5.0),
+                Map.of("consumeRateMsgs", 600.0, "redeliveryLatencyP99Ms", 30.0)));
+        assertEquals(0, compare("--workloads", "max", "--repeats", "1", "--consumers", "1,16"), err());
+        assertTrue(out().contains("## max by consumers\n\n| consumers | figure | Kafka | Aloft | Aloft/Kafka |"),
+                out());
+        assertTrue(out().contains("| 1 | consumeRateMsgs | 100.0 | 150.0 | 1.50 |"), out());
+        assertTrue(out().contains("| 1 | redeliveryLatencyP99Ms | 10.00 | 5.00 | 0.50 |"), out());
+        assertTrue(out().contains("| 16 | consumeRateMsgs | 300.0 | 600.0 | 2.00 |"), out());
+        assertTrue(out().contains("| 16 | redeliveryLatencyP99Ms | 20.00 | 30.00 | 1.50 |"), out());
+        assertFalse(out().contains("| 1 | e2eLatencyP99Ms"), "figures no system measured are left out:\n" + out());
+    }
+
     @Test
     void badArguments_exitTwoNamingTheOption() {
         assertBad("--repeats", "--repeats", "x");
@@ -258,6 +293,9 @@ class CompareCommandTest {
         assertBad("--warmup-minutes: '-1'", "--warmup-minutes", "-1");
         assertBad("--security: 'tls' is not one of [plaintext, ssl, sasl_plaintext, sasl_ssl]", "--security", "tls");
         assertBad("--security needs a value", "--security");
+        assertBad("--consumers: '0' is not a positive whole number", "--consumers", "1,0");
+        assertBad("--consumers: 'x' is not a positive whole number", "--consumers", "x");
+        assertBad("--consumers: empty list", "--consumers", ",");
         assertTrue(events.isEmpty(), events.toString());
     }
 

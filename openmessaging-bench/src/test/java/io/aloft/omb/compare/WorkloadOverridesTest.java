@@ -44,5 +44,12 @@ class WorkloadOverridesTest {
                 "the transactions step runs a transactional driver");
         assertEquals(100, DriverConfig.load(txn.driver()).transactions().messagesPerTransaction());
         assertEquals(1024, Workload.load(txn.workload()).messageSize());
+        for (String name : new String[] {"share", "share-max"}) {
+            ComparePlan.Step share = plan.step(name);
+            assertTrue(DriverConfig.load(share.driver()).shareGroups().enabled(), name + " reads with share groups");
+            Workload w = WorkloadOverrides.apply(Workload.load(share.workload()), share.overrides());
+            assertEquals(1, w.topics() * w.partitionsPerTopic(), name + ": one partition");
+            assertEquals(name.equals("share") ? 10_000 : 0, w.producerRate(), name);
+        }
     }
 }

@@ -93,4 +93,35 @@ class RunStatsTest {
         Map<String, Double> plain = ResultFigures.of(w, null, totals, null, 100);
         assertFalse(plain.containsKey(RunResult.COMMIT_RATE_TXNS), "no transaction figures without transactions");
     }
+
+    @Test
+    void shareGroups_redeliveriesInTheirOwnFiguresAndConsumedOnce() {
+        RunStats stats = new RunStats();
+        Window w = stats.open();
+        stats.received(100, 4);
+        stats.released();
+        stats.redelivered(8_000);
+        stats.receivedAgain(100);
+        stats.redeliveredUnreleased();
+        stats.receivedAgain(100);
+        stats.close(w);
+        assertEquals(3, w.receivedMsgs);
+        assertEquals(300, w.receivedBytes);
+        assertEquals(1, w.e2eLatencyMillis.getTotalCount(), "redeliveries carry no end-to-end sample");
+        assertEquals(1, stats.totalReleased());
+        assertEquals(1, stats.totalRedelivered());
+
+        ResultFigures.Totals totals = new ResultFigures.Totals(3, 3, 3, 0, 1, 2, 0);
+        Map<String, Double> share = ResultFigures.of(w, null, totals, null,
+                new ResultFigures.Share(0.01, 1, 1, 0), 100);
+        assertEquals(8.0, share.get(RunResult.REDELIVERY_LATENCY_P50_MS), 0.01);
+        assertEquals(8.0, share.get(RunResult.REDELIVERY_LATENCY_P99_MS), 0.01);
+        assertEquals(1.0, share.get("releasedMsgs"));
+        assertEquals(1.0, share.get("redeliveredMsgs"));
+        assertEquals(1.0, share.get("unreleasedRedeliveries"));
+        assertEquals(0.0, share.get("releasedNotRedeliveredAtEnd"));
+        assertEquals(0.01, share.get("releaseFraction"));
+        Map<String, Double> plain = ResultFigures.of(w, null, totals, null, 100);
+        assertFalse(plain.containsKey(RunResult.REDELIVERY_LATENCY_P99_MS), "no share figures without share groups");
+    }
 }

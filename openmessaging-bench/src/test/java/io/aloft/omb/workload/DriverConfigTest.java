@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
@@ -154,5 +155,84 @@ class DriverConfigTest {
         ConfigFileException e = assertThrows(ConfigFileException.class, () -> DriverConfig.parse(
                 "name: k\nproducerConfig: |\n  transactional.id=t\n"));
         assertTrue(e.getMessage().contains("useTransactions"), e.getMessage());
+    }
+
+    @Test
+    void load_shareDriver_explicitShareConsumersReleasingOnePercent() {
+        DriverConfig d = DriverConfig.load(Path.of("drivers/kafka-share.yaml"));
+        assertTrue(d.shareGroups().enabled());
+        assertFalse(d.transactions().enabled());
+        assertEquals(0.01, d.shareGroups().releaseFraction());
+        assertEquals("earliest", d.shareGroups().effectiveGroupConfig().getProperty("share.auto.offset.reset"));
+        Properties c = d.shareConsumerProperties("b:9092");
+        assertEquals("explicit", c.getProperty("share.acknowledgement.mode"));
+        assertEquals("b:9092", c.getProperty("bootstrap.servers"));
+        assertNull(c.getProperty("auto.offset.reset"), "no classic consumer setting a share consumer refuses");
+    }
+
+    @Test
+    void parse_noShareFields_classicConsumers() {
+        DriverConfig d = DriverConfig.parse("name: k\n");
+        assertFalse(d.shareGroups().enabled());
+        assertFalse(d.withCommonConfig(java.util.Map.of("a", "b")).shareGroups().enabled());
+    }
+
+    @Test
+    void parse_shareGroupConfig_keptAndResetDefaultsToEarliest() {
+        DriverConfig d = DriverConfig.parse("""
+                name: k
+                useShareGroups: true
+                shareGroupConfig: |
+                  share.record.lock.duration.ms=15000
+                """);
+        assertEquals(0.0, d.shareGroups().releaseFraction(), "no release unless asked");
+        Properties g = d.shareGroups().effectiveGroupConfig();
+        assertEquals("15000", g.getProperty("share.record.lock.duration.ms"));
+        assertEquals("earliest", g.getProperty("share.auto.offset.reset"));
+        assertTrue(d.withCommonConfig(java.util.Map.of("security.protocol", "SSL")).shareGroups().enabled(),
+                "security settings keep the share mode");
+        DriverConfig latest = DriverConfig.parse(
+                "name: k\nuseShareGroups: true\nshareGroupConfig: |\n  share.auto.offset.reset=latest\n");
+        assertEquals("latest", latest.shareGroups().effectiveGroupConfig().getProperty("share.auto.offset.reset"));
+    }
+
+    @Test
+    void parse_badShareFields_nameThem() {
+        assertField("releaseFraction", "name: k\nreleaseFraction: 0.1\n");
+        assertField("shareGroupConfig", "name: k\nshareGroupConfig: |\n  a=b\n");
+        assertField("releaseFraction", "name: k\nuseShareGroups: true\nreleaseFraction: 1.5\n");
+        assertField("releaseFraction", "name: k\nuseShareGroups: true\nreleaseFraction: -0.1\n");
+        assertField("shareGroupConfig", "name: k\nuseShareGroups: true\nshareGroupConfig: |\n  nonsense\n");
+        ConfigFileException both = assertThrows(ConfigFileException.class, () -> DriverConfig.parse(
+                "name: k\nuseShareGroups: true\nuseTransactions: true\n"));
+        assertTrue(both.getMessage().contains("cannot be combined"), both.getMessage());
+        ConfigFileException implicit = assertThrows(ConfigFileException.class, () -> DriverConfig.parse(
+                "name: k\nuseShareGroups: true\nconsumerConfig: |\n  share.acknowledgement.mode=implicit\n"));
+        assertTrue(implicit.getMessage().contains("share.acknowledgement.mode=implicit"), implicit.getMessage());
+    }
+
+    /** The chosen offsets: exactly the fraction of any long run, the same offsets every time. */
+    @Test
+    void releases_picksTheFractionOfOffsetsByOffset() {
+        assertEquals(100, released(0.01, 10_000));
+        assertEquals(List.of(99L, 199L, 299L), firstReleased(0.01, 3));
+        assertEquals(2_500, released(0.25, 10_000));
+        assertEquals(10_000, released(1.0, 10_000), "1.0 releases every first delivery");
+        assertEquals(0, released(0.0, 10_000));
+        assertEquals(333, released(1.0 / 3, 1_000), "a third: 333 of any 1,000 (or 334)");
+    }
+
+    private static DriverConfig.ShareGroups share(double fraction) {
+        return new DriverConfig.ShareGroups(true, fraction, new Properties());
+    }
+
+    private static long released(double fraction, int offsets) {
+        DriverConfig.ShareGroups s = share(fraction);
+        return java.util.stream.LongStream.range(0, offsets).filter(s::releases).count();
+    }
+
+    private static List<Long> firstReleased(double fraction, int n) {
+        DriverConfig.ShareGroups s = share(fraction);
+        return java.util.stream.LongStream.range(0, 100_000).filter(s::releases).limit(n).boxed().toList();
     }
 }
