@@ -83,6 +83,10 @@ final class SharePartition {
 
     private final Object lock = new Object();
     private boolean loaded;
+    /** Closed because no member was left and everything was durable (see {@link #releaseMember}). */
+    private boolean retired;
+    /** Members that acquired here and were not released since. */
+    private final java.util.Set<String> members = new java.util.HashSet<>();
     private Errors closedError;
     private String closedMessage;
     private InFlightRecords records;
@@ -111,6 +115,13 @@ final class SharePartition {
 
     String groupId() {
         return key.groupId();
+    }
+
+    /** Whether this closed only because it was idle (see {@link #releaseMember}): a new one serves the group. */
+    boolean isRetired() {
+        synchronized (lock) {
+            return retired;
+        }
     }
 
     boolean isClosed() {
@@ -266,6 +277,7 @@ final class SharePartition {
             if (closedError != null) {
                 return Acquired.failed(closedError, closedMessage);
             }
+            members.add(memberId);
             AcquisitionLock acquisition = new AcquisitionLock(memberId, timer.nowMs() + s.recordLockDurationMs());
             scan = new AcquireScan(records, this::dirtyLocked, s.deliveryCountLimit(), s.partitionMaxRecordLocks());
             batches = scan.scan(read, readFrom, acquisition, maxRecords, recordLimit);
@@ -387,32 +399,55 @@ final class SharePartition {
                 : new AcknowledgeResult(ShareErrors.toKafka(e), ShareErrors.message(e)));
     }
 
-    /** See {@link SharePartitions#releaseMember}: what the member holds becomes AVAILABLE (ARCHIVED at the limit). */
+    /**
+     * See {@link SharePartitions#releaseMember}: what the member holds becomes AVAILABLE (ARCHIVED at
+     * the limit). When the last member that acquired here is gone, nothing is acquired and every
+     * change is durable, this share partition retires (closes; the next use loads the state
+     * afresh): a group without members may have had its state reset or deleted meanwhile
+     * (AlterShareGroupOffsets, DeleteShareGroupOffsets need an empty group), which the state kept
+     * in memory here would not see.
+     */
     CompletableFuture<Void> releaseMember(String memberId) {
         int limit = settings.settings(key.groupId()).deliveryCountLimit();
         CompletableFuture<Void> durable = null;
+        boolean retire;
         synchronized (lock) {
             if (closedError != null || !loaded) {
                 return CompletableFuture.completedFuture(null);
             }
+            members.remove(memberId);
+            boolean held = false;
             for (long o = records.start(); o < records.end(); o++) {
-                AcquisitionLock held = records.lock(o);
-                if (records.state(o) == InFlightRecords.ACQUIRED && held.memberId.equals(memberId)) {
-                    held.free();
+                AcquisitionLock lockOf = records.lock(o);
+                if (records.state(o) != InFlightRecords.ACQUIRED) {
+                    continue;
+                }
+                if (lockOf.memberId.equals(memberId)) {
+                    lockOf.free();
                     releaseLocked(o, limit);
                     durable = durable != null ? durable : newWaitLocked();
+                } else {
+                    held = true;
                 }
             }
             if (durable != null && records.advanceStart()) {
                 writes.startMoved();
             }
+            retire = durable == null && !held && members.isEmpty() && writes.idle() && acquireTail.isDone();
+            retired = retire;
+        }
+        if (retire) {
+            close(Errors.NOT_LEADER_OR_FOLLOWER, "share partition " + tp + " of group " + key.groupId()
+                    + " was unloaded (no members left)");
+            return CompletableFuture.completedFuture(null);
         }
         if (durable == null) {
             return CompletableFuture.completedFuture(null);
         }
         flush();
         wakeAll();
-        return durable.exceptionally(e -> null);
+        // Retire once the release is durable, if no one came meanwhile.
+        return durable.handle((v, e) -> null).thenCompose(v -> releaseMember(memberId));
     }
 
     // ---------------------------------------------------------------- waiting

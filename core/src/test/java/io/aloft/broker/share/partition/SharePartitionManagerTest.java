@@ -450,4 +450,28 @@ class SharePartitionManagerTest {
         assertEquals(AcknowledgeResult.OK, ack("m1", 3, 4, Acknowledgement.ACCEPT));
         assertEquals(5, stored().startOffset());
     }
+
+    @Test
+    void releaseMember_lastOne_retiresTheSharePartition_soAResetStateIsLoaded() throws Exception {
+        append(4);
+        assertEquals(ranges(0, 1, 1), acquire("m1", 2).ranges());
+        assertEquals(ranges(2, 3, 1), acquire("m2", 2).ranges());
+        assertEquals(AcknowledgeResult.OK, ack("m1", 0, 1, Acknowledgement.ACCEPT));
+        SharePartition first = shares.openPartition(GROUP, tp);
+        get(shares.releaseMember(GROUP, "m1"));
+        assertEquals(first, shares.openPartition(GROUP, tp), "m2 still holds records");
+        get(shares.releaseMember(GROUP, "m2"));
+        assertEquals(2, stored().startOffset());
+        assertEquals(List.of(new StateBatch(2, 3, StateBatch.AVAILABLE, (short) 1)), stored().batches(),
+                "the release is durable");
+        assertTrue(first.isRetired());
+        assertNull(shares.openPartition(GROUP, tp), "no member left: unloaded");
+
+        // AlterShareGroupOffsets while the group is empty: the state starts over at 0, next state epoch.
+        get(persister.initialize(key, 1, 0));
+        assertEquals(ranges(0, 3, 1), acquire("m3", 10).ranges(), "the reset state was loaded");
+        assertEquals(AcknowledgeResult.OK, ack("m3", 0, 3, Acknowledgement.ACCEPT));
+        assertEquals(4, stored().startOffset());
+        assertEquals(1, stored().stateEpoch());
+    }
 }
