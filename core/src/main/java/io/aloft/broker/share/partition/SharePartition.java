@@ -11,11 +11,10 @@ import io.aloft.broker.share.state.SharePartitionKey;
 import io.aloft.broker.share.state.ShareState;
 import io.aloft.broker.share.state.ShareStatePersister;
 import io.aloft.broker.share.state.StateBatch;
-import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.kafka.common.IsolationLevel;
@@ -86,7 +85,7 @@ final class SharePartition {
     /** Closed because no member was left and everything was durable (see {@link #releaseMember}). */
     private boolean retired;
     /** Members that acquired here and were not released since. */
-    private final java.util.Set<String> members = new java.util.HashSet<>();
+    private final Set<String> members = new HashSet<>();
     private Errors closedError;
     private String closedMessage;
     private InFlightRecords records;
@@ -94,7 +93,7 @@ final class SharePartition {
     private CompletableFuture<?> acquireTail;
     /** Completes once the load ended (either way). */
     private CompletableFuture<Void> loading;
-    private final Map<Runnable, Runnable> waiters = new HashMap<>();
+    private final ShareWaiters waiters;
     private final StateWrites writes = new StateWrites();
 
     SharePartition(SharePartitionKey key, TopicIdPartition tp, PartitionLog partitionLog,
@@ -107,6 +106,7 @@ final class SharePartition {
         this.settings = settings;
         this.timer = timer;
         this.onClosed = onClosed;
+        this.waiters = new ShareWaiters(partitionLog);
     }
 
     PartitionLog partitionLog() {
@@ -460,7 +460,7 @@ final class SharePartition {
             if (closedError != null || !loaded) {
                 return false;
             }
-            if (waiters.containsKey(wake)) {
+            if (waiters.contains(wake)) {
                 return true; // registered already: it runs once, on the first change
             }
             long next = nextReadLocked(s);
@@ -469,50 +469,23 @@ final class SharePartition {
                 // Something to read once the log has it (new records, or for read_committed a
                 // transaction decided). The log's lock is taken inside this one only: its
                 // wake-ups run outside it.
-                Runnable fromLog = () -> wake(wake);
+                Runnable fromLog = () -> waiters.wake(wake);
                 if (!partitionLog.wakeOnData(next, isolation, fromLog)) {
                     return false;
                 }
                 onData = fromLog;
             }
-            waiters.put(wake, onData != null ? onData : wake);
+            waiters.add(wake, onData);
             return true;
         }
     }
 
-    /** Runs a registered wake-up once (whichever of the log or this share partition fired first). */
-    private void wake(Runnable wake) {
-        Runnable onData;
-        synchronized (lock) {
-            onData = waiters.remove(wake);
-        }
-        if (onData != null) {
-            if (onData != wake) {
-                partitionLog.cancelWake(onData);
-            }
-            wake.run();
-        }
-    }
-
     void cancelWake(Runnable wake) {
-        Runnable onData;
-        synchronized (lock) {
-            onData = waiters.remove(wake);
-        }
-        if (onData != null && onData != wake) {
-            partitionLog.cancelWake(onData);
-        }
+        waiters.remove(wake);
     }
 
     private void wakeAll() {
-        List<Runnable> woken;
-        synchronized (lock) {
-            if (waiters.isEmpty()) {
-                return;
-            }
-            woken = new ArrayList<>(waiters.keySet());
-        }
-        woken.forEach(this::wake);
+        waiters.wakeAll();
     }
 
     // ---------------------------------------------------------------- writing state
@@ -582,7 +555,6 @@ final class SharePartition {
      * has them AVAILABLE), waiters are woken, calls answer {@code error}, and the manager drops it.
      */
     void close(Errors error, String message) {
-        List<Runnable> woken;
         List<CompletableFuture<Void>> unwritten;
         synchronized (lock) {
             if (closedError != null) {
@@ -599,19 +571,12 @@ final class SharePartition {
                     }
                 }
             }
-            woken = new ArrayList<>(waiters.keySet());
-            waiters.forEach((wake, onData) -> {
-                if (onData != wake) {
-                    partitionLog.cancelWake(onData);
-                }
-            });
-            waiters.clear();
             unwritten = writes.drainWaiting();
         }
         partitionLog.cancelWake(logStopped);
         log.debug("Closed share partition {} of group {}: {}", tp, key.groupId(), error);
         unwritten.forEach(f -> f.completeExceptionally(error.exception(closedMessage)));
-        woken.forEach(Runnable::run);
+        waiters.wakeAll();
         onClosed.accept(this);
     }
 
