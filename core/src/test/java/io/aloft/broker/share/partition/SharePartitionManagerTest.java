@@ -282,6 +282,16 @@ class SharePartitionManagerTest {
     }
 
     @Test
+    void gap_archivesTheOffset_perOffsetTypes() throws Exception {
+        append(3);
+        assertEquals(ranges(0, 2, 1), acquire("m1", 10).ranges());
+        assertEquals(AcknowledgeResult.OK, get(shares.acknowledge(GROUP, "m1", tp, List.of(new Acknowledgement(0, 2,
+                List.of(Acknowledgement.ACCEPT, Acknowledgement.GAP, Acknowledgement.RELEASE))))));
+        assertEquals(2, stored().startOffset());
+        assertEquals(ranges(2, 2, 2), acquire("m2", 10).ranges(), "only the released record comes back");
+    }
+
+    @Test
     void acknowledge_completesOnlyOnceDurable() throws Exception {
         append(2);
         acquire("m1", 10);
@@ -378,6 +388,7 @@ class SharePartitionManagerTest {
         assertTrue(shares.wakeOnAvailable(GROUP, tp, woken::incrementAndGet));
         append(2);
         assertEquals(1, woken.get());
+        assertFalse(shares.wakeOnAvailable(GROUP, tp, woken::incrementAndGet), "acquirable now: not registered");
         assertEquals(ranges(3, 4, 1), acquire("m1", 100).ranges());
         Runnable never = woken::incrementAndGet;
         assertTrue(shares.wakeOnAvailable(GROUP, tp, never));
