@@ -11,11 +11,10 @@ import io.aloft.broker.share.state.SharePartitionKey;
 import io.aloft.broker.share.state.ShareState;
 import io.aloft.broker.share.state.ShareStatePersister;
 import io.aloft.broker.share.state.StateBatch;
-import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.kafka.common.IsolationLevel;
@@ -83,6 +82,10 @@ final class SharePartition {
 
     private final Object lock = new Object();
     private boolean loaded;
+    /** Closed because no member was left and everything was durable (see {@link #releaseMember}). */
+    private boolean retired;
+    /** Members that acquired here and were not released since. */
+    private final Set<String> members = new HashSet<>();
     private Errors closedError;
     private String closedMessage;
     private InFlightRecords records;
@@ -90,7 +93,7 @@ final class SharePartition {
     private CompletableFuture<?> acquireTail;
     /** Completes once the load ended (either way). */
     private CompletableFuture<Void> loading;
-    private final Map<Runnable, Runnable> waiters = new HashMap<>();
+    private final ShareWaiters waiters;
     private final StateWrites writes = new StateWrites();
 
     SharePartition(SharePartitionKey key, TopicIdPartition tp, PartitionLog partitionLog,
@@ -103,6 +106,7 @@ final class SharePartition {
         this.settings = settings;
         this.timer = timer;
         this.onClosed = onClosed;
+        this.waiters = new ShareWaiters(partitionLog);
     }
 
     PartitionLog partitionLog() {
@@ -111,6 +115,13 @@ final class SharePartition {
 
     String groupId() {
         return key.groupId();
+    }
+
+    /** Whether this closed only because it was idle (see {@link #releaseMember}): a new one serves the group. */
+    boolean isRetired() {
+        synchronized (lock) {
+            return retired;
+        }
     }
 
     boolean isClosed() {
@@ -266,6 +277,7 @@ final class SharePartition {
             if (closedError != null) {
                 return Acquired.failed(closedError, closedMessage);
             }
+            members.add(memberId);
             AcquisitionLock acquisition = new AcquisitionLock(memberId, timer.nowMs() + s.recordLockDurationMs());
             scan = new AcquireScan(records, this::dirtyLocked, s.deliveryCountLimit(), s.partitionMaxRecordLocks());
             batches = scan.scan(read, readFrom, acquisition, maxRecords, recordLimit);
@@ -387,32 +399,55 @@ final class SharePartition {
                 : new AcknowledgeResult(ShareErrors.toKafka(e), ShareErrors.message(e)));
     }
 
-    /** See {@link SharePartitions#releaseMember}: what the member holds becomes AVAILABLE (ARCHIVED at the limit). */
+    /**
+     * See {@link SharePartitions#releaseMember}: what the member holds becomes AVAILABLE (ARCHIVED at
+     * the limit). When the last member that acquired here is gone, nothing is acquired and every
+     * change is durable, this share partition retires (closes; the next use loads the state
+     * afresh): a group without members may have had its state reset or deleted meanwhile
+     * (AlterShareGroupOffsets, DeleteShareGroupOffsets need an empty group), which the state kept
+     * in memory here would not see.
+     */
     CompletableFuture<Void> releaseMember(String memberId) {
         int limit = settings.settings(key.groupId()).deliveryCountLimit();
         CompletableFuture<Void> durable = null;
+        boolean retire;
         synchronized (lock) {
             if (closedError != null || !loaded) {
                 return CompletableFuture.completedFuture(null);
             }
+            members.remove(memberId);
+            boolean held = false;
             for (long o = records.start(); o < records.end(); o++) {
-                AcquisitionLock held = records.lock(o);
-                if (records.state(o) == InFlightRecords.ACQUIRED && held.memberId.equals(memberId)) {
-                    held.free();
+                AcquisitionLock lockOf = records.lock(o);
+                if (records.state(o) != InFlightRecords.ACQUIRED) {
+                    continue;
+                }
+                if (lockOf.memberId.equals(memberId)) {
+                    lockOf.free();
                     releaseLocked(o, limit);
                     durable = durable != null ? durable : newWaitLocked();
+                } else {
+                    held = true;
                 }
             }
             if (durable != null && records.advanceStart()) {
                 writes.startMoved();
             }
+            retire = durable == null && !held && members.isEmpty() && writes.idle() && acquireTail.isDone();
+            retired = retire;
+        }
+        if (retire) {
+            close(Errors.NOT_LEADER_OR_FOLLOWER, "share partition " + tp + " of group " + key.groupId()
+                    + " was unloaded (no members left)");
+            return CompletableFuture.completedFuture(null);
         }
         if (durable == null) {
             return CompletableFuture.completedFuture(null);
         }
         flush();
         wakeAll();
-        return durable.exceptionally(e -> null);
+        // Retire once the release is durable, if no one came meanwhile.
+        return durable.handle((v, e) -> null).thenCompose(v -> releaseMember(memberId));
     }
 
     // ---------------------------------------------------------------- waiting
@@ -425,7 +460,7 @@ final class SharePartition {
             if (closedError != null || !loaded) {
                 return false;
             }
-            if (waiters.containsKey(wake)) {
+            if (waiters.contains(wake)) {
                 return true; // registered already: it runs once, on the first change
             }
             long next = nextReadLocked(s);
@@ -434,50 +469,23 @@ final class SharePartition {
                 // Something to read once the log has it (new records, or for read_committed a
                 // transaction decided). The log's lock is taken inside this one only: its
                 // wake-ups run outside it.
-                Runnable fromLog = () -> wake(wake);
+                Runnable fromLog = () -> waiters.wake(wake);
                 if (!partitionLog.wakeOnData(next, isolation, fromLog)) {
                     return false;
                 }
                 onData = fromLog;
             }
-            waiters.put(wake, onData != null ? onData : wake);
+            waiters.add(wake, onData);
             return true;
         }
     }
 
-    /** Runs a registered wake-up once (whichever of the log or this share partition fired first). */
-    private void wake(Runnable wake) {
-        Runnable onData;
-        synchronized (lock) {
-            onData = waiters.remove(wake);
-        }
-        if (onData != null) {
-            if (onData != wake) {
-                partitionLog.cancelWake(onData);
-            }
-            wake.run();
-        }
-    }
-
     void cancelWake(Runnable wake) {
-        Runnable onData;
-        synchronized (lock) {
-            onData = waiters.remove(wake);
-        }
-        if (onData != null && onData != wake) {
-            partitionLog.cancelWake(onData);
-        }
+        waiters.remove(wake);
     }
 
     private void wakeAll() {
-        List<Runnable> woken;
-        synchronized (lock) {
-            if (waiters.isEmpty()) {
-                return;
-            }
-            woken = new ArrayList<>(waiters.keySet());
-        }
-        woken.forEach(this::wake);
+        waiters.wakeAll();
     }
 
     // ---------------------------------------------------------------- writing state
@@ -547,7 +555,6 @@ final class SharePartition {
      * has them AVAILABLE), waiters are woken, calls answer {@code error}, and the manager drops it.
      */
     void close(Errors error, String message) {
-        List<Runnable> woken;
         List<CompletableFuture<Void>> unwritten;
         synchronized (lock) {
             if (closedError != null) {
@@ -564,19 +571,12 @@ final class SharePartition {
                     }
                 }
             }
-            woken = new ArrayList<>(waiters.keySet());
-            waiters.forEach((wake, onData) -> {
-                if (onData != wake) {
-                    partitionLog.cancelWake(onData);
-                }
-            });
-            waiters.clear();
             unwritten = writes.drainWaiting();
         }
         partitionLog.cancelWake(logStopped);
         log.debug("Closed share partition {} of group {}: {}", tp, key.groupId(), error);
         unwritten.forEach(f -> f.completeExceptionally(error.exception(closedMessage)));
-        woken.forEach(Runnable::run);
+        waiters.wakeAll();
         onClosed.accept(this);
     }
 

@@ -17,7 +17,9 @@ import org.apache.kafka.common.protocol.Errors;
  * share group and topic partition this broker leads, made on first use from the partition's log
  * ({@link ShareLogLookup}), the group's settings and the durable state, and dropped when it closes:
  * when its log closes or fails (leadership moved; the share partition watches its log), when the
- * persister reports another leader or a reset state, or at {@link #close}. The next use after a
+ * persister reports another leader or a reset state, when its last member is released with
+ * nothing in flight (it retires, so state reset while the group was empty is loaded afresh), or
+ * at {@link #close}. The next use after a
  * drop makes a new one, which loads the durable state again (or fails as the log lookup does).
  *
  * <p>Wiring (the broker's): {@code new SharePartitionManager(ShareLogLookup.of(partitionManager,
@@ -58,14 +60,20 @@ public final class SharePartitionManager implements SharePartitions, AutoCloseab
     @Override
     public CompletableFuture<Acquired> acquire(String groupId, String memberId, TopicIdPartition tp, int maxBytes,
             int maxRecords, boolean recordLimit) {
-        return partition(groupId, tp).thenCompose(sp -> sp.acquire(memberId, maxBytes, maxRecords, recordLimit))
+        return partition(groupId, tp).thenCompose(sp -> sp.acquire(memberId, maxBytes, maxRecords, recordLimit)
+                .thenCompose(a -> !sp.isRetired() || a.error() == Errors.NONE ? CompletableFuture.completedFuture(a)
+                        // It retired under this call: its successor answers.
+                        : partition(groupId, tp).thenCompose(next -> next.acquire(memberId, maxBytes, maxRecords,
+                                recordLimit))))
                 .exceptionally(e -> Acquired.failed(ShareErrors.toKafka(e), ShareErrors.message(e)));
     }
 
     @Override
     public CompletableFuture<AcknowledgeResult> acknowledge(String groupId, String memberId, TopicIdPartition tp,
             List<Acknowledgement> acknowledgements) {
-        return partition(groupId, tp).thenCompose(sp -> sp.acknowledge(memberId, acknowledgements))
+        return partition(groupId, tp).thenCompose(sp -> sp.acknowledge(memberId, acknowledgements)
+                .thenCompose(r -> !sp.isRetired() || r.error() == Errors.NONE ? CompletableFuture.completedFuture(r)
+                        : partition(groupId, tp).thenCompose(next -> next.acknowledge(memberId, acknowledgements))))
                 .exceptionally(e -> new AcknowledgeResult(ShareErrors.toKafka(e), ShareErrors.message(e)));
     }
 

@@ -71,6 +71,11 @@ final class StateWrites {
         }
     }
 
+    /** Whether everything changed is durable: nothing dirty, in flight or waiting. */
+    boolean idle() {
+        return !writing && !startDirty && dirtyFirst > dirtyLast && waiting.isEmpty();
+    }
+
     /** The acknowledgements waiting for a write not taken yet (the share partition closed: they fail). */
     List<CompletableFuture<Void>> drainWaiting() {
         List<CompletableFuture<Void>> out = waiting;

@@ -282,6 +282,16 @@ class SharePartitionManagerTest {
     }
 
     @Test
+    void gap_archivesTheOffset_perOffsetTypes() throws Exception {
+        append(3);
+        assertEquals(ranges(0, 2, 1), acquire("m1", 10).ranges());
+        assertEquals(AcknowledgeResult.OK, get(shares.acknowledge(GROUP, "m1", tp, List.of(new Acknowledgement(0, 2,
+                List.of(Acknowledgement.ACCEPT, Acknowledgement.GAP, Acknowledgement.RELEASE))))));
+        assertEquals(2, stored().startOffset());
+        assertEquals(ranges(2, 2, 2), acquire("m2", 10).ranges(), "only the released record comes back");
+    }
+
+    @Test
     void acknowledge_completesOnlyOnceDurable() throws Exception {
         append(2);
         acquire("m1", 10);
@@ -378,6 +388,7 @@ class SharePartitionManagerTest {
         assertTrue(shares.wakeOnAvailable(GROUP, tp, woken::incrementAndGet));
         append(2);
         assertEquals(1, woken.get());
+        assertFalse(shares.wakeOnAvailable(GROUP, tp, woken::incrementAndGet), "acquirable now: not registered");
         assertEquals(ranges(3, 4, 1), acquire("m1", 100).ranges());
         Runnable never = woken::incrementAndGet;
         assertTrue(shares.wakeOnAvailable(GROUP, tp, never));
@@ -449,5 +460,29 @@ class SharePartitionManagerTest {
         assertEquals(Errors.INVALID_RECORD_STATE, ack("m1", 0, 2, Acknowledgement.ACCEPT).error());
         assertEquals(AcknowledgeResult.OK, ack("m1", 3, 4, Acknowledgement.ACCEPT));
         assertEquals(5, stored().startOffset());
+    }
+
+    @Test
+    void releaseMember_lastOne_retiresTheSharePartition_soAResetStateIsLoaded() throws Exception {
+        append(4);
+        assertEquals(ranges(0, 1, 1), acquire("m1", 2).ranges());
+        assertEquals(ranges(2, 3, 1), acquire("m2", 2).ranges());
+        assertEquals(AcknowledgeResult.OK, ack("m1", 0, 1, Acknowledgement.ACCEPT));
+        SharePartition first = shares.openPartition(GROUP, tp);
+        get(shares.releaseMember(GROUP, "m1"));
+        assertEquals(first, shares.openPartition(GROUP, tp), "m2 still holds records");
+        get(shares.releaseMember(GROUP, "m2"));
+        assertEquals(2, stored().startOffset());
+        assertEquals(List.of(new StateBatch(2, 3, StateBatch.AVAILABLE, (short) 1)), stored().batches(),
+                "the release is durable");
+        assertTrue(first.isRetired());
+        assertNull(shares.openPartition(GROUP, tp), "no member left: unloaded");
+
+        // AlterShareGroupOffsets while the group is empty: the state starts over at 0, next state epoch.
+        get(persister.initialize(key, 1, 0));
+        assertEquals(ranges(0, 3, 1), acquire("m3", 10).ranges(), "the reset state was loaded");
+        assertEquals(AcknowledgeResult.OK, ack("m3", 0, 3, Acknowledgement.ACCEPT));
+        assertEquals(4, stored().startOffset());
+        assertEquals(1, stored().stateEpoch());
     }
 }
