@@ -105,6 +105,8 @@ public final class Broker implements AutoCloseable {
     private ObjectStorage storage;
     private ScheduledExecutorService scheduler;
     private LogCleaner logCleaner;
+    /** Share-partition state (share groups part S); null with share groups off. */
+    private BrokerShareState shareState;
     private PartitionManager partitions;
     private SecurityMetadata security;
     private String clusterId;
@@ -303,6 +305,11 @@ public final class Broker implements AutoCloseable {
         BrokerTransactions transactions = config.transactionsEnabled() ? BrokerTransactions.create(
                 settings.transactions(), controller, cache, nodeId, partitions, producerIds, coordinatorTimer,
                 interBroker, groups::completeTransaction, failures, resources) : null;
+        // Share groups (KIP-932), durable share-partition state: the share coordinator on
+        // __share_group_state, its APIs and the persister the other share parts use.
+        BrokerShareState shareState = settings.shares().enabled() ? BrokerShareState.create(settings.shares(),
+                controller, cache, nodeId, partitions, coordinatorTimer, interBroker, failures, resources) : null;
+        this.shareState = shareState;
         fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,
@@ -319,7 +326,7 @@ public final class Broker implements AutoCloseable {
                 endpoint.registry()).follow(security);
         RequestDispatcher dispatcher = BrokerApis.dispatcher(new BrokerApis.Components(nodeId, settings, clusterId,
                 controller, cache, topics, scheduler, partitions, brokerMetrics, fetchSessions, producerIds, configs,
-                scram, security, groups, offsetsTopic, transactions, quotas));
+                scram, security, groups, offsetsTopic, transactions, shareState, quotas));
         // SASL listeners check SCRAM exchanges against the cluster's credentials.
         listeners = listeners.stream().map(l -> l.sasl() == null ? l : new KafkaServer.Listener(l.name(), l.host(),
                 l.port(), l.security(), l.sasl().withScram(scram))).toList();
@@ -365,6 +372,9 @@ public final class Broker implements AutoCloseable {
         offsetsTopic.start();
         if (transactions != null) {
             transactions.start(failures, resources);
+        }
+        if (shareState != null) {
+            shareState.start(failures, resources);
         }
         // Controlled shutdown, the first step of a graceful close: the controller marks this broker
         // DRAINING and moves its partitions to active brokers, which open them only once this broker
@@ -527,6 +537,14 @@ public final class Broker implements AutoCloseable {
     /** The cluster's credentials, ACLs and quotas as this broker sees them (tests wait on it). */
     public SecurityMetadata security() {
         return security;
+    }
+
+    /**
+     * Where this broker's share partitions keep their state (KIP-932): each call goes to the share
+     * coordinator of its key, here or on another broker. Null with share groups off.
+     */
+    public io.aloft.broker.share.state.ShareStatePersister shareStatePersister() {
+        return shareState == null ? null : shareState.persister();
     }
 
     /** The log cleaner (tests run cleanings through it). */

@@ -81,7 +81,8 @@ final class BrokerApis {
             MetadataCache cache, TopicManager topics, ScheduledExecutorService scheduler, PartitionManager partitions,
             BrokerMetrics brokerMetrics, FetchSessionCache fetchSessions, ProducerIdManager producerIds,
             ConfigResources configs, ScramCredentials scram, SecurityMetadata security, GroupCoordinator groups,
-            CoordinatorTopic offsetsTopic, BrokerTransactions transactions, ClientQuotaThrottle quotas) {
+            CoordinatorTopic offsetsTopic, BrokerTransactions transactions, BrokerShareState shareState,
+            ClientQuotaThrottle quotas) {
     }
 
     /** The dispatcher of every API served, transactions' only when they are enabled. */
@@ -138,9 +139,14 @@ final class BrokerApis {
         all.addAll(GroupHandlers.create(c.groups(), cache, () -> c.offsetsTopic().ensureCreated().exceptionally(e -> {
             log.warn("Could not create {} (the next FindCoordinator tries again)", PartitionGroupLog.TOPIC, e);
             return null;
-        }), transactions == null ? null : transactions.coordinatorKeys()));
+        }), transactions == null ? null : transactions.coordinatorKeys(),
+                c.shareState() == null ? null : c.shareState().coordinatorKeys()));
         if (transactions != null) {
             all.addAll(transactions.handlers(cache, c.groups())); // advertised only when enabled
+        }
+        // Share groups part S: the share coordinator's state APIs (83-87), only with share groups on.
+        if (c.shareState() != null) {
+            all.addAll(c.shareState().handlers());
         }
         dispatcher.set(new RequestDispatcher(all, c.quotas(), authorizer(settings.authorizer(), config,
                 c.security())));

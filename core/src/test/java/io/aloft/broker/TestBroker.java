@@ -49,6 +49,8 @@ public final class TestBroker implements AutoCloseable {
         props.put("s3.block.cache.size.bytes", Long.toString(16L << 20));
         // Kafka's 50 partitions would open 50 logs at every test broker's start.
         props.put("offsets.topic.num.partitions", "4");
+        // Likewise Kafka's 50 partitions of __share_group_state, made on the first share-state call.
+        props.put("share.coordinator.state.topic.num.partitions", "4");
         props.putAll(overrides);
         return props;
     }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToIntFunction;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
@@ -32,12 +33,15 @@ import org.apache.kafka.common.resource.ResourceType;
  * a lookup while the topic does not exist starts its creation, as in Kafka.
  *
  * <p>A transactional id's coordinator (key type 1), with {@code aloft.transactions.enable}, is found
- * the same way in {@code __transaction_state}. Without it, and for share groups always, the key type
- * is answered as Kafka answers a key type it does not serve (an unknown type, or a share key
- * before v6), with INVALID_REQUEST and a message saying why (v1+). Clients do not retry it, so a
- * transactional producer's {@code initTransactions()} fails at once with that message rather than
- * retry COORDINATOR_NOT_AVAILABLE until its timeout. Versions 0-3 carry one key; v4+ a batch
- * (KIP-699), each key answered on its own.
+ * the same way in {@code __transaction_state}; a share partition's (key type 2, v6+, KIP-932: key
+ * {@code groupId:topicId:partition}, asked by brokers, so CLUSTER_ACTION on the cluster as in Kafka),
+ * with share groups on, in {@code __share_group_state}; a share key Kafka cannot parse (no group, a
+ * topic id that is not one, a partition that is not a number) gets INVALID_REQUEST, as from Kafka.
+ * A key type that is off is answered as Kafka answers a key type it does not serve (an unknown type,
+ * or a share key before v6), with INVALID_REQUEST and a message saying why (v1+). Clients do not
+ * retry it, so a transactional producer's {@code initTransactions()} fails at once with that message
+ * rather than retry COORDINATOR_NOT_AVAILABLE until its timeout. Versions 0-3 carry one key; v4+ a
+ * batch (KIP-699), each key answered on its own.
  *
  * <p>Stateless; runs on the network thread.
  */
@@ -56,6 +60,7 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     private final MetadataCache cache;
     private final CoordinatorKeys groups;
     private final CoordinatorKeys transactions;
+    private final CoordinatorKeys shares;
 
     /**
      * @param partitionFor the group's {@code __consumer_offsets} partition (the coordinator's own rule)
@@ -67,9 +72,19 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
 
     /** @param transactions {@code __transaction_state}, or null while transactions are off */
     public FindCoordinatorHandler(MetadataCache cache, CoordinatorKeys groups, CoordinatorKeys transactions) {
+        this(cache, groups, transactions, null);
+    }
+
+    /**
+     * @param transactions {@code __transaction_state}, or null while transactions are off
+     * @param shares {@code __share_group_state}, or null while share groups are off
+     */
+    public FindCoordinatorHandler(MetadataCache cache, CoordinatorKeys groups, CoordinatorKeys transactions,
+            CoordinatorKeys shares) {
         this.cache = cache;
         this.groups = groups;
         this.transactions = transactions;
+        this.shares = shares;
     }
 
     @Override
@@ -92,28 +107,30 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
         MetadataCache.View view = cache.view();
         FindCoordinatorResponseData response = new FindCoordinatorResponseData().setThrottleTimeMs(0);
         if (request.version() < FindCoordinatorRequest.MIN_BATCHED_VERSION) {
-            Coordinator c = find(context, view, data.key(), data.keyType());
+            Coordinator c = find(context, view, data.key(), data.keyType(), request.version());
             response.setErrorCode(c.errorCode()).setErrorMessage(c.errorMessage()).setNodeId(c.nodeId())
                     .setHost(c.host()).setPort(c.port());
         } else {
             List<Coordinator> coordinators = new ArrayList<>(data.coordinatorKeys().size());
             for (String key : data.coordinatorKeys()) {
-                coordinators.add(find(context, view, key, data.keyType()));
+                coordinators.add(find(context, view, key, data.keyType(), request.version()));
             }
             response.setCoordinators(coordinators);
         }
         return CompletableFuture.completedFuture(new FindCoordinatorResponse(response));
     }
 
-    private Coordinator find(RequestContext context, MetadataCache.View view, String key, byte keyType) {
+    private Coordinator find(RequestContext context, MetadataCache.View view, String key, byte keyType,
+            short version) {
         String listener = context.listenerName();
         if (keyType == TRANSACTION && transactions == null) {
             return failed(key, Errors.INVALID_REQUEST, "this broker (Aloft) does not support transactions yet");
         }
-        if (keyType == SHARE) {
-            return failed(key, Errors.INVALID_REQUEST, "this broker (Aloft) does not support share groups");
+        if (keyType == SHARE && (shares == null || version < 6)) {
+            return failed(key, Errors.INVALID_REQUEST, shares == null ? "share groups are off on this broker "
+                    + "(aloft.share.version=0)" : "share keys need FindCoordinator v6");
         }
-        if (keyType != GROUP && keyType != TRANSACTION) {
+        if (keyType != GROUP && keyType != TRANSACTION && keyType != SHARE) {
             return failed(key, Errors.INVALID_REQUEST, "unknown coordinator key type " + keyType);
         }
         if (key == null) {
@@ -126,7 +143,16 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
         if (keyType == TRANSACTION && !context.authorized(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)) {
             return failed(key, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, null);
         }
-        CoordinatorKeys keys = keyType == GROUP ? groups : transactions;
+        if (keyType == SHARE) {
+            // As Kafka: only brokers look share coordinators up.
+            if (!context.authorizedOnCluster(AclOperation.CLUSTER_ACTION)) {
+                return failed(key, Errors.CLUSTER_AUTHORIZATION_FAILED, null);
+            }
+            if (!isShareKey(key)) {
+                return failed(key, Errors.INVALID_REQUEST, null);
+            }
+        }
+        CoordinatorKeys keys = keyType == GROUP ? groups : keyType == TRANSACTION ? transactions : shares;
         String name = keys.topic();
         TopicInfo topic = view.topic(name);
         int partition = keys.partitionFor().applyAsInt(key);
@@ -149,6 +175,26 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
         }
         return failed(key, Errors.COORDINATOR_NOT_AVAILABLE, "broker " + leader.brokerId()
                 + " has no endpoint on listener " + listener);
+    }
+
+    /**
+     * Whether {@code key} is a share key as Kafka parses one: {@code groupId:topicId:partition}, read
+     * from the right (a group id may hold colons), with a non-empty group, a topic id in Kafka's
+     * base64 form and a partition that is an int (a negative one is taken, as Kafka takes it).
+     */
+    static boolean isShareKey(String key) {
+        int last = key.lastIndexOf(':');
+        int middle = last <= 0 ? -1 : key.lastIndexOf(':', last - 1);
+        if (middle <= 0) {
+            return false;
+        }
+        try {
+            Integer.parseInt(key.substring(last + 1));
+            Uuid.fromString(key.substring(middle + 1, last));
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static Coordinator failed(String key, Errors error, String message) {

@@ -29,9 +29,19 @@ public final class GroupHandlers {
      */
     public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache,
             Runnable createOffsetsTopic, FindCoordinatorHandler.CoordinatorKeys transactions) {
+        return create(coordinator, cache, createOffsetsTopic, transactions, null);
+    }
+
+    /**
+     * @param shares {@code __share_group_state} for FindCoordinator's key type 2, or null while share
+     *     groups are off
+     */
+    public static List<ApiHandler<?>> create(GroupCoordinator coordinator, MetadataCache cache,
+            Runnable createOffsetsTopic, FindCoordinatorHandler.CoordinatorKeys transactions,
+            FindCoordinatorHandler.CoordinatorKeys shares) {
         return List.of(
                 new FindCoordinatorHandler(cache, new FindCoordinatorHandler.CoordinatorKeys(PartitionGroupLog.TOPIC,
-                        coordinator::partitionFor, createOffsetsTopic), transactions),
+                        coordinator::partitionFor, createOffsetsTopic), transactions, shares),
                 new JoinGroupHandler(coordinator),
                 new SyncGroupHandler(coordinator),
                 new HeartbeatHandler(coordinator),

@@ -47,8 +47,6 @@ class AdvertisedVersionsTest {
                     + "storage"),
             Map.entry(ApiKeys.LIST_PARTITION_REASSIGNMENTS, "always empty: a move completes when the controller "
                     + "makes it"),
-            Map.entry(ApiKeys.FIND_COORDINATOR, "share keys get INVALID_REQUEST with a reason (no share groups yet), "
-                    + "which clients do not retry"),
             Map.entry(ApiKeys.WRITE_TXN_MARKERS, "a partition another broker leads answers NOT_LEADER_OR_FOLLOWER "
                     + "(Kafka: UNKNOWN_TOPIC_OR_PARTITION on a broker without a replica of it)"),
             Map.entry(ApiKeys.UNREGISTER_BROKER, "answered once the broker is fenced (its session lapsed) and its WAL "
@@ -62,6 +60,8 @@ class AdvertisedVersionsTest {
                     + "controller entry)"),
             Map.entry(ApiKeys.ALTER_CLIENT_QUOTAS, "producer_byte_rate, consumer_byte_rate and request_percentage "
                     + "are enforced; controller_mutation_rate and ip connection_creation_rate are stored only"),
+            Map.entry(ApiKeys.WRITE_SHARE_GROUP_STATE, "a state batch whose last offset is below its first gets "
+                    + "INVALID_REQUEST (Kafka stores it as sent)"),
             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "
                     + "and consumer protocols online: answered as Kafka does with group.consumer.migration.policy="
                     + "disabled"));

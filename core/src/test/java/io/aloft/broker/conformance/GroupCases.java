@@ -46,7 +46,7 @@ final class GroupCases {
     private static final short JOIN = 9;
     private static final short SYNC = 5;
     private static final short COMMIT = 9;
-    private static final String SHARE_KEY = "conf-share:AAAAAAAAAAAAAAAAAAAAAQ:0";
+    static final String SHARE_KEY = "conf-share:AAAAAAAAAAAAAAAAAAAAAQ:0";
 
     private GroupCases() {
     }

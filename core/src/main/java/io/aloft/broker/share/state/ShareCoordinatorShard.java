@@ -19,9 +19,9 @@ import org.apache.kafka.common.errors.InvalidRequestException;
  *   <li>read records the reader's leader epoch when newer (a write, so it is durable before the
  *       answer) and is refused (FENCED_LEADER_EPOCH) when older; -1 checks nothing;</li>
  *   <li>write is refused for a share partition never initialized (INVALID_REQUEST), with an older
- *       leader epoch (FENCED_LEADER_EPOCH), or with an older state epoch (FENCED_STATE_EPOCH; a newer
- *       one is taken and not stored, as Kafka does); it moves the start offset (-1 keeps it) and
- *       merges the batches ({@link StateBatches});</li>
+ *       leader epoch (FENCED_LEADER_EPOCH), or with an older state epoch (FENCED_STATE_EPOCH); a newer
+ *       epoch of either kind is taken and not stored, as Kafka does; it moves the start offset (-1
+ *       keeps it) and merges the batches ({@link StateBatches});</li>
  *   <li>delete forgets the state (a tombstone); deleting none is fine.</li>
  * </ul>
  * Every change is one {@link ShareStateRecord} holding the share partition's whole state, applied
@@ -83,7 +83,8 @@ final class ShareCoordinatorShard implements CoordinatorShard<ShareStateRecord> 
                     + " is older than the stored " + s.stateEpoch());
         }
         long start = startOffset == -1 ? s.startOffset() : startOffset;
-        ShareState merged = new ShareState(s.stateEpoch(), start, Math.max(leaderEpoch, s.leaderEpoch()),
+        // The stored epochs stay: only initialize sets the state epoch and only a read records a leader's.
+        ShareState merged = new ShareState(s.stateEpoch(), start, s.leaderEpoch(),
                 StateBatches.merge(s.batches(), batches, start));
         return CoordinatorResult.of(List.of(new ShareStateRecord(key, merged, deliveryCompleteCount)), null);
     }

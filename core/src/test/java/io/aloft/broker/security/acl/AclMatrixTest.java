@@ -266,6 +266,49 @@ class AclMatrixTest {
                 new Row(ApiKeys.LIST_TRANSACTIONS, List.of(writeTxn), () -> new ListTransactionsRequest.Builder(
                         new ListTransactionsRequestData()), Errors.NONE, Errors.NONE,
                         r -> ((ListTransactionsResponse) r).data().transactionStates().isEmpty()),
+                // The share coordinator's state APIs: brokers only, as Kafka. A negative partition is
+                // refused before the coordinator is asked, so the granted answer does not depend on
+                // whether __share_group_state exists yet.
+                new Row(ApiKeys.INITIALIZE_SHARE_GROUP_STATE, List.of(allow(ResourceType.CLUSTER, CLUSTER,
+                        AclOperation.CLUSTER_ACTION)), () -> new InitializeShareGroupStateRequest.Builder(
+                                new InitializeShareGroupStateRequestData().setGroupId(GROUP).setTopics(List.of(
+                                        new InitializeShareGroupStateRequestData.InitializeStateData()
+                                                .setTopicId(Uuid.randomUuid()).setPartitions(List.of(
+                                                        new InitializeShareGroupStateRequestData.PartitionData()
+                                                                .setPartition(-1)))))),
+                        Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.INVALID_REQUEST),
+                new Row(ApiKeys.READ_SHARE_GROUP_STATE, List.of(allow(ResourceType.CLUSTER, CLUSTER,
+                        AclOperation.CLUSTER_ACTION)), () -> new ReadShareGroupStateRequest.Builder(
+                                new ReadShareGroupStateRequestData().setGroupId(GROUP).setTopics(List.of(
+                                        new ReadShareGroupStateRequestData.ReadStateData()
+                                                .setTopicId(Uuid.randomUuid()).setPartitions(List.of(
+                                                        new ReadShareGroupStateRequestData.PartitionData()
+                                                                .setPartition(-1)))))),
+                        Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.INVALID_REQUEST),
+                new Row(ApiKeys.WRITE_SHARE_GROUP_STATE, List.of(allow(ResourceType.CLUSTER, CLUSTER,
+                        AclOperation.CLUSTER_ACTION)), () -> new WriteShareGroupStateRequest.Builder(
+                                new WriteShareGroupStateRequestData().setGroupId(GROUP).setTopics(List.of(
+                                        new WriteShareGroupStateRequestData.WriteStateData()
+                                                .setTopicId(Uuid.randomUuid()).setPartitions(List.of(
+                                                        new WriteShareGroupStateRequestData.PartitionData()
+                                                                .setPartition(-1)))))),
+                        Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.INVALID_REQUEST),
+                new Row(ApiKeys.DELETE_SHARE_GROUP_STATE, List.of(allow(ResourceType.CLUSTER, CLUSTER,
+                        AclOperation.CLUSTER_ACTION)), () -> new DeleteShareGroupStateRequest.Builder(
+                                new DeleteShareGroupStateRequestData().setGroupId(GROUP).setTopics(List.of(
+                                        new DeleteShareGroupStateRequestData.DeleteStateData()
+                                                .setTopicId(Uuid.randomUuid()).setPartitions(List.of(
+                                                        new DeleteShareGroupStateRequestData.PartitionData()
+                                                                .setPartition(-1)))))),
+                        Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.INVALID_REQUEST),
+                new Row(ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY, List.of(allow(ResourceType.CLUSTER, CLUSTER,
+                        AclOperation.CLUSTER_ACTION)), () -> new ReadShareGroupStateSummaryRequest.Builder(
+                                new ReadShareGroupStateSummaryRequestData().setGroupId(GROUP).setTopics(List.of(
+                                        new ReadShareGroupStateSummaryRequestData.ReadStateSummaryData()
+                                                .setTopicId(Uuid.randomUuid()).setPartitions(List.of(
+                                                        new ReadShareGroupStateSummaryRequestData.PartitionData()
+                                                                .setPartition(-1)))))),
+                        Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.INVALID_REQUEST),
                 new Row(ApiKeys.WRITE_TXN_MARKERS, List.of(allow(ResourceType.CLUSTER, CLUSTER,
                         AclOperation.CLUSTER_ACTION)), () -> new WriteTxnMarkersRequest.Builder(List.of(
                                 new WriteTxnMarkersRequest.TxnMarkerEntry(1_000, (short) 0, 0,
