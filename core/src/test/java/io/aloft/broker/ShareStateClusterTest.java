@@ -37,15 +37,16 @@ import org.junit.jupiter.api.io.TempDir;
  * state requests over the real inter-broker client, to the broker leading the key's
  * {@code __share_group_state} partition; when that partition moves, the calls follow it (retrying
  * NOT_COORDINATOR meanwhile) and the new leader serves the same state, loaded from the partition's
- * log in shared storage. Two broker processes; the persister here is one on no broker (node id -1),
- * so nothing is answered locally.
+ * log in shared storage; and when its leader dies, the broker it fails over to serves every write
+ * acknowledged before. Two broker processes; the persister here is one on no broker (node id -1), so
+ * nothing is answered locally.
  */
 class ShareStateClusterTest {
     @TempDir
     Path dir;
 
     private static <T> T await(CompletableFuture<T> f) throws Exception {
-        return f.get(60, TimeUnit.SECONDS);
+        return f.get(90, TimeUnit.SECONDS);
     }
 
     private static StateBatch b(long first, long last, byte state, int count) {
@@ -53,21 +54,23 @@ class ShareStateClusterTest {
     }
 
     @Test
-    void persister_reachesRemoteCoordinator_andFollowsItsMove() throws Exception {
+    void persister_reachesRemoteCoordinator_followsMoves_andFailover() throws Exception {
         int statePartitions = 2;
-        try (TestCluster cluster = TestCluster.start(dir, 2, 0,
-                Map.of("share.coordinator.state.topic.num.partitions", Integer.toString(statePartitions)))) {
+        // A short session, so the failover at the end takes seconds.
+        try (TestCluster cluster = TestCluster.start(dir, 2, 0, Map.of("broker.session.timeout.ms", "3000",
+                "share.coordinator.state.topic.num.partitions", Integer.toString(statePartitions)))) {
             Uuid topicId;
             try (Admin admin = cluster.admin(1)) {
                 topicId = admin.createTopics(List.of(new NewTopic("share-cluster", 1, (short) 1))).topicId(
                         "share-cluster").get(60, TimeUnit.SECONDS);
             }
-            // The first share-key lookup makes __share_group_state, spread over both brokers.
+            // The first share-key lookup makes __share_group_state, spread over both brokers; broker 2
+            // (no controller voter: it may be killed) leads the key's partition, moved there if need be.
             SharePartitionKey key = new SharePartitionKey("cluster-group", topicId, 0);
             awaitShareCoordinator(cluster.bootstrap(1), key.coordinatorKey());
-            int partition = CoordinatorTopic.partitionFor(key.coordinatorKey(), statePartitions);
-            int first = cluster.leader(ShareStateTopic.TOPIC, partition);
-            int other = first == 1 ? 2 : 1;
+            TopicPartition statePartition = new TopicPartition(ShareStateTopic.TOPIC,
+                    CoordinatorTopic.partitionFor(key.coordinatorKey(), statePartitions));
+            moveTo(cluster, statePartition, 2);
 
             ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
             try (NetworkInterBrokerClient client = new NetworkInterBrokerClient(-1,
@@ -91,22 +94,38 @@ class ShareStateClusterTest {
                         b(5, 9, StateBatch.AVAILABLE, 2))));
                 ShareState expected = new ShareState(1, 0, 3, List.of(b(0, 4, StateBatch.ACKNOWLEDGED, 1),
                         b(5, 9, StateBatch.AVAILABLE, 2)));
-                assertEquals(Optional.of(expected), await(persister.read(key, 3)), "served by broker " + first);
+                assertEquals(Optional.of(expected), await(persister.read(key, 3)), "served by broker 2");
 
-                try (Admin admin = cluster.admin(1)) {
-                    admin.alterPartitionReassignments(Map.of(new TopicPartition(ShareStateTopic.TOPIC, partition),
-                            Optional.of(new NewPartitionReassignment(List.of(other))))).all().get(60, TimeUnit.SECONDS);
-                }
-                cluster.awaitLeader(ShareStateTopic.TOPIC, partition, other, "state partition moved");
-                assertEquals(Optional.of(expected), await(persister.read(key, 3)), "served by broker " + other);
+                moveTo(cluster, statePartition, 1);
+                assertEquals(Optional.of(expected), await(persister.read(key, 3)), "served by broker 1");
                 await(persister.write(key, 1, 3, 5, 1, List.of(b(5, 6, StateBatch.ARCHIVED, 3))));
                 assertEquals(Optional.of(new ShareStateSummary(1, 5, 3, 1)), await(persister.readSummary(key)));
+
+                // Back to broker 2, one more acknowledged write, then broker 2 dies: the partition fails over
+                // to broker 1 (its WAL recovered), which must serve every acknowledged write.
+                moveTo(cluster, statePartition, 2);
+                await(persister.write(key, 1, 3, -1, 2, List.of(b(7, 7, StateBatch.ACKNOWLEDGED, 3))));
+                cluster.kill(2);
+                ShareState last = new ShareState(1, 5, 4, List.of(b(5, 6, StateBatch.ARCHIVED, 3),
+                        b(7, 7, StateBatch.ACKNOWLEDGED, 3), b(8, 9, StateBatch.AVAILABLE, 2)));
+                assertEquals(Optional.of(last), await(persister.read(key, 4)), "served by broker 1 after failover");
                 await(persister.delete(key));
                 assertEquals(Optional.empty(), await(persister.readSummary(key)));
             } finally {
                 executor.shutdownNow();
             }
         }
+    }
+
+    private static void moveTo(TestCluster cluster, TopicPartition tp, int broker) throws Exception {
+        if (cluster.leader(tp.topic(), tp.partition()) == broker) {
+            return;
+        }
+        try (Admin admin = cluster.admin(1)) {
+            admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(broker)))))
+                    .all().get(60, TimeUnit.SECONDS);
+        }
+        cluster.awaitLeader(tp.topic(), tp.partition(), broker, "state partition moved");
     }
 
     private static void awaitShareCoordinator(String bootstrap, String key) throws Exception {
