@@ -71,7 +71,8 @@ final class BrokerShareState {
         resources.add(coordinator);
         CoordinatorTopic stateTopic = ShareStateTopic.follower(controller, cache, nodeId, coordinator,
                 config.stateTopicPartitions(), new NamedThreadFactory("aloft-share-loader", true, failures));
-        ShareStatePersister persister = new RoutingShareStatePersister(nodeId, coordinator,
+        ShareStatePersister persister = new RoutingShareStatePersister(nodeId, config.stateTopicPartitions(),
+                coordinator,
                 RoutingShareStatePersister.Leaders.fromCache(cache), interBroker, () -> createTopic(stateTopic),
                 persisterThread, System::currentTimeMillis, RoutingShareStatePersister.DEFAULT_RETRY_TIMEOUT_MS);
         return new BrokerShareState(coordinator, stateTopic, persister);

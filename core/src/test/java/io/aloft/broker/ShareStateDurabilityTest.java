@@ -2,9 +2,11 @@ package io.aloft.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.aloft.broker.conformance.RawConnection;
 import io.aloft.broker.share.state.SharePartitionKey;
 import io.aloft.broker.share.state.ShareState;
 import io.aloft.broker.share.state.ShareStatePersister;
@@ -20,14 +22,21 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.FencedStateEpochException;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Share-partition state kept through the broker's persister is in {@code __share_group_state}: the
  * persister makes the topic on its first call, and a restarted broker reads back what was written
- * (its coordinator reloads the partition from the log). And a broker with share groups off has no
- * persister.
+ * (its coordinator reloads the partition from the log). With share groups off the state APIs are not
+ * advertised, there is no persister, and share keys are refused. (With them on, AdvertisedVersionsTest
+ * compares the advertised ranges with Kafka's.)
  */
 class ShareStateDurabilityTest {
     @TempDir
@@ -86,9 +95,22 @@ class ShareStateDurabilityTest {
     }
 
     @Test
-    void shareGroupsOff_noPersister() throws Exception {
-        try (TestBroker broker = new TestBroker(dir, Map.of("aloft.share.version", "0"))) {
+    void shareGroupsOff_noPersister_stateApisNotAdvertised_shareKeysRefused() throws Exception {
+        try (TestBroker broker = new TestBroker(dir, Map.of("aloft.share.version", "0"));
+                RawConnection c = RawConnection.open(broker.bootstrap())) {
             assertNull(broker.broker().shareStatePersister());
+            ApiVersionsResponseData versions = (ApiVersionsResponseData) c.send(ApiKeys.API_VERSIONS, (short) 3,
+                    new ApiVersionsRequestData().setClientSoftwareName("test").setClientSoftwareVersion("1")).body();
+            for (ApiKeys api : List.of(ApiKeys.INITIALIZE_SHARE_GROUP_STATE, ApiKeys.READ_SHARE_GROUP_STATE,
+                    ApiKeys.WRITE_SHARE_GROUP_STATE, ApiKeys.DELETE_SHARE_GROUP_STATE,
+                    ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY)) {
+                assertNull(versions.apiKeys().find(api.id), api + " advertised with share groups off");
+            }
+            assertNotNull(versions.apiKeys().find(ApiKeys.FIND_COORDINATOR.id));
+            FindCoordinatorResponseData r = (FindCoordinatorResponseData) c.send(ApiKeys.FIND_COORDINATOR, (short) 6,
+                    new FindCoordinatorRequestData().setKeyType((byte) 2).setCoordinatorKeys(List.of(
+                            "g:AAAAAAAAAAAAAAAAAAAAAQ:0"))).body();
+            assertEquals(Errors.INVALID_REQUEST.code(), r.coordinators().get(0).errorCode());
         }
     }
 }

@@ -103,7 +103,7 @@ class FindCoordinatorHandlerTest {
     }
 
     @Test
-    void handle_transactionAndShareKeys_invalidRequestWithAReason() {
+    void handle_transactionAndShareKeysWhenOff_invalidRequestWithAReason() {
         Coordinator tx = find(cache(true), "PLAINTEXT", (short) 6, batched(TRANSACTION, "tx")).coordinators().get(0);
         assertEquals(Errors.INVALID_REQUEST.code(), tx.errorCode());
         assertEquals("this broker (Aloft) does not support transactions yet", tx.errorMessage());
@@ -116,5 +116,42 @@ class FindCoordinatorHandlerTest {
                         .coordinators().get(0).errorCode());
         assertEquals(Errors.INVALID_REQUEST.code(),
                 find(cache(true), "PLAINTEXT", (short) 6, batched((byte) 9, "g0")).coordinators().get(0).errorCode());
+    }
+
+    /** Share keys with share groups on; the "share topic" is the cache's offsets topic, keyed by the group's number. */
+    private static FindCoordinatorResponseData findShare(short version, int[] creations, String... keys) {
+        FindCoordinatorHandler.CoordinatorKeys shares = new FindCoordinatorHandler.CoordinatorKeys(
+                PartitionGroupLog.TOPIC, k -> Integer.parseInt(k.substring(1, 2)), () -> creations[0]++);
+        FindCoordinatorHandler handler = new FindCoordinatorHandler(cache(true), new FindCoordinatorHandler
+                .CoordinatorKeys(PartitionGroupLog.TOPIC, g -> 0, () -> { }), null, shares);
+        FindCoordinatorRequest request = new FindCoordinatorRequest.Builder(batched(SHARE, keys)).build(version);
+        RequestContext context = new RequestContext(new RequestHeader(ApiKeys.FIND_COORDINATOR, version, "broker", 7),
+                "PLAINTEXT", new InetSocketAddress("127.0.0.1", 40000), "conn-1");
+        return ((FindCoordinatorResponse) handler.handle(context, request).join()).data();
+    }
+
+    @Test
+    void handle_shareKeys_leaderOfTheStatePartition_malformedInvalidRequest() {
+        int[] creations = {0};
+        List<Coordinator> answers = findShare((short) 6, creations, "g0:AAAAAAAAAAAAAAAAAAAAAQ:0",
+                "g1:AAAAAAAAAAAAAAAAAAAAAQ:3", "g0:AAAAAAAAAAAAAAAAAAAAAQ:-1", "g0:x:AAAAAAAAAAAAAAAAAAAAAQ:0",
+                "g0", "g0:AAAAAAAAAAAAAAAAAAAAAQ", ":AAAAAAAAAAAAAAAAAAAAAQ:0", "g0:not-an-id:0",
+                "g0:AAAAAAAAAAAAAAAAAAAAAQ:zero", "g0:AAAAAAAAAAAAAAAAAAAAAQ:0:1").coordinators();
+        assertEquals(Errors.NONE.code(), answers.get(0).errorCode());
+        assertEquals(1, answers.get(0).nodeId());
+        assertEquals(Errors.COORDINATOR_NOT_AVAILABLE.code(), answers.get(1).errorCode(), "fenced leader");
+        // As Kafka: a negative partition and a group id with colons are keys too.
+        assertEquals(Errors.NONE.code(), answers.get(2).errorCode());
+        assertEquals(Errors.NONE.code(), answers.get(3).errorCode());
+        for (Coordinator c : answers.subList(4, answers.size())) {
+            assertEquals(Errors.INVALID_REQUEST.code(), c.errorCode(), c.key());
+        }
+        assertEquals(0, creations[0], "the topic exists");
+    }
+
+    @Test
+    void handle_shareKeyBeforeV6_invalidRequest() {
+        FindCoordinatorResponseData v5 = findShare((short) 5, new int[1], "g0:AAAAAAAAAAAAAAAAAAAAAQ:0");
+        assertEquals(Errors.INVALID_REQUEST.code(), v5.coordinators().get(0).errorCode());
     }
 }

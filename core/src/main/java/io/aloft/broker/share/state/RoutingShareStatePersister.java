@@ -1,5 +1,6 @@
 package io.aloft.broker.share.state;
 
+import io.aloft.broker.coordinator.CoordinatorTopic;
 import io.aloft.broker.interbroker.InterBrokerClient;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.controller.model.TopicInfo;
@@ -79,6 +80,7 @@ public final class RoutingShareStatePersister implements ShareStatePersister {
     }
 
     private final int nodeId;
+    private final int statePartitions;
     private final ShareCoordinator local;
     private final Leaders leaders;
     private final InterBrokerClient client;
@@ -88,14 +90,18 @@ public final class RoutingShareStatePersister implements ShareStatePersister {
     private final long retryTimeoutMs;
 
     /**
-     * @param local this broker's share coordinator (also the rule from key to partition)
+     * @param statePartitions share.coordinator.state.topic.num.partitions: Kafka's rule from key to partition
+     * @param local this broker's share coordinator; null for a persister on no broker (tests), which
+     *     sends every call
      * @param createTopic starts creating {@code __share_group_state}; called while it does not exist
      * @param executor one thread for retries and completions
      * @param clock milliseconds, for the retry deadline
      */
-    public RoutingShareStatePersister(int nodeId, ShareCoordinator local, Leaders leaders, InterBrokerClient client,
-            Runnable createTopic, ScheduledExecutorService executor, LongSupplier clock, long retryTimeoutMs) {
+    public RoutingShareStatePersister(int nodeId, int statePartitions, ShareCoordinator local, Leaders leaders,
+            InterBrokerClient client, Runnable createTopic, ScheduledExecutorService executor, LongSupplier clock,
+            long retryTimeoutMs) {
         this.nodeId = nodeId;
+        this.statePartitions = statePartitions;
         this.local = local;
         this.leaders = leaders;
         this.client = client;
@@ -160,15 +166,16 @@ public final class RoutingShareStatePersister implements ShareStatePersister {
         void attempt() {
             CompletableFuture<T> answer;
             try {
-                int leader = leaders.leaderOf(local.partitionFor(key));
+                int partition = CoordinatorTopic.partitionFor(key.coordinatorKey(), statePartitions);
+                int leader = leaders.leaderOf(partition);
                 if (leader == Leaders.NO_TOPIC) {
                     createTopic.run();
                     answer = CompletableFuture.failedFuture(new CoordinatorNotAvailableException(
                             ShareStateTopic.TOPIC + " does not exist yet"));
                 } else if (leader == Leaders.NO_LEADER) {
                     answer = CompletableFuture.failedFuture(new CoordinatorNotAvailableException(
-                            ShareStateTopic.TOPIC + "-" + local.partitionFor(key) + " has no leader"));
-                } else if (leader == nodeId) {
+                            ShareStateTopic.TOPIC + "-" + partition + " has no leader"));
+                } else if (leader == nodeId && local != null) {
                     answer = onLocal.apply(local);
                 } else {
                     answer = client.send(leader, request).thenApply(parse);
