@@ -110,7 +110,8 @@ public final class ShareFetchHandler implements ApiHandler<ShareFetchRequest> {
                     }
                     Map<SessionPartition, ShareTargets.Target> resolved = new LinkedHashMap<>();
                     List<TopicIdPartition> toAcquire = new ArrayList<>();
-                    if (step.mode() != ShareSessionCache.Mode.FINAL && !renewOnly) { // renew-only: acknowledge, acquire nothing
+                    // A renew-only fetch acknowledges and acquires nothing.
+                    if (step.mode() != ShareSessionCache.Mode.FINAL && !renewOnly) {
                         for (SessionPartition p : rotated(step.partitions(), data.shareSessionEpoch())) {
                             ShareTargets.Target target = targets.resolve(p);
                             resolved.put(p, target);

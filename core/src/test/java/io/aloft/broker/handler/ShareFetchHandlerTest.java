@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.share.fetch.FakeSharePartitions;
 import io.aloft.broker.share.partition.AcknowledgeResult;
 import io.aloft.broker.share.partition.Acknowledgement;
 import io.aloft.broker.share.partition.Acquired;
@@ -199,7 +200,7 @@ class ShareFetchHandlerTest {
 
     @Test
     void handle_failingSharePartition_unknownServerErrorForItsPartition() throws Exception {
-        ShareFetchHandler failing = new ShareFetchHandler(f.cache, new io.aloft.broker.share.fetch.FakeSharePartitions() {
+        ShareFetchHandler failing = new ShareFetchHandler(f.cache, new FakeSharePartitions() {
             @Override
             public CompletableFuture<Acquired> acquire(String g, String m, TopicIdPartition tp, int b, int n,
                     boolean l) {
@@ -277,7 +278,7 @@ class ShareFetchHandlerTest {
 
     /** Checks on recorded calls. */
     static final class FakeAssert {
-        static void acquire(io.aloft.broker.share.fetch.FakeSharePartitions.AcquireCall call, TopicIdPartition tp,
+        static void acquire(FakeSharePartitions.AcquireCall call, TopicIdPartition tp,
                 int maxBytes, int maxRecords, boolean recordLimit) {
             assertEquals("g", call.groupId());
             assertEquals("m", call.memberId());

@@ -61,7 +61,8 @@ public final class ShareAcquirer {
      * @param errors maps a failed acquisition to its partition's error (the handlers' one mapping
      *     of exceptions to Kafka codes)
      */
-    public ShareAcquirer(SharePartitions partitions, ScheduledExecutorService timer, Function<Throwable, Errors> errors) {
+    public ShareAcquirer(SharePartitions partitions, ScheduledExecutorService timer,
+            Function<Throwable, Errors> errors) {
         this(partitions, timer, errors, System::nanoTime);
     }
 
