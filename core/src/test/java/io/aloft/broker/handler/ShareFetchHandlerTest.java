@@ -199,6 +199,17 @@ class ShareFetchHandlerTest {
     }
 
     @Test
+    void handle_aRefusedPartition_isAnsweredAtOnceRatherThanAfterTheLongPoll() throws Exception {
+        Uuid unknown = Uuid.randomUuid();
+        ShareFetchRequestData d = fetch(0, 60_000, P0);
+        partition(d, unknown, 0);
+        ShareFetchResponseData r = fetchNow((short) 1, d); // within the 10 s bound, not after 60 s
+        assertEquals(Errors.UNKNOWN_TOPIC_ID.code(), answer(r, unknown, 0).errorCode());
+        assertNull(answer(r, T, 0));
+        assertEquals(0, f.shares.waiting(P0));
+    }
+
+    @Test
     void handle_failingSharePartition_unknownServerErrorForItsPartition() throws Exception {
         ShareFetchHandler failing = new ShareFetchHandler(f.cache, new FakeSharePartitions() {
             @Override
