@@ -38,6 +38,8 @@ import io.aloft.broker.handler.OffsetForLeaderEpochHandler;
 import io.aloft.broker.handler.ProduceHandler;
 import io.aloft.broker.handler.SaslAuthenticateHandler;
 import io.aloft.broker.handler.SaslHandshakeHandler;
+import io.aloft.broker.handler.ShareAcknowledgeHandler;
+import io.aloft.broker.handler.ShareFetchHandler;
 import io.aloft.broker.handler.UnregisterBrokerHandler;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.metrics.BrokerMetrics;
@@ -50,6 +52,9 @@ import io.aloft.broker.security.SecurityMetadata;
 import io.aloft.broker.security.acl.Authorizer;
 import io.aloft.broker.security.acl.AuthorizerConfig;
 import io.aloft.broker.security.scram.ScramCredentials;
+import io.aloft.broker.share.ShareGroupSettingsSource;
+import io.aloft.broker.share.fetch.ShareSessionCache;
+import io.aloft.broker.share.partition.SharePartitions;
 import io.aloft.broker.topic.TopicManager;
 import io.aloft.controller.client.ControllerClient;
 import io.aloft.controller.model.BrokerInfo;
@@ -57,6 +62,7 @@ import io.aloft.controller.model.BrokerState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -76,13 +82,27 @@ final class BrokerApis {
     private BrokerApis() {
     }
 
-    /** The broker's components the handlers are wired to, all started. */
+    /**
+     * The broker's components the handlers are wired to, all started.
+     *
+     * @param shares what ShareFetch and ShareAcknowledge are served from, or null: not served
+     */
     record Components(int nodeId, ServerConfig settings, String clusterId, ControllerClient controller,
             MetadataCache cache, TopicManager topics, ScheduledExecutorService scheduler, PartitionManager partitions,
             BrokerMetrics brokerMetrics, FetchSessionCache fetchSessions, ProducerIdManager producerIds,
             ConfigResources configs, ScramCredentials scram, SecurityMetadata security, GroupCoordinator groups,
             CoordinatorTopic offsetsTopic, BrokerTransactions transactions, BrokerShareState shareState,
-            ClientQuotaThrottle quotas) {
+            ClientQuotaThrottle quotas, ShareFetchComponents shares) {
+    }
+
+    /**
+     * Share groups, part F: the share partitions this broker leads, the share sessions (which the
+     * group coordinator's {@link io.aloft.broker.share.ShareGroupListener} should reach through
+     * {@link ShareSessionCache#memberLeft}, so a member gone releases its records at once), and
+     * each group's settings (its lock duration is ShareFetch's AcquisitionLockTimeoutMs).
+     */
+    record ShareFetchComponents(SharePartitions partitions, ShareSessionCache sessions,
+            ShareGroupSettingsSource settings) {
     }
 
     /** The dispatcher of every API served, transactions' only when they are enabled. */
@@ -147,6 +167,16 @@ final class BrokerApis {
         // Share groups part S: the share coordinator's state APIs (83-87), only with share groups on.
         if (c.shareState() != null) {
             all.addAll(c.shareState().handlers());
+        }
+        // Share groups, part F: ShareFetch and ShareAcknowledge, served (and so advertised) only with
+        // share.version on and share partitions to serve them from.
+        if (settings.shares().enabled() && c.shares() != null) {
+            ShareFetchComponents shares = c.shares();
+            long expiryPeriodMs = Math.max(1_000, shares.sessions().idleMs() / 4);
+            scheduler.scheduleWithFixedDelay(shares.sessions()::expireIdle, expiryPeriodMs, expiryPeriodMs,
+                    TimeUnit.MILLISECONDS);
+            all.add(new ShareFetchHandler(cache, shares.partitions(), shares.sessions(), shares.settings(), scheduler));
+            all.add(new ShareAcknowledgeHandler(cache, shares.partitions(), shares.sessions(), shares.settings()));
         }
         dispatcher.set(new RequestDispatcher(all, c.quotas(), authorizer(settings.authorizer(), config,
                 c.security())));

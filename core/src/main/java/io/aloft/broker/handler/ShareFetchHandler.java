@@ -110,18 +110,24 @@ public final class ShareFetchHandler implements ApiHandler<ShareFetchRequest> {
                     }
                     Map<SessionPartition, ShareTargets.Target> resolved = new LinkedHashMap<>();
                     List<TopicIdPartition> toAcquire = new ArrayList<>();
-                    if (step.mode() != ShareSessionCache.Mode.FINAL && !renewOnly) { // renew-only: acknowledge, acquire nothing
+                    boolean refusedAny = false;
+                    // A renew-only fetch acknowledges and acquires nothing.
+                    if (step.mode() != ShareSessionCache.Mode.FINAL && !renewOnly) {
                         for (SessionPartition p : rotated(step.partitions(), data.shareSessionEpoch())) {
                             ShareTargets.Target target = targets.resolve(p);
                             resolved.put(p, target);
                             if (target.ok()) {
                                 toAcquire.add(target.tp());
+                            } else {
+                                refusedAny = true;
                             }
                         }
                     }
                     boolean recordLimit = request.version() >= 2 && data.shareAcquireMode() == 1;
+                    // A partition refused (unknown topic, no READ) is news the client acts on: no long poll.
+                    int maxWaitMs = refusedAny ? 0 : data.maxWaitMs();
                     return acquirer.acquire(new ShareAcquirer.Request(data.groupId(), data.memberId(), toAcquire,
-                            data.maxBytes(), data.maxRecords(), recordLimit, data.maxWaitMs()))
+                            data.maxBytes(), data.maxRecords(), recordLimit, maxWaitMs))
                             .thenApply(acquired -> respond(context, data.groupId(), resolved, acquired, ackResults));
                 });
     }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.share.fetch.FakeSharePartitions;
 import io.aloft.broker.share.partition.AcknowledgeResult;
 import io.aloft.broker.share.partition.Acknowledgement;
 import io.aloft.broker.share.partition.Acquired;
@@ -198,8 +199,19 @@ class ShareFetchHandlerTest {
     }
 
     @Test
+    void handle_aRefusedPartition_isAnsweredAtOnceRatherThanAfterTheLongPoll() throws Exception {
+        Uuid unknown = Uuid.randomUuid();
+        ShareFetchRequestData d = fetch(0, 60_000, P0);
+        partition(d, unknown, 0);
+        ShareFetchResponseData r = fetchNow((short) 1, d); // within the 10 s bound, not after 60 s
+        assertEquals(Errors.UNKNOWN_TOPIC_ID.code(), answer(r, unknown, 0).errorCode());
+        assertNull(answer(r, T, 0));
+        assertEquals(0, f.shares.waiting(P0));
+    }
+
+    @Test
     void handle_failingSharePartition_unknownServerErrorForItsPartition() throws Exception {
-        ShareFetchHandler failing = new ShareFetchHandler(f.cache, new io.aloft.broker.share.fetch.FakeSharePartitions() {
+        ShareFetchHandler failing = new ShareFetchHandler(f.cache, new FakeSharePartitions() {
             @Override
             public CompletableFuture<Acquired> acquire(String g, String m, TopicIdPartition tp, int b, int n,
                     boolean l) {
@@ -277,7 +289,7 @@ class ShareFetchHandlerTest {
 
     /** Checks on recorded calls. */
     static final class FakeAssert {
-        static void acquire(io.aloft.broker.share.fetch.FakeSharePartitions.AcquireCall call, TopicIdPartition tp,
+        static void acquire(FakeSharePartitions.AcquireCall call, TopicIdPartition tp,
                 int maxBytes, int maxRecords, boolean recordLimit) {
             assertEquals("g", call.groupId());
             assertEquals("m", call.memberId());

@@ -61,7 +61,8 @@ public final class ShareAcquirer {
      * @param errors maps a failed acquisition to its partition's error (the handlers' one mapping
      *     of exceptions to Kafka codes)
      */
-    public ShareAcquirer(SharePartitions partitions, ScheduledExecutorService timer, Function<Throwable, Errors> errors) {
+    public ShareAcquirer(SharePartitions partitions, ScheduledExecutorService timer,
+            Function<Throwable, Errors> errors) {
         this(partitions, timer, errors, System::nanoTime);
     }
 
@@ -123,9 +124,10 @@ public final class ShareAcquirer {
             };
             boolean availableNow = false;
             for (TopicIdPartition tp : request.targets()) {
+                // Registered with every partition even when one says "now": once the immediate retries
+                // are spent, the others' wakes are what ends the wait before the deadline.
                 if (!partitions.wakeOnAvailable(request.groupId(), tp, wake)) {
                     availableNow = true;
-                    break;
                 }
             }
             if (availableNow && immediateRetries < IMMEDIATE_RETRIES) {

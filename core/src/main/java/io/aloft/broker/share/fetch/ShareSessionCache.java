@@ -282,6 +282,11 @@ public final class ShareSessionCache {
         }
     }
 
+    /** How long a session may go unused before {@link #expireIdle()} closes it. */
+    public long idleMs() {
+        return idleMs;
+    }
+
     public synchronized int size() {
         return sessions.size();
     }
