@@ -37,6 +37,8 @@ import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.handler.OffsetForLeaderEpochHandler;
 import io.aloft.broker.handler.ProduceHandler;
 import io.aloft.broker.handler.SaslAuthenticateHandler;
+import io.aloft.broker.handler.ShareGroupDescribeHandler;
+import io.aloft.broker.handler.ShareGroupHeartbeatHandler;
 import io.aloft.broker.handler.SaslHandshakeHandler;
 import io.aloft.broker.handler.UnregisterBrokerHandler;
 import io.aloft.broker.metadata.MetadataCache;
@@ -141,6 +143,12 @@ final class BrokerApis {
         }), transactions == null ? null : transactions.coordinatorKeys()));
         if (transactions != null) {
             all.addAll(transactions.handlers(cache, c.groups())); // advertised only when enabled
+        }
+        // Share groups (KIP-932), part G: membership, served (and advertised) only when the broker enabled
+        // share groups in the group coordinator (aloft.share.version >= 1, with the share state persister).
+        if (c.groups().shareGroups() != null) {
+            all.add(new ShareGroupHeartbeatHandler(c.groups().shareGroups()));
+            all.add(new ShareGroupDescribeHandler(c.groups().shareGroups()));
         }
         dispatcher.set(new RequestDispatcher(all, c.quotas(), authorizer(settings.authorizer(), config,
                 c.security())));

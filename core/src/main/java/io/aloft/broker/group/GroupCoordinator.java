@@ -81,6 +81,7 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
     private final CoordinatorThreads ownThreads;
     /** What shards made from now on serve share groups with; see {@link #enableShareGroups}. */
     private volatile ShareGroupSetup shareSetup = ShareGroupSetup.DISABLED;
+    private volatile ShareGroupService shareGroups;
 
     /**
      * @param log the partitions of {@code __consumer_offsets}
@@ -141,7 +142,13 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
             io.aloft.broker.share.ShareGroupSettingsSource settings,
             io.aloft.broker.share.state.ShareStatePersister persister, io.aloft.broker.share.ShareGroupListener listener) {
         shareSetup = new ShareGroupSetup(shareConfig, settings, java.util.Objects.requireNonNull(persister), listener);
-        return new ShareGroupService(this, runtime, persister);
+        shareGroups = new ShareGroupService(this, runtime, persister);
+        return shareGroups;
+    }
+
+    /** The share groups' service, or null unless {@link #enableShareGroups} was called. */
+    public ShareGroupService shareGroups() {
+        return shareGroups;
     }
 
     /** Whether the KIP-848 consumer protocol is served (group.coordinator.rebalance.protocols). */
