@@ -54,7 +54,8 @@ import org.apache.kafka.common.protocol.Errors;
  * The group coordinator, for the request handlers of the classic protocol (JoinGroup, SyncGroup,
  * Heartbeat, LeaveGroup), the consumer protocol of KIP-848 (ConsumerGroupHeartbeat,
  * ConsumerGroupDescribe), and of both (OffsetCommit, OffsetFetch, ListGroups, DescribeGroups,
- * DeleteGroups, OffsetDelete). Each method takes the request's generated message and API version
+ * DeleteGroups, OffsetDelete). Share groups (KIP-932) live here too, served through
+ * {@link ShareGroupService} once {@link #enableShareGroups} is called. Each method takes the request's generated message and API version
  * and returns the response message (throttle time left for the handler to set).
  *
  * <p>A service in front of a {@link CoordinatorRuntime}: a group lives in the shard of its
