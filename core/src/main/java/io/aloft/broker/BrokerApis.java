@@ -37,6 +37,8 @@ import io.aloft.broker.handler.MetadataHandler;
 import io.aloft.broker.handler.OffsetForLeaderEpochHandler;
 import io.aloft.broker.handler.ProduceHandler;
 import io.aloft.broker.handler.SaslAuthenticateHandler;
+import io.aloft.broker.handler.ShareGroupDescribeHandler;
+import io.aloft.broker.handler.ShareGroupHeartbeatHandler;
 import io.aloft.broker.handler.SaslHandshakeHandler;
 import io.aloft.broker.handler.ShareAcknowledgeHandler;
 import io.aloft.broker.handler.ShareFetchHandler;
@@ -177,6 +179,12 @@ final class BrokerApis {
                     TimeUnit.MILLISECONDS);
             all.add(new ShareFetchHandler(cache, shares.partitions(), shares.sessions(), shares.settings(), scheduler));
             all.add(new ShareAcknowledgeHandler(cache, shares.partitions(), shares.sessions(), shares.settings()));
+        }
+        // Share groups (KIP-932), part G: membership, served (and advertised) only when the broker enabled
+        // share groups in the group coordinator (aloft.share.version >= 1, with the share state persister).
+        if (c.groups().shareGroups() != null) {
+            all.add(new ShareGroupHeartbeatHandler(c.groups().shareGroups()));
+            all.add(new ShareGroupDescribeHandler(c.groups().shareGroups()));
         }
         dispatcher.set(new RequestDispatcher(all, c.quotas(), authorizer(settings.authorizer(), config,
                 c.security())));

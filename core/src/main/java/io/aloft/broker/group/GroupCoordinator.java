@@ -54,7 +54,8 @@ import org.apache.kafka.common.protocol.Errors;
  * The group coordinator, for the request handlers of the classic protocol (JoinGroup, SyncGroup,
  * Heartbeat, LeaveGroup), the consumer protocol of KIP-848 (ConsumerGroupHeartbeat,
  * ConsumerGroupDescribe), and of both (OffsetCommit, OffsetFetch, ListGroups, DescribeGroups,
- * DeleteGroups, OffsetDelete). Each method takes the request's generated message and API version
+ * DeleteGroups, OffsetDelete). Share groups (KIP-932) live here too, served through
+ * {@link ShareGroupService} once {@link #enableShareGroups} is called. Each method takes the request's generated message and API version
  * and returns the response message (throttle time left for the handler to set).
  *
  * <p>A service in front of a {@link CoordinatorRuntime}: a group lives in the shard of its
@@ -81,6 +82,7 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
     private final CoordinatorThreads ownThreads;
     /** What shards made from now on serve share groups with; see {@link #enableShareGroups}. */
     private volatile ShareGroupSetup shareSetup = ShareGroupSetup.DISABLED;
+    private volatile ShareGroupService shareGroups;
 
     /**
      * @param log the partitions of {@code __consumer_offsets}
@@ -141,7 +143,13 @@ public final class GroupCoordinator implements CoordinatorTopic.Partitions, Auto
             io.aloft.broker.share.ShareGroupSettingsSource settings,
             io.aloft.broker.share.state.ShareStatePersister persister, io.aloft.broker.share.ShareGroupListener listener) {
         shareSetup = new ShareGroupSetup(shareConfig, settings, java.util.Objects.requireNonNull(persister), listener);
-        return new ShareGroupService(this, runtime, persister);
+        shareGroups = new ShareGroupService(this, runtime, persister);
+        return shareGroups;
+    }
+
+    /** The share groups' service, or null unless {@link #enableShareGroups} was called. */
+    public ShareGroupService shareGroups() {
+        return shareGroups;
     }
 
     /** Whether the KIP-848 consumer protocol is served (group.coordinator.rebalance.protocols). */

@@ -22,7 +22,8 @@ import java.util.List;
  *                                            string clientHost, int32 count, count x string topicName
  * SHARE_TARGET_EPOCH (11), key group         value v0 := int16 version, int32 assignmentEpoch
  * SHARE_TARGET_MEMBER (12), key + member     value v0 := int16 version, assignment
- * SHARE_CURRENT_MEMBER (13), key + member    value v0 := int16 version, int32 memberEpoch, assignment
+ * SHARE_CURRENT_MEMBER (13), key + member    value v0 := int16 version, int32 memberEpoch,
+ *                                            int32 previousMemberEpoch, assignment
  * SHARE_INITIALIZED (14), key group          value v0 := int16 version, assignment (share partitions
  *                                            whose state was initialized)
  * </pre>
@@ -118,6 +119,7 @@ final class ShareGroupRecordCodec {
             ConsumerGroupRecordCodec.writeAssignment(out, t.value());
         } else if (r instanceof ShareGroupRecord.CurrentMember c) {
             out.writeInt(c.value().epoch());
+            out.writeInt(c.value().previousEpoch());
             ConsumerGroupRecordCodec.writeAssignment(out, c.value().assigned());
         } else {
             ConsumerGroupRecordCodec.writeAssignment(out, ((ShareGroupRecord.InitializedPartitions) r).partitions());
@@ -150,7 +152,8 @@ final class ShareGroupRecordCodec {
                         value == null ? null : ConsumerGroupRecordCodec.readAssignment(value));
             case TYPE_CURRENT_MEMBER:
                 return new ShareGroupRecord.CurrentMember(groupId, member, value == null ? null
-                        : new ShareGroupRecord.Current(value.getInt(), ConsumerGroupRecordCodec.readAssignment(value)));
+                        : new ShareGroupRecord.Current(value.getInt(), value.getInt(),
+                                ConsumerGroupRecordCodec.readAssignment(value)));
             default:
                 return new ShareGroupRecord.InitializedPartitions(groupId,
                         value == null ? null : ConsumerGroupRecordCodec.readAssignment(value));

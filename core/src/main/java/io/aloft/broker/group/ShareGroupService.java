@@ -129,6 +129,9 @@ public final class ShareGroupService implements ShareGroupDirectory {
 
     @Override
     public CompletableFuture<Optional<ShareGroupSummary>> describe(String groupId) {
+        if (GroupCoordinator.invalidGroupId(groupId)) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
         return runtime.read("share-group-summary", coordinator.partitionFor(groupId),
                 s -> s.shareOps().summary(groupId)).exceptionallyCompose(ShareGroupService::asKafkaError);
     }
@@ -136,6 +139,9 @@ public final class ShareGroupService implements ShareGroupDirectory {
     @Override
     public CompletableFuture<Void> updateInitialized(String groupId, Map<Uuid, Set<Integer>> added,
                                                      Set<Uuid> removedTopics) {
+        if (GroupCoordinator.invalidGroupId(groupId)) {
+            return CompletableFuture.failedFuture(Errors.INVALID_GROUP_ID.exception());
+        }
         return runtime.write("share-group-update-initialized", coordinator.partitionFor(groupId),
                         s -> s.shareOps().updateInitialized(groupId, added, removedTopics))
                 .exceptionallyCompose(ShareGroupService::asKafkaError);

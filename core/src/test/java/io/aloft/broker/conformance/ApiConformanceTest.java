@@ -100,6 +100,7 @@ class ApiConformanceTest {
         all.addAll(ConfigCases.shapes());
         all.addAll(GroupCases.shapes());
         all.addAll(ConsumerGroupCases.shapes());
+        all.addAll(ShareGroupCases.shapes());
         all.addAll(SaslCases.shapes());
         all.addAll(AclCases.shapes());
         all.addAll(ScramCases.shapes());

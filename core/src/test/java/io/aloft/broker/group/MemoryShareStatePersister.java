@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * deleted, in order, and answers at once (or fails initialize while {@link #failInitialize}).
  * Thread-safe (synchronized).
  */
-final class MemoryShareStatePersister implements ShareStatePersister {
+public final class MemoryShareStatePersister implements ShareStatePersister {
     final List<SharePartitionKey> initialized = new ArrayList<>();
     final List<SharePartitionKey> deleted = new ArrayList<>();
     volatile boolean failInitialize;

@@ -36,7 +36,7 @@ class ShareGroupRecordCodecTest {
                 new ShareGroupRecord.MemberMetadata("g", "m", new ShareGroupRecord.Metadata(null, "c", "h", List.of())),
                 new ShareGroupRecord.TargetEpoch("g", 6),
                 new ShareGroupRecord.TargetMember("g", "m", a),
-                new ShareGroupRecord.CurrentMember("g", "m", new ShareGroupRecord.Current(6, a)),
+                new ShareGroupRecord.CurrentMember("g", "m", new ShareGroupRecord.Current(6, 5, a)),
                 new ShareGroupRecord.InitializedPartitions("g", a),
                 new ShareGroupRecord.GroupEpoch("g", null),
                 new ShareGroupRecord.SubscribedTopics("g", null),

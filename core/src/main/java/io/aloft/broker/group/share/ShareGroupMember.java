@@ -11,7 +11,7 @@ import java.util.Objects;
  */
 public record ShareGroupMember(String memberId, ShareGroupRecord.Metadata metadata, ShareGroupRecord.Current current) {
 
-    static final ShareGroupRecord.Current JOINING = new ShareGroupRecord.Current(0, Assignment.EMPTY);
+    static final ShareGroupRecord.Current JOINING = new ShareGroupRecord.Current(0, 0, Assignment.EMPTY);
 
     public ShareGroupMember {
         Objects.requireNonNull(memberId, "memberId");

@@ -60,7 +60,10 @@ public sealed interface ShareGroupRecord {
         }
     }
 
-    /** A member's epoch and assignment. Immutable. */
-    record Current(int epoch, Assignment assigned) {
+    /**
+     * A member's epoch, the one before (a heartbeat with it is still accepted: the answer that moved
+     * the member on may have been lost), and its assignment. Immutable.
+     */
+    record Current(int epoch, int previousEpoch, Assignment assigned) {
     }
 }

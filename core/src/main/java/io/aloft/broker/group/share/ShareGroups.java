@@ -122,7 +122,9 @@ public final class ShareGroups {
     /** Kafka's request checks (INVALID_REQUEST); null if the request passes. */
     public static ShareGroupHeartbeatResponseData validate(ShareGroupHeartbeatRequestData req) {
         String why = null;
-        if (req.memberId() == null || req.memberId().trim().isEmpty()) {
+        if (req.memberId() == null || req.memberId().isEmpty()) {
+            return error(Errors.INVALID_REQUEST, null); // Kafka 4.3 answers this one without a message
+        } else if (req.memberId().trim().isEmpty()) {
             why = "MemberId can't be empty.";
         } else if (req.groupId() == null || req.groupId().trim().isEmpty()) {
             why = "GroupId can't be empty.";
@@ -164,10 +166,15 @@ public final class ShareGroups {
         } else if (member == null) {
             return refused(error(Errors.UNKNOWN_MEMBER_ID, "Member " + memberId + " is not a member of group "
                     + groupId + "."));
-        } else if (epoch != member.epoch()) {
-            return refused(error(Errors.FENCED_MEMBER_EPOCH, "The share group member has a "
-                    + (epoch > member.epoch() ? "greater" : "smaller") + " member epoch (" + epoch
-                    + ") than the one known by the group coordinator (" + member.epoch() + ")."));
+        } else if (epoch > member.epoch()) {
+            return refused(error(Errors.FENCED_MEMBER_EPOCH, "The share group member has a greater member epoch ("
+                    + epoch + ") than the one known by the group coordinator (" + member.epoch()
+                    + "). The member must abandon all its partitions and rejoin."));
+        } else if (epoch < member.epoch() && epoch != member.current().previousEpoch()) {
+            return refused(error(Errors.FENCED_MEMBER_EPOCH, "The share group member has a smaller member epoch ("
+                    + epoch + ") than the one known by the group coordinator (" + member.epoch()
+                    + "), and it does not match the previous member epoch (" + member.current().previousEpoch()
+                    + "). The member must abandon all its partitions and rejoin."));
         }
         List<ShareGroupRecord> records = new ArrayList<>();
         ShareGroupRecord.Metadata old = member == null ? null : member.metadata();
@@ -209,7 +216,9 @@ public final class ShareGroups {
             targetEpoch = groupEpoch;
         }
         Assignment assigned = target.getOrDefault(memberId, Assignment.EMPTY);
-        ShareGroupRecord.Current next = new ShareGroupRecord.Current(targetEpoch, assigned);
+        ShareGroupRecord.Current current = member == null ? ShareGroupMember.JOINING : member.current();
+        ShareGroupRecord.Current next = current.epoch() == targetEpoch && current.assigned().equals(assigned)
+                ? current : new ShareGroupRecord.Current(targetEpoch, current.epoch(), assigned);
         if (member == null || !next.equals(member.current())) {
             records.add(new ShareGroupRecord.CurrentMember(groupId, memberId, next));
         }
@@ -227,7 +236,7 @@ public final class ShareGroups {
 
     private CoordinatorResult<HeartbeatResult, ShareGroupRecord> leave(ShareGroup g, String groupId, String memberId) {
         if (g == null) {
-            return refused(error(Errors.GROUP_ID_NOT_FOUND, "Share group " + groupId + " not found."));
+            return refused(error(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " not found."));
         }
         if (g.member(memberId) == null) {
             return refused(error(Errors.UNKNOWN_MEMBER_ID, "Member " + memberId + " is not a member of group "
