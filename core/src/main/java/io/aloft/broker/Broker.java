@@ -325,7 +325,8 @@ public final class Broker implements AutoCloseable {
                 endpoint.registry()).follow(security);
         RequestDispatcher dispatcher = BrokerApis.dispatcher(new BrokerApis.Components(nodeId, settings, clusterId,
                 controller, cache, topics, scheduler, partitions, brokerMetrics, fetchSessions, producerIds, configs,
-                scram, security, groups, offsetsTopic, transactions, quotas));
+                scram, security, groups, offsetsTopic, transactions, quotas,
+                null, null)); // share groups' directory and state persister: not wired yet (session 17)
         // SASL listeners check SCRAM exchanges against the cluster's credentials.
         listeners = listeners.stream().map(l -> l.sasl() == null ? l : new KafkaServer.Listener(l.name(), l.host(),
                 l.port(), l.security(), l.sasl().withScram(scram))).toList();

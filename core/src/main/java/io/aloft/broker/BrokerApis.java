@@ -11,6 +11,7 @@ import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.handler.AlterClientQuotasHandler;
 import io.aloft.broker.handler.AlterConfigsHandler;
 import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
+import io.aloft.broker.handler.AlterShareGroupOffsetsHandler;
 import io.aloft.broker.handler.AlterUserScramCredentialsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.CreateAclsHandler;
@@ -18,6 +19,7 @@ import io.aloft.broker.handler.CreatePartitionsHandler;
 import io.aloft.broker.handler.CreateTopicsHandler;
 import io.aloft.broker.handler.DeleteAclsHandler;
 import io.aloft.broker.handler.DeleteRecordsHandler;
+import io.aloft.broker.handler.DeleteShareGroupOffsetsHandler;
 import io.aloft.broker.handler.DeleteTopicsHandler;
 import io.aloft.broker.handler.DescribeAclsHandler;
 import io.aloft.broker.handler.DescribeClientQuotasHandler;
@@ -25,6 +27,7 @@ import io.aloft.broker.handler.DescribeClusterHandler;
 import io.aloft.broker.handler.DescribeConfigsHandler;
 import io.aloft.broker.handler.DescribeLogDirsHandler;
 import io.aloft.broker.handler.DescribeProducersHandler;
+import io.aloft.broker.handler.DescribeShareGroupOffsetsHandler;
 import io.aloft.broker.handler.DescribeUserScramCredentialsHandler;
 import io.aloft.broker.handler.FetchHandler;
 import io.aloft.broker.handler.GroupHandlers;
@@ -47,6 +50,8 @@ import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.quota.ClientQuotaThrottle;
 import io.aloft.broker.security.Principal;
 import io.aloft.broker.security.SecurityMetadata;
+import io.aloft.broker.share.ShareGroupDirectory;
+import io.aloft.broker.share.state.ShareStatePersister;
 import io.aloft.broker.security.acl.Authorizer;
 import io.aloft.broker.security.acl.AuthorizerConfig;
 import io.aloft.broker.security.scram.ScramCredentials;
@@ -81,7 +86,8 @@ final class BrokerApis {
             MetadataCache cache, TopicManager topics, ScheduledExecutorService scheduler, PartitionManager partitions,
             BrokerMetrics brokerMetrics, FetchSessionCache fetchSessions, ProducerIdManager producerIds,
             ConfigResources configs, ScramCredentials scram, SecurityMetadata security, GroupCoordinator groups,
-            CoordinatorTopic offsetsTopic, BrokerTransactions transactions, ClientQuotaThrottle quotas) {
+            CoordinatorTopic offsetsTopic, BrokerTransactions transactions, ClientQuotaThrottle quotas,
+            ShareGroupDirectory shareGroups, ShareStatePersister sharePersister) {
     }
 
     /** The dispatcher of every API served, transactions' only when they are enabled. */
@@ -141,6 +147,17 @@ final class BrokerApis {
         }), transactions == null ? null : transactions.coordinatorKeys()));
         if (transactions != null) {
             all.addAll(transactions.handlers(cache, c.groups())); // advertised only when enabled
+        }
+        // Share groups' offsets admin APIs (session 17, part O): only with share groups on and both
+        // the group coordinator's share groups and the share state persister there to serve them.
+        if (settings.shares().enabled() && c.shareGroups() != null && c.sharePersister() != null) {
+            all.add(new DescribeShareGroupOffsetsHandler(c.shareGroups(), c.sharePersister(), cache, tp -> {
+                // The lag only of partitions led here with their log open (else -1, lag unknown).
+                var log = partitions.leaderLog(tp);
+                return log.isDone() && !log.isCompletedExceptionally() ? log.join().highWatermark() : -1;
+            }));
+            all.add(new AlterShareGroupOffsetsHandler(c.shareGroups(), c.sharePersister(), cache));
+            all.add(new DeleteShareGroupOffsetsHandler(c.shareGroups(), c.sharePersister(), cache));
         }
         dispatcher.set(new RequestDispatcher(all, c.quotas(), authorizer(settings.authorizer(), config,
                 c.security())));

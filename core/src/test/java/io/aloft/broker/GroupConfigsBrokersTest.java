@@ -56,7 +56,8 @@ class GroupConfigsBrokersTest {
                 try (Admin admin = Admin.create(two.clientProps())) {
                     Config c = admin.describeConfigs(List.of(GROUP)).all().get(30, TimeUnit.SECONDS).get(GROUP);
                     assertEquals("20000", c.get("share.record.lock.duration.ms").value());
-                    assertEquals(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG, c.get("share.record.lock.duration.ms").source());
+                    assertEquals(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG,
+                            c.get("share.record.lock.duration.ms").source());
                     assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG,
                             c.get("share.partition.max.record.locks").source());
                     // A delete through the second broker reaches the first.

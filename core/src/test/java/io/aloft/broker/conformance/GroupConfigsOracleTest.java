@@ -168,7 +168,8 @@ class GroupConfigsOracleTest {
     }
 
     private static String legacyAlter(RawConnection c, String group, String name, String value) throws Exception {
-        AlterConfigsRequestData.AlterableConfigCollection configs = new AlterConfigsRequestData.AlterableConfigCollection();
+        AlterConfigsRequestData.AlterableConfigCollection configs =
+                new AlterConfigsRequestData.AlterableConfigCollection();
         configs.add(new AlterConfigsRequestData.AlterableConfig().setName(name).setValue(value));
         AlterConfigsRequestData.AlterConfigsResourceCollection resources =
                 new AlterConfigsRequestData.AlterConfigsResourceCollection();
