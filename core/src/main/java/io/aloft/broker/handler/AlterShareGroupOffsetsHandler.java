@@ -95,9 +95,9 @@ public final class AlterShareGroupOffsetsHandler implements ApiHandler<AlterShar
                 AlterShareGroupOffsetsResponsePartition partOut = new AlterShareGroupOffsetsResponsePartition()
                         .setPartitionIndex(p.partitionIndex());
                 topicOut.partitions().add(partOut);
+                // Any start offset is taken, as Kafka 4.3.1 takes it (beyond the end, or negative).
                 Errors error = refused != Errors.NONE ? refused
-                        : !topic.has(p.partitionIndex()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION
-                        : p.startOffset() < 0 ? Errors.INVALID_REQUEST : Errors.NONE;
+                        : !topic.has(p.partitionIndex()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.NONE;
                 if (error != Errors.NONE) {
                     partOut.setErrorCode(error.code()).setErrorMessage(error.message());
                     continue;

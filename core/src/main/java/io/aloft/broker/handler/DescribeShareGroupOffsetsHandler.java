@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeShareGroupOffsetsRequestData.DescribeShareGroupOffsetsRequestGroup;
@@ -35,7 +36,8 @@ import org.apache.kafka.common.resource.ResourceType;
  * DescribeShareGroupOffsets (KIP-932; v1 adds the lag of KIP-1226): each share partition's start
  * offset from its durable state summary, for the groups this broker coordinates. DESCRIBE on the
  * group, else the group is refused; DESCRIBE on a topic, else its partitions are (and, when every
- * topic is asked for, it is left out). A partition without state answers start offset -1. Stateless;
+ * topic is asked for, it is left out). A partition without state answers start offset -1, also in a
+ * group that does not exist (no error, as Kafka 4.3.1 answers). Stateless;
  * continuations run on the threads completing the directory's and the persister's futures.
  */
 public final class DescribeShareGroupOffsetsHandler implements ApiHandler<DescribeShareGroupOffsetsRequest> {
@@ -89,13 +91,16 @@ public final class DescribeShareGroupOffsetsHandler implements ApiHandler<Descri
         if (!context.authorized(AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId())) {
             return CompletableFuture.completedFuture(groupError(out, Errors.GROUP_AUTHORIZATION_FAILED, null));
         }
-        return groups.describe(g.groupId()).thenCompose(found -> {
-            if (found.isEmpty()) {
-                return CompletableFuture.completedFuture(groupError(out, Errors.GROUP_ID_NOT_FOUND,
-                        "Group " + g.groupId() + " not found."));
+        // As Kafka 4.3.1: a group that does not exist (or is not a share group) is no error, it
+        // just has no state: the named partitions answer start offset -1, "every topic" none.
+        return groups.describe(g.groupId()).exceptionally(e -> {
+            if (ControllerErrors.toKafka(e) == Errors.GROUP_ID_NOT_FOUND) {
+                return Optional.empty();
             }
-            return describeTopics(context, version, found.get(), g.topics()).thenApply(out::setTopics);
-        }).exceptionally(e -> groupError(out, ControllerErrors.toKafka(e), ControllerErrors.message(e)));
+            throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+        }).thenCompose(found -> describeTopics(context, version, found.orElse(new ShareGroupSummary(g.groupId(),
+                "Dead", 0, 0, Set.of(), Map.of())), g.topics()).thenApply(out::setTopics))
+                .exceptionally(e -> groupError(out, ControllerErrors.toKafka(e), ControllerErrors.message(e)));
     }
 
     private static DescribeShareGroupOffsetsResponseGroup groupError(DescribeShareGroupOffsetsResponseGroup out,
@@ -175,7 +180,9 @@ public final class DescribeShareGroupOffsetsHandler implements ApiHandler<Descri
             return -1;
         }
         long hw = highWatermarks.highWatermark(tp);
-        return hw < 0 ? -1 : Math.max(0, hw - s.startOffset() - s.deliveryCompleteCount());
+        // A start offset beyond the high watermark (set so by AlterShareGroupOffsets) has no lag
+        // to tell, as in Kafka 4.3.1.
+        return hw < 0 || s.startOffset() > hw ? -1 : Math.max(0, hw - s.startOffset() - s.deliveryCompleteCount());
     }
 
     private static DescribeShareGroupOffsetsResponsePartition noState(int partition) {

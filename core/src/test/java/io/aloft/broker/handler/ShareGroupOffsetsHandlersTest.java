@@ -25,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
 import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestPartition;
@@ -76,6 +77,9 @@ class ShareGroupOffsetsHandlersTest {
         assertEquals(2, parts.get(0).leaderEpoch());
         assertEquals(25 - 10 - 4, parts.get(0).lag(), "high watermark 25, 4 done above the start offset");
         assertEquals(-1, parts.get(1).startOffset(), "no state");
+        persister.summaries.put(new SharePartitionKey("g", TOPIC_ID, 0), new ShareStateSummary(3, 30, 2, 0));
+        assertEquals(-1, describe("g", List.of(0), (short) 1).topics().get(0).partitions().get(0).lag(),
+                "a start offset beyond the high watermark has no lag");
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), parts.get(2).errorCode());
         // Every topic with state when none is named.
         DescribeShareGroupOffsetsResponseGroup all = describe("g", null, (short) 1);
@@ -86,12 +90,18 @@ class ShareGroupOffsetsHandlersTest {
 
     @Test
     void describe_unknownGroupOrTopic_orNotCoordinator_kafkasErrors() throws Exception {
-        assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), describe("nope", List.of(0), (short) 1).errorCode());
+        // Kafka 4.3.1 answers an unknown group without an error: its partitions have no state.
+        DescribeShareGroupOffsetsResponseGroup unknown = describe("nope", List.of(0), (short) 1);
+        assertEquals(Errors.NONE.code(), unknown.errorCode());
+        assertEquals(-1, unknown.topics().get(0).partitions().get(0).startOffset());
+        assertTrue(describe("nope", null, (short) 1).topics().isEmpty());
         directory.groups.put("g", summary("g", 0, Map.of()));
         DescribeShareGroupOffsetsResponseGroup g = describe("g", List.of(0), (short) 0, "no-such-topic");
         assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), g.topics().get(0).partitions().get(0).errorCode());
         directory.failure = new NotCoordinatorException("not here");
         assertEquals(Errors.NOT_COORDINATOR.code(), describe("g", List.of(0), (short) 1).errorCode());
+        directory.failure = new GroupIdNotFoundException("Group g is not a share group.");
+        assertEquals(Errors.NONE.code(), describe("g", null, (short) 1).errorCode());
     }
 
     @Test
