@@ -7,6 +7,7 @@ import io.aloft.broker.coordinator.SystemCoordinatorTimer;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
+import io.aloft.broker.config.GroupConfigs;
 import io.aloft.broker.security.SecurityMetadata;
 import io.aloft.broker.security.ReloadableSslContext;
 import io.aloft.broker.security.scram.ScramCredentials;
@@ -109,6 +110,7 @@ public final class Broker implements AutoCloseable {
     private BrokerShareState shareState;
     private PartitionManager partitions;
     private SecurityMetadata security;
+    private GroupConfigs groupConfigs;
     private String clusterId;
     /** Set once the controller registered this broker: only then does a close leave the cluster. */
     private volatile boolean registered;
@@ -277,8 +279,12 @@ public final class Broker implements AutoCloseable {
         resources.add(partitions);
         this.partitions = partitions;
         brokerConfigs.onLogDefaultsChanged(c -> partitions.brokerDefaultsChanged());
+        // Group configs (GROUP config resources), kept in the watched security metadata; also the
+        // share groups' settings source (session O of share groups).
+        GroupConfigs groupConfigs = new GroupConfigs(security, settings.shares());
+        this.groupConfigs = groupConfigs;
         ConfigResources configs = new ConfigResources(cache, topics, brokerConfigs, new BrokerLoggers(nodeId),
-                partitions::configsChanged);
+                groupConfigs, partitions::configsChanged);
         GroupCoordinatorConfig groupConfig = settings.groups();
         SystemCoordinatorTimer coordinatorTimer = new SystemCoordinatorTimer(
                 new NamedThreadFactory("aloft-coordinator-timer", true, failures));
@@ -533,6 +539,11 @@ public final class Broker implements AutoCloseable {
     /** The partitions this broker serves (tests reach partition logs through it). */
     PartitionManager partitions() {
         return partitions;
+    }
+
+    /** The group configs, also the share groups' settings (null until started). */
+    public GroupConfigs groupConfigs() {
+        return groupConfigs;
     }
 
     /** The cluster's credentials, ACLs and quotas as this broker sees them (tests wait on it). */

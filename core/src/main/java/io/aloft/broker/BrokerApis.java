@@ -11,6 +11,7 @@ import io.aloft.broker.group.PartitionGroupLog;
 import io.aloft.broker.handler.AlterClientQuotasHandler;
 import io.aloft.broker.handler.AlterConfigsHandler;
 import io.aloft.broker.handler.AlterPartitionReassignmentsHandler;
+import io.aloft.broker.handler.AlterShareGroupOffsetsHandler;
 import io.aloft.broker.handler.AlterUserScramCredentialsHandler;
 import io.aloft.broker.handler.ApiVersionsHandler;
 import io.aloft.broker.handler.CreateAclsHandler;
@@ -18,6 +19,7 @@ import io.aloft.broker.handler.CreatePartitionsHandler;
 import io.aloft.broker.handler.CreateTopicsHandler;
 import io.aloft.broker.handler.DeleteAclsHandler;
 import io.aloft.broker.handler.DeleteRecordsHandler;
+import io.aloft.broker.handler.DeleteShareGroupOffsetsHandler;
 import io.aloft.broker.handler.DeleteTopicsHandler;
 import io.aloft.broker.handler.DescribeAclsHandler;
 import io.aloft.broker.handler.DescribeClientQuotasHandler;
@@ -25,6 +27,7 @@ import io.aloft.broker.handler.DescribeClusterHandler;
 import io.aloft.broker.handler.DescribeConfigsHandler;
 import io.aloft.broker.handler.DescribeLogDirsHandler;
 import io.aloft.broker.handler.DescribeProducersHandler;
+import io.aloft.broker.handler.DescribeShareGroupOffsetsHandler;
 import io.aloft.broker.handler.DescribeUserScramCredentialsHandler;
 import io.aloft.broker.handler.FetchHandler;
 import io.aloft.broker.handler.GroupHandlers;
@@ -51,6 +54,8 @@ import io.aloft.broker.producer.ProducerIdManager;
 import io.aloft.broker.quota.ClientQuotaThrottle;
 import io.aloft.broker.security.Principal;
 import io.aloft.broker.security.SecurityMetadata;
+import io.aloft.broker.share.ShareGroupDirectory;
+import io.aloft.broker.share.state.ShareStatePersister;
 import io.aloft.broker.security.acl.Authorizer;
 import io.aloft.broker.security.acl.AuthorizerConfig;
 import io.aloft.broker.security.scram.ScramCredentials;
@@ -185,6 +190,17 @@ final class BrokerApis {
         if (c.groups().shareGroups() != null) {
             all.add(new ShareGroupHeartbeatHandler(c.groups().shareGroups()));
             all.add(new ShareGroupDescribeHandler(c.groups().shareGroups()));
+        }
+        // Share groups' offsets admin APIs (session 17, part O): only with share groups on and both
+        // the group coordinator's share groups and the share state persister there to serve them.
+        if (c.groups().shareGroups() != null && c.shareState() != null) {
+            all.add(new DescribeShareGroupOffsetsHandler(c.groups().shareGroups(), c.shareState().persister(), cache, tp -> {
+                // The lag only of partitions led here with their log open (else -1, lag unknown).
+                var log = partitions.leaderLog(tp);
+                return log.isDone() && !log.isCompletedExceptionally() ? log.join().highWatermark() : -1;
+            }));
+            all.add(new AlterShareGroupOffsetsHandler(c.groups().shareGroups(), c.shareState().persister(), cache));
+            all.add(new DeleteShareGroupOffsetsHandler(c.groups().shareGroups(), c.shareState().persister(), cache));
         }
         dispatcher.set(new RequestDispatcher(all, c.quotas(), authorizer(settings.authorizer(), config,
                 c.security())));

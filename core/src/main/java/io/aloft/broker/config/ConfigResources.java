@@ -10,14 +10,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
- * Configs of topics and brokers as DescribeConfigs shows them and Alter(Incremental)Configs
- * changes them. Topic overrides live in the controller; broker configs are the properties file
+ * Configs of topics, brokers and groups ({@link GroupConfigs}) as DescribeConfigs shows them and
+ * Alter(Incremental)Configs changes them. Topic overrides live in the controller; broker configs are the properties file
  * plus the dynamic values of {@link DynamicBrokerConfigs}. Which broker keys are writable, and each
  * key's type and documentation, come from the keys' declarations.
  */
@@ -30,6 +31,7 @@ public final class ConfigResources {
     public static final byte SOURCE_STATIC_BROKER = 4;
     public static final byte SOURCE_DEFAULT = 5;
     public static final byte SOURCE_DYNAMIC_BROKER_LOGGER = 6;
+    public static final byte SOURCE_GROUP = 8;
 
     /**
      * One config as described.
@@ -44,11 +46,13 @@ public final class ConfigResources {
     private final TopicManager topics;
     private final DynamicBrokerConfigs brokerConfigs;
     private final BrokerLoggers loggers;
+    private final GroupConfigs groups;
     private final java.util.function.Consumer<TopicInfo> onTopicChanged;
 
     public ConfigResources(MetadataCache cache, TopicManager topics, DynamicBrokerConfigs brokerConfigs,
-            BrokerLoggers loggers, java.util.function.Consumer<TopicInfo> onTopicChanged) {
+            BrokerLoggers loggers, GroupConfigs groups, java.util.function.Consumer<TopicInfo> onTopicChanged) {
         this.onTopicChanged = onTopicChanged;
+        this.groups = groups;
         this.cache = cache;
         this.topics = topics;
         this.brokerConfigs = brokerConfigs;
@@ -60,12 +64,18 @@ public final class ConfigResources {
         return loggers;
     }
 
+    /** The configs of groups (resource type GROUP), which IncrementalAlterConfigs changes key by key. */
+    public GroupConfigs groups() {
+        return groups;
+    }
+
     /** The configs of a resource (all when {@code keys} is null or empty). */
     public List<Entry> describe(ConfigResource.Type type, String name, List<String> keys) {
         List<Entry> all = switch (type) {
             case TOPIC -> describeTopic(requireTopic(name));
             case BROKER -> describeBroker(name);
             case BROKER_LOGGER -> describeLoggers(name);
+            case GROUP -> describeGroup(name);
             default -> throw new InvalidRequestException("configs of " + type + " resources are not supported");
         };
         if (keys == null || keys.isEmpty()) {
@@ -78,6 +88,16 @@ public final class ConfigResources {
         List<Entry> out = new ArrayList<>();
         loggers.describe(name).forEach((logger, level) -> out.add(new Entry(logger, level,
                 SOURCE_DYNAMIC_BROKER_LOGGER, false, null)));
+        return out;
+    }
+
+    /** Every served group key: the group's value (source GROUP) or the broker default (source DEFAULT). */
+    private List<Entry> describeGroup(String name) {
+        Map<String, String> own = groups.overrides(name);
+        List<Entry> out = new ArrayList<>();
+        groups.keys().defaults().forEach((k, v) -> out.add(own.containsKey(k)
+                ? new Entry(k, own.get(k), SOURCE_GROUP, false, GroupConfigKeys.declaration(k))
+                : new Entry(k, v, SOURCE_DEFAULT, false, GroupConfigKeys.declaration(k))));
         return out;
     }
 
@@ -161,6 +181,9 @@ public final class ConfigResources {
             }
             return brokerConfigs.at(name);
         }
+        if (type == ConfigResource.Type.GROUP) {
+            return groups.overrides(name);
+        }
         throw new InvalidRequestException("configs of " + type + " resources are not supported");
     }
 
@@ -173,6 +196,13 @@ public final class ConfigResources {
                     requireThisBroker(name);
                 }
                 return brokerConfigs.alter(name, set, delete, validateOnly);
+            }
+            if (type == ConfigResource.Type.GROUP) {
+                List<GroupConfigs.Change> changes = new ArrayList<>();
+                delete.forEach(k -> changes.add(new GroupConfigs.Change(k, AlterConfigOp.OpType.DELETE, null)));
+                new TreeMap<>(set).forEach((k, v) -> changes.add(new GroupConfigs.Change(k, AlterConfigOp.OpType.SET,
+                        v)));
+                return groups.alter(name, changes, validateOnly);
             }
             if (type != ConfigResource.Type.TOPIC) {
                 throw new InvalidRequestException("configs of " + type + " resources are not supported");

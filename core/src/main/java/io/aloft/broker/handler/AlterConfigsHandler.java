@@ -64,7 +64,7 @@ public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequest
                 continue;
             }
             results.add(configs.alter(type, r.resourceName(), set, delete, request.data().validateOnly())
-                    .handle((v, e) -> e == null ? response.setErrorCode(Errors.NONE.code())
+                    .handle((v, e) -> e == null ? response.setErrorCode(Errors.NONE.code()).setErrorMessage(null)
                             : response.setErrorCode(ControllerErrors.toKafka(e).code())
                                     .setErrorMessage(ControllerErrors.message(e))));
         }

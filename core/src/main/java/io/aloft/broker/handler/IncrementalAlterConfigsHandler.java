@@ -4,6 +4,7 @@ import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.config.BrokerLoggers;
 import io.aloft.broker.config.ConfigResources;
+import io.aloft.broker.config.GroupConfigs;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,9 +24,9 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 
 /**
- * IncrementalAlterConfigs: SET and DELETE of topic configs, of dynamic broker configs and of this
- * broker's log levels (BROKER_LOGGER, {@link BrokerLoggers}). APPEND and SUBTRACT apply to list
- * configs only, and none of the configs that can change is a list: they are refused.
+ * IncrementalAlterConfigs: SET and DELETE of topic configs, of dynamic broker configs, of group
+ * configs ({@link GroupConfigs}) and of this broker's log levels (BROKER_LOGGER, {@link BrokerLoggers}).
+ * APPEND and SUBTRACT apply to list configs only, and none of the configs that can change is a list: they are refused.
  */
 public final class IncrementalAlterConfigsHandler implements ApiHandler<IncrementalAlterConfigsRequest> {
     private final ConfigResources configs;
@@ -57,6 +58,10 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
                         response)));
                 continue;
             }
+            if (r.resourceType() == ConfigResource.Type.GROUP.id()) {
+                results.add(alterGroup(r, request.data().validateOnly(), response));
+                continue;
+            }
             Map<String, String> set = new HashMap<>();
             List<String> delete = new ArrayList<>();
             String refused = null;
@@ -76,13 +81,27 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
                 continue;
             }
             results.add(configs.alter(ConfigResource.Type.forId(r.resourceType()), r.resourceName(), set, delete,
-                    request.data().validateOnly()).handle((v, e) -> e == null ? response.setErrorCode(Errors.NONE.code())
+                    request.data().validateOnly()).handle((v, e) -> e == null
+                            ? response.setErrorCode(Errors.NONE.code()).setErrorMessage(null) // null as Kafka
                             : response.setErrorCode(ControllerErrors.toKafka(e).code())
                                     .setErrorMessage(ControllerErrors.message(e))));
         }
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v ->
                 new IncrementalAlterConfigsResponse(new IncrementalAlterConfigsResponseData().setThrottleTimeMs(0)
                         .setResponses(results.stream().map(CompletableFuture::join).toList())));
+    }
+
+    /** Group configs: each operation checked as Kafka does (its own messages), then all applied. */
+    private CompletableFuture<AlterConfigsResourceResponse> alterGroup(AlterConfigsResource r, boolean validateOnly,
+            AlterConfigsResourceResponse response) {
+        List<GroupConfigs.Change> changes = new ArrayList<>();
+        for (AlterableConfig c : r.configs()) {
+            changes.add(new GroupConfigs.Change(c.name(), AlterConfigOp.OpType.forId(c.configOperation()), c.value()));
+        }
+        return configs.groups().alter(r.resourceName(), changes, validateOnly).handle((v, e) -> e == null
+                ? response.setErrorCode(Errors.NONE.code()).setErrorMessage(null)
+                : response.setErrorCode(ControllerErrors.toKafka(e).code())
+                        .setErrorMessage(ControllerErrors.message(e)));
     }
 
     /** Log levels, changed in this process at once: each operation in order, SET and DELETE only. */
@@ -95,7 +114,7 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
         }
         try {
             configs.loggers().alter(r.resourceName(), changes, validateOnly);
-            return response.setErrorCode(Errors.NONE.code());
+            return response.setErrorCode(Errors.NONE.code()).setErrorMessage(null);
         } catch (RuntimeException e) {
             return response.setErrorCode(Errors.forException(e).code()).setErrorMessage(e.getMessage());
         }
