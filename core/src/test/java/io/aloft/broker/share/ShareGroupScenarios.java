@@ -9,6 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.aloft.broker.KafkaCli;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +30,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicIdPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Share groups (KIP-932, issue 21) as kafka-clients 4.3.1's {@link KafkaShareConsumer} sees them, run
@@ -57,6 +63,8 @@ abstract class ShareGroupScenarios {
     static final String LOCK_DURATION = "share.record.lock.duration.ms";
     static final String DELIVERY_LIMIT = "share.delivery.count.limit";
     static final String ISOLATION = "share.isolation.level";
+    /** kafka-share-groups.sh's main class. */
+    static final String SHARE_GROUP_COMMAND = "org.apache.kafka.tools.consumer.group.ShareGroupCommand";
 
     /** The broker under test, started by the subclass before the tests. */
     abstract ShareTarget target();
@@ -232,6 +240,57 @@ abstract class ShareGroupScenarios {
     }
 
     /**
+     * c) A consumer process killed (SIGKILL: no leave, no acknowledgement, no session close) while it
+     * holds records: another consumer gets them, delivery count 2, before the group's lock duration
+     * (60 s, longer than any wait here) would have released them: the broker releases a vanished
+     * member's records when its connection drops (Kafka 4.3.1: back within a second) or at the latest
+     * when its session times out (10 s here).
+     */
+    @Test
+    void killedConsumer_heldRecordsRedeliveredToAnother() throws Exception {
+        String topic = "share-c-kill";
+        String group = topicAndGroup(topic, Map.of(LOCK_DURATION, "60000"));
+        List<String> values = numbered("k", 2);
+        target().produce(topic, values);
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                ShareConsumerChild.class.getName(), target().bootstrap, group, topic, "2")
+                .redirectErrorStream(true).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            List<String> lines = new ArrayList<>();
+            ShareTarget.await("the child holding both records", () -> readLine(out, lines),
+                    line -> line == null || line.equals("holding"));
+            assertEquals(List.of("got k-0#1", "got k-1#1", "holding"), lines.stream()
+                    .filter(l -> l.startsWith("got ") || l.equals("holding")).toList(), String.join("\n", lines));
+            child.destroyForcibly();
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child outlived SIGKILL");
+            try (KafkaShareConsumer<String, String> other = subscribed(target(), group, topic, false)) {
+                List<ConsumerRecord<String, String>> got = pollUntil(other, "the killed consumer's records",
+                        batch -> { }, seen -> seen.size() >= 2);
+                assertEquals(List.of("k-0#2", "k-1#2"), describe(got));
+                other.commitSync();
+            }
+        } finally {
+            child.destroyForcibly();
+        }
+        assertOnlyNewRecordsFollow(topic, group);
+    }
+
+    /** The child's next line (added to {@code lines}), or null at its end. */
+    private static String readLine(BufferedReader out, List<String> lines) {
+        try {
+            String line = out.readLine();
+            if (line != null) {
+                lines.add(line);
+            }
+            return line;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
      * d) With share.delivery.count.limit=2, a record released on each delivery is delivered twice and
      * then archived: never delivered again, and the start offset moves past it.
      */
@@ -314,6 +373,79 @@ abstract class ShareGroupScenarios {
         } catch (Exception e) {
             throw new AssertionError("producing " + value, e);
         }
+    }
+
+    /**
+     * f) kafka-share-groups.sh (Kafka 4.3.1's tool, a child process): --list names the group,
+     * --describe its topic, partition and start offset (as Admin reads it); on the emptied group
+     * --reset-offsets --to-earliest moves the start offset to 0, so a new consumer gets every record
+     * again as a first delivery; --delete removes the group.
+     */
+    @Test
+    void shareGroupsTool_listDescribeResetDelete(@TempDir Path work) throws Exception {
+        String topic = "share-f";
+        String group = topicAndGroup(topic, Map.of());
+        List<String> values = numbered("f", 3);
+        target().produce(topic, values);
+        KafkaCli cli = new KafkaCli(work);
+        try (KafkaShareConsumer<String, String> c = subscribed(target(), group, topic, false)) {
+            pollUntil(c, "the records", batch -> { }, seen -> seen.size() >= values.size());
+            c.commitSync();
+            long start = ShareTarget.await("a start offset", () -> target().startOffsetUnchecked(group, topic),
+                    o -> o >= 0);
+
+            KafkaCli.Result listed = tool(cli, "--list");
+            assertEquals(0, listed.exitCode(), listed.toString());
+            assertTrue(listed.lines().contains(group), listed.toString());
+
+            KafkaCli.Result described = tool(cli, "--describe", "--group", group);
+            assertEquals(0, described.exitCode(), described.toString());
+            assertTrue(described.lines().stream().anyMatch(line -> line.trim().split("\\s+").length >= 4
+                    && List.of(line.trim().split("\\s+")).subList(0, 4).equals(List.of(group, topic, "0",
+                            Long.toString(start)))), "no row: " + group + " " + topic + " 0 " + start + "\n" + described);
+
+            KafkaCli.Result members = tool(cli, "--describe", "--group", group, "--members");
+
+            assertEquals(0, members.exitCode(), members.toString());
+            assertTrue(members.out().contains(group) && members.out().contains(topic + ":0"), members.toString());
+        }
+        ShareTarget.await("the group empty", () -> {
+            try {
+                return target().describe(group).members().size();
+            } catch (Exception e) {
+                return -1;
+            }
+        }, n -> n == 0);
+
+        KafkaCli.Result reset = tool(cli, "--reset-offsets", "--to-earliest", "--execute", "--group", group,
+                "--topic", topic);
+        assertEquals(0, reset.exitCode(), reset.toString());
+        assertEquals(0, target().startOffset(group, topic), reset.toString());
+        try (KafkaShareConsumer<String, String> c = subscribed(target(), group, topic, false)) {
+            List<ConsumerRecord<String, String>> again = pollUntil(c, "the records again", batch -> { },
+                    seen -> seen.size() >= values.size());
+            assertEquals(List.of("f-0#1", "f-1#1", "f-2#1"), describe(again));
+            c.commitSync();
+        }
+        ShareTarget.await("the group empty", () -> {
+            try {
+                return target().describe(group).members().size();
+            } catch (Exception e) {
+                return -1;
+            }
+        }, n -> n == 0);
+
+        KafkaCli.Result deleted = tool(cli, "--delete", "--group", group);
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        KafkaCli.Result after = tool(cli, "--list");
+        assertEquals(0, after.exitCode(), after.toString());
+        assertFalse(after.lines().contains(group), after.toString());
+    }
+
+    private KafkaCli.Result tool(KafkaCli cli, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server", target().bootstrap));
+        all.addAll(List.of(args));
+        return cli.run(SHARE_GROUP_COMMAND, all.toArray(String[]::new));
     }
 
     /**
