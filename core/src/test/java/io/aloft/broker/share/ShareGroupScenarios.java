@@ -39,6 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link #BROKER_SETTINGS}, which lower Kafka's floors so that a group may set a lock duration of a
  * second or two; each scenario sets its group's own configs through IncrementalAlterConfigs (GROUP).
  *
+ * <p>Scenarios: consumers sharing one partition (a), explicit accept/release/reject (b), records
+ * back after a lock expires, a consumer closes or its process is killed (c), the delivery count
+ * limit (d), share.auto.offset.reset (e), kafka-share-groups.sh (f), read_committed (g). What
+ * Kafka 4.3.1 did that a broker must match is written at each scenario.
+ *
  * <p>Each test uses its own topic and group. Waits are bounded ({@link ShareTarget#WAIT}); nothing
  * asserts how fast anything happens.
  */
@@ -59,7 +64,7 @@ abstract class ShareGroupScenarios {
             "share.coordinator.state.topic.num.partitions", "3",
             "group.initial.rebalance.delay.ms", "0");
 
-    static final String EARLIEST = "share.auto.offset.reset";
+    static final String AUTO_OFFSET_RESET = "share.auto.offset.reset";
     static final String LOCK_DURATION = "share.record.lock.duration.ms";
     static final String DELIVERY_LIMIT = "share.delivery.count.limit";
     static final String ISOLATION = "share.isolation.level";
@@ -73,7 +78,7 @@ abstract class ShareGroupScenarios {
     String topicAndGroup(String name, Map<String, String> groupConfigs) throws Exception {
         target().createTopic(name, 1);
         Map<String, String> configs = new java.util.HashMap<>(groupConfigs);
-        configs.putIfAbsent(EARLIEST, "earliest");
+        configs.putIfAbsent(AUTO_OFFSET_RESET, "earliest");
         target().setGroupConfigs(name + "-group", configs);
         return name + "-group";
     }
@@ -337,7 +342,7 @@ abstract class ShareGroupScenarios {
         target().createTopic(topic, 1);
         String earliest = topic + "-earliest";
         String latest = topic + "-latest";
-        target().setGroupConfigs(earliest, Map.of(EARLIEST, "earliest"));
+        target().setGroupConfigs(earliest, Map.of(AUTO_OFFSET_RESET, "earliest"));
         List<String> old = numbered("old", 3);
         target().produce(topic, old);
         List<String> fresh = new ArrayList<>();
@@ -457,7 +462,7 @@ abstract class ShareGroupScenarios {
         String topic = "share-g";
         String committedGroup = topicAndGroup(topic, Map.of(ISOLATION, "read_committed"));
         String uncommittedGroup = topic + "-uncommitted";
-        target().setGroupConfigs(uncommittedGroup, Map.of(EARLIEST, "earliest"));
+        target().setGroupConfigs(uncommittedGroup, Map.of(AUTO_OFFSET_RESET, "earliest"));
         java.util.Properties p = target().producerProps();
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "share-g-txn");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
