@@ -28,6 +28,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -212,6 +213,28 @@ abstract class ShareGroupScenarios {
             assertFalse(late.isEmpty(), "the late acknowledgement was not sent");
         }
         assertOnlyNewRecordsFollow(topic, group);
+    }
+
+    /**
+     * c) On the wire (what kafka-clients does not show): once a member's lock expired and another
+     * member acquired the record (delivery count 2), the first member's acknowledgement of it is
+     * refused with INVALID_RECORD_STATE at the partition, the holder's is accepted, and a second
+     * acknowledgement of the accepted record, now below the start offset, is answered without error
+     * (Kafka 4.3.1 ignores acknowledgements below the start offset).
+     */
+    @Test
+    void lateAcknowledgement_afterTheLockExpired_refusedOnTheWire() throws Exception {
+        String topic = "share-c-late";
+        String group = topicAndGroup(topic, Map.of(LOCK_DURATION, "1000"));
+        target().produce(topic, List.of("late"));
+        try (RawShareMember first = RawShareMember.join(target(), group, topic);
+                RawShareMember second = RawShareMember.join(target(), group, topic)) {
+            assertEquals(new RawShareMember.Acquired(0, 0, (short) 1), first.fetchUntilAcquired());
+            assertEquals(new RawShareMember.Acquired(0, 0, (short) 2), second.fetchUntilAcquired());
+            assertEquals(Errors.INVALID_RECORD_STATE, first.acknowledge(0, 0, (byte) 1), "the late acknowledgement");
+            assertEquals(Errors.NONE, second.acknowledge(0, 0, (byte) 1), "the holder's acknowledgement");
+            assertEquals(Errors.NONE, second.acknowledge(0, 0, (byte) 1), "acknowledging below the start offset");
+        }
     }
 
     /**
