@@ -23,12 +23,13 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code bin/kafka-topics.sh} and friends do, and collects exit status and output.
  *
  * <p>Not thread-safe: one instance per test class. A class whose tests run tools against one broker
- * registers {@link WithBroker}, which makes that broker and the tool runner.
+ * registers {@link WithBroker}, which makes that broker and the tool runner. Public for the tool tests
+ * of other packages (share groups' {@code kafka-share-groups.sh}).
  */
-final class KafkaCli {
+public final class KafkaCli {
     /** The answer of one tool run. */
-    record Result(int exitCode, String out, String err) {
-        List<String> lines() {
+    public record Result(int exitCode, String out, String err) {
+        public List<String> lines() {
             return out.lines().toList();
         }
 
@@ -44,7 +45,7 @@ final class KafkaCli {
     private int runs;
 
     /** {@code work} holds the launcher class and each run's output files. */
-    KafkaCli(Path work) throws Exception {
+    public KafkaCli(Path work) throws Exception {
         Path jars = Path.of(System.getProperty("aloft.kafka.cli.dir", "../kafka-dist/target/kafka-libs"));
         if (!Files.isRegularFile(jars.resolve("kafka-tools-" + org.apache.kafka.common.utils.AppInfoParser.getVersion()
                 + ".jar"))) {
@@ -64,7 +65,7 @@ final class KafkaCli {
     }
 
     /** Runs {@code mainClass} with {@code args}, standard input closed at once. */
-    Result run(String mainClass, String... args) throws Exception {
+    public Result run(String mainClass, String... args) throws Exception {
         return runWithInput("", mainClass, args);
     }
 
@@ -72,7 +73,7 @@ final class KafkaCli {
      * Runs {@code mainClass} with {@code args}, {@code input} on its standard input followed by end
      * of input. Fails if the tool has not exited within 120 s (each tool is given shorter timeouts).
      */
-    Result runWithInput(String input, String mainClass, String... args) throws Exception {
+    public Result runWithInput(String input, String mainClass, String... args) throws Exception {
         int run = runs++;
         Path out = work.resolve("run-" + run + ".out");
         Path err = work.resolve("run-" + run + ".err");
