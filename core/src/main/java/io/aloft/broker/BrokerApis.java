@@ -130,9 +130,7 @@ final class BrokerApis {
                 .filter(b -> b.state() == BrokerState.ACTIVE)
                 .mapToInt(BrokerInfo::brokerId).min().orElse(nodeId);
         List<ApiHandler<?>> handlers = List.of(
-                new ApiVersionsHandler(() -> dispatcher.get().apiVersions(), transactions == null ? KafkaFeatures.NONE
-                        : KafkaFeatures.transactions(settings.transactions().transactionVersion(),
-                                System.currentTimeMillis())),
+                new ApiVersionsHandler(() -> dispatcher.get().apiVersions(), features(settings, transactions != null)),
                 new MetadataHandler(cache, topics, config.autoCreateTopics(), c.clusterId(), controllerId),
                 new CreateTopicsHandler(topics),
                 new DeleteTopicsHandler(cache, topics),
@@ -205,6 +203,18 @@ final class BrokerApis {
         dispatcher.set(new RequestDispatcher(all, c.quotas(), authorizer(settings.authorizer(), config,
                 c.security())));
         return dispatcher.get();
+    }
+
+    /** What ApiVersions reports: transaction.version with transactions on, share.version with share groups on. */
+    private static KafkaFeatures features(ServerConfig settings, boolean transactions) {
+        KafkaFeatures features = transactions ? KafkaFeatures.transactions(settings.transactions().transactionVersion(),
+                System.currentTimeMillis()) : new KafkaFeatures(List.of(), System.currentTimeMillis());
+        if (settings.shares().enabled()) {
+            features = features.withShares(settings.shares().shareVersion());
+        } else if (!transactions) {
+            features = KafkaFeatures.NONE;
+        }
+        return features;
     }
 
     /**

@@ -28,7 +28,6 @@ import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,8 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
  * client's describeShareGroups / listGroups(forShareGroups) / deleteShareGroups; the group, its
  * member and its epoch survive a restart (records in {@code __consumer_offsets}).
  */
-@Disabled("until Broker enables share groups in the group coordinator with part S's share state persister "
-        + "(GroupCoordinator.enableShareGroups); passed with a temporary in-memory persister wired in")
 class ShareGroupBrokerTest {
     private static final String TOPIC = "share-topic";
 

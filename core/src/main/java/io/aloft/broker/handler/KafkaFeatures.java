@@ -8,8 +8,9 @@ import org.apache.kafka.common.message.ApiVersionsResponseData.SupportedFeatureK
 /**
  * The features (KIP-584) ApiVersions reports from v3: for each, the levels this broker supports and
  * the level finalized for the cluster, with the finalized features' epoch. Only features Aloft
- * honours are listed: {@code transaction.version} while transactions are on. Kafka 4.3 lists more
- * ({@code metadata.version}, {@code kraft.version}, {@code group.version}, {@code share.version},
+ * honours are listed: {@code transaction.version} while transactions are on, {@code share.version}
+ * (KIP-932 share groups) while share groups are on. Kafka 4.3 lists more
+ * ({@code metadata.version}, {@code kraft.version}, {@code group.version},
  * {@code streams.version}, {@code eligible.leader.replicas.version}); their levels describe Kafka's
  * metadata log, KRaft and groups implementation, which Aloft's are not, so a tool reading them
  * would be misled.
@@ -21,6 +22,9 @@ import org.apache.kafka.common.message.ApiVersionsResponseData.SupportedFeatureK
 public record KafkaFeatures(List<Feature> features, long finalizedEpoch) {
     /** The name of the transaction version feature. */
     public static final String TRANSACTION_VERSION = "transaction.version";
+
+    /** The name of the share groups feature (KIP-932). */
+    public static final String SHARE_VERSION = "share.version";
 
     /** No features (what a broker reports with transactions off). */
     public static final KafkaFeatures NONE = new KafkaFeatures(List.of(), -1);
@@ -40,6 +44,16 @@ public record KafkaFeatures(List<Feature> features, long finalizedEpoch) {
      */
     public static KafkaFeatures transactions(short level, long epoch) {
         return new KafkaFeatures(List.of(new Feature(TRANSACTION_VERSION, (short) 0, (short) 2, level)), epoch);
+    }
+
+    /**
+     * These features and {@code share.version}: supported 0-1, as Kafka 4.3, finalized at
+     * {@code level} (0: share groups off, then listed only as supported).
+     */
+    public KafkaFeatures withShares(short level) {
+        List<Feature> all = new java.util.ArrayList<>(features);
+        all.add(new Feature(SHARE_VERSION, (short) 0, (short) 1, level));
+        return new KafkaFeatures(all, finalizedEpoch);
     }
 
     /** Sets the feature fields of {@code data}, an answer to ApiVersions of {@code version}. */

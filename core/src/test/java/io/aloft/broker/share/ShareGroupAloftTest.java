@@ -4,7 +4,6 @@ import io.aloft.broker.TestBroker;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -12,7 +11,6 @@ import org.junit.jupiter.api.io.TempDir;
  * ShareGroupScenarios#BROKER_SETTINGS}): they pass against Apache Kafka 4.3.1 ({@link
  * ShareGroupKafkaOracleTest}), so they must pass here too.
  */
-@Disabled("share groups not served yet (issue 21)")
 class ShareGroupAloftTest extends ShareGroupScenarios {
     @TempDir
     static Path dir;
