@@ -76,6 +76,12 @@ final class ShareCoordinatorShard implements CoordinatorShard<ShareStateRecord> 
         if (stored == null) {
             throw new InvalidRequestException(UNINITIALIZED_WRITE);
         }
+        for (StateBatch b : batches) {
+            if (b.lastOffset() == Long.MAX_VALUE) {
+                // No record has that offset, and the merge takes one past a batch's last offset.
+                throw new InvalidRequestException(key.coordinatorKey() + ": a state batch ends at the largest offset");
+            }
+        }
         ShareState s = stored.state();
         checkLeaderEpoch(key, s, leaderEpoch);
         if (stateEpoch != -1 && s.stateEpoch() > stateEpoch) {

@@ -14,8 +14,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.AfterAll;
@@ -98,6 +101,25 @@ class AclOracleTest {
                 }
             }
         }));
+    }
+
+    /** As Kafka: only brokers look share coordinators up, refused before the key is even parsed. */
+    @TestFactory
+    Stream<DynamicTest> findCoordinator_shareKeys_refusedAsKafka() {
+        return Stream.of(DynamicTest.dynamicTest("well-formed and malformed share keys", () -> {
+            FindCoordinatorRequest.Builder b = new FindCoordinatorRequest.Builder(new FindCoordinatorRequestData()
+                    .setKeyType((byte) 2).setCoordinatorKeys(List.of("acl-share:AAAAAAAAAAAAAAAAAAAAAQ:0",
+                            "acl-share:not-an-id:0")));
+            try (AclWire k = new AclWire(kafka.bootstrap()); AclWire a = new AclWire(aloft.bootstrap())) {
+                FindCoordinatorResponse fromKafka = k.send(b);
+                FindCoordinatorResponse fromAloft = a.send(b);
+                assertEquals(coordinatorErrors(fromKafka), coordinatorErrors(fromAloft));
+            }
+        }));
+    }
+
+    private static List<String> coordinatorErrors(FindCoordinatorResponse r) {
+        return r.data().coordinators().stream().map(c -> c.key() + ":" + Errors.forCode(c.errorCode())).toList();
     }
 
     private static Set<String> topics(MetadataResponse r) {

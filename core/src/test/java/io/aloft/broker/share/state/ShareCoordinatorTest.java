@@ -120,6 +120,14 @@ class ShareCoordinatorTest {
     }
 
     @Test
+    void write_batchAtTheLargestOffset_isInvalidRequest_andNothingChanges() throws Exception {
+        get(coordinator.initialize(KEY, 1, 0));
+        assertInstanceOf(InvalidRequestException.class, failure(coordinator.write(KEY, 1, 0, -1, -1, List.of(
+                b(0, 1, StateBatch.ACKNOWLEDGED, 1), b(5, Long.MAX_VALUE, StateBatch.ARCHIVED, 1)))));
+        assertEquals(List.of(), get(coordinator.read(KEY, -1)).orElseThrow().batches());
+    }
+
+    @Test
     void write_fencing_asKafka() throws Exception {
         get(coordinator.initialize(KEY, 1, 0));
         get(coordinator.read(KEY, 3));
