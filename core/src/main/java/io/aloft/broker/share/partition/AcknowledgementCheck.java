@@ -6,8 +6,9 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Whether a member may apply a list of acknowledgements to a share partition: every batch has
  * known types (one, or one per offset), batches are in order without overlap, and every offset
- * is in the in-flight window and ACQUIRED by that member (a GAP may also name an offset archived
- * already: the client reports offsets it found no record at). Checked whole before anything is
+ * in the in-flight window is ACQUIRED by that member (a GAP may also name an offset archived
+ * already: the client reports offsets it found no record at); offsets below the start offset are
+ * ignored, as Kafka ignores them. Checked whole before anything is
  * applied, so a refused list changes nothing. Stateless.
  */
 final class AcknowledgementCheck {
@@ -34,10 +35,16 @@ final class AcknowledgementCheck {
                     return new AcknowledgeResult(Errors.INVALID_REQUEST, "unknown acknowledge type " + t);
                 }
             }
-            if (!records.contains(ack.firstOffset()) || !records.contains(ack.lastOffset())) {
-                return notHeld(ack.firstOffset(), ack.lastOffset(), records);
+            // Offsets below the start offset are done (acknowledged, archived, or reset away): Kafka
+            // ignores acknowledgements of them, so a repeated acknowledgement is not an error.
+            long from = Math.max(ack.firstOffset(), records.start());
+            if (from > ack.lastOffset()) {
+                continue;
             }
-            for (long o = ack.firstOffset(); o <= ack.lastOffset(); o++) {
+            if (!records.contains(from) || !records.contains(ack.lastOffset())) {
+                return notHeld(from, ack.lastOffset(), records);
+            }
+            for (long o = from; o <= ack.lastOffset(); o++) {
                 byte state = records.state(o);
                 boolean held = state == InFlightRecords.ACQUIRED && records.lock(o).memberId.equals(memberId);
                 boolean gapOverArchived = state == InFlightRecords.ARCHIVED && ack.typeOf(o) == Acknowledgement.GAP;

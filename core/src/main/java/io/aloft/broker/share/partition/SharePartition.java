@@ -350,7 +350,7 @@ final class SharePartition {
             }
             AcquisitionLock renewed = null;
             for (Acknowledgement ack : acks) {
-                for (long o = ack.firstOffset(); o <= ack.lastOffset(); o++) {
+                for (long o = Math.max(ack.firstOffset(), records.start()); o <= ack.lastOffset(); o++) {
                     byte type = ack.typeOf(o);
                     if (records.state(o) != InFlightRecords.ACQUIRED) {
                         continue; // a GAP over an offset archived already
