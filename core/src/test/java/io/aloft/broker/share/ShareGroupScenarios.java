@@ -75,6 +75,9 @@ abstract class ShareGroupScenarios {
     /** The broker under test, started by the subclass before the tests. */
     abstract ShareTarget target();
 
+    /** Stops the broker cleanly and starts it again on the same data; {@link #target()} then names it anew. */
+    abstract void restartBroker() throws Exception;
+
     /** A topic of one partition and a group reading it from the earliest offset, plus {@code groupConfigs}. */
     String topicAndGroup(String name, Map<String, String> groupConfigs) throws Exception {
         target().createTopic(name, 1);
@@ -351,6 +354,40 @@ abstract class ShareGroupScenarios {
                     .filter(r -> !r.value().equals("poison")).toList()), describe(seen).toString());
         }
         awaitStartOffsetBetween(group, topic, 2, 3);
+    }
+
+    /**
+     * Durable share state: after a broker restart, what was accepted or rejected is never delivered
+     * again, and what was released (explicitly, or by closing the consumer that held it) is, with
+     * its delivery count carried over.
+     */
+    @Test
+    void restart_keepsAcknowledgements_redeliversOnlyTheRest() throws Exception {
+        String topic = "share-restart";
+        String group = topicAndGroup(topic, Map.of());
+        target().produce(topic, numbered("r", 5));
+        try (KafkaShareConsumer<String, String> c = subscribed(target(), group, topic, true)) {
+            List<ConsumerRecord<String, String>> got = pollUntil(c, "all five", batch -> {
+                for (ConsumerRecord<String, String> r : batch) {
+                    switch (r.value()) {
+                        case "r-0", "r-1" -> c.acknowledge(r, AcknowledgeType.ACCEPT);
+                        case "r-2" -> c.acknowledge(r, AcknowledgeType.REJECT);
+                        case "r-3" -> c.acknowledge(r, AcknowledgeType.RELEASE);
+                        default -> { } // r-4: held until the consumer closes
+                    }
+                }
+            }, seen -> seen.size() >= 5);
+            assertEquals(List.of("r-0#1", "r-1#1", "r-2#1", "r-3#1", "r-4#1"), describe(got));
+            assertCommitted(c.commitSync());
+        }
+        restartBroker();
+        try (KafkaShareConsumer<String, String> c = subscribed(target(), group, topic, false)) {
+            List<ConsumerRecord<String, String>> again = pollUntil(c, "the released records after the restart",
+                    batch -> { }, seen -> seen.size() >= 2);
+            assertEquals(List.of("r-3#2", "r-4#2"), describe(again));
+            c.commitSync();
+        }
+        assertOnlyNewRecordsFollow(topic, group);
     }
 
     /**
