@@ -41,9 +41,10 @@ import org.junit.jupiter.api.io.TempDir;
  * second or two; each scenario sets its group's own configs through IncrementalAlterConfigs (GROUP).
  *
  * <p>Scenarios: consumers sharing one partition (a), explicit accept/release/reject (b), records
- * back after a lock expires, a consumer closes or its process is killed (c), the delivery count
- * limit (d), share.auto.offset.reset (e), kafka-share-groups.sh (f), read_committed (g). What
- * Kafka 4.3.1 did that a broker must match is written at each scenario.
+ * back after a lock expires, a consumer closes or its process is killed, and a late
+ * acknowledgement on the wire (c), the delivery count limit (d), share.auto.offset.reset (e),
+ * kafka-share-groups.sh (f), read_committed (g), and a broker restart. What Kafka 4.3.1 did that a
+ * broker must match is written at each scenario.
  *
  * <p>Each test uses its own topic and group. Waits are bounded ({@link ShareTarget#WAIT}); nothing
  * asserts how fast anything happens.
