@@ -108,6 +108,7 @@ class ApiConformanceTest {
         all.addAll(ShareStateCases.shapes());
         // Share groups (issue 21): compared once Aloft advertises the share APIs; proven on Kafka by ShareApiOracleTest.
         all.addAll(ShareCases.shapes());
+        all.addAll(ShareAdminCases.shapes());
         return all;
     }
 

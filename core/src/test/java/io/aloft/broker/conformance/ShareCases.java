@@ -127,12 +127,12 @@ final class ShareCases {
         return heartbeat(group, member, 0).setSubscribedTopicNames(List.of(Target.DATA));
     }
 
-    private static ShareGroupHeartbeatRequestData heartbeat(String group, String member, int epoch) {
+    static ShareGroupHeartbeatRequestData heartbeat(String group, String member, int epoch) {
         return new ShareGroupHeartbeatRequestData().setGroupId(group).setMemberId(member).setMemberEpoch(epoch);
     }
 
     /** Joins; the answer must be a member epoch (else the rest of the case would test nothing). */
-    private static ShareGroupHeartbeatResponseData join(Session s, String step, String group, String member)
+    static ShareGroupHeartbeatResponseData join(Session s, String step, String group, String member)
             throws Exception {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
         ShareGroupHeartbeatResponseData r = (ShareGroupHeartbeatResponseData) s.ask(step,

@@ -37,4 +37,12 @@ class ShareGroupAloftTest extends ShareGroupScenarios {
     ShareTarget target() {
         return target;
     }
+
+    @Override
+    void restartBroker() throws Exception {
+        target.close();
+        broker.close();
+        broker = broker.restart(); // a new client port
+        target = new ShareTarget("Aloft", broker.bootstrap());
+    }
 }

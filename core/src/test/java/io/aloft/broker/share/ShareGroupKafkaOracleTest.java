@@ -44,4 +44,9 @@ class ShareGroupKafkaOracleTest extends ShareGroupScenarios {
     ShareTarget target() {
         return target;
     }
+
+    @Override
+    void restartBroker() throws Exception {
+        kafka.restart(); // same address: the target's clients reconnect
+    }
 }

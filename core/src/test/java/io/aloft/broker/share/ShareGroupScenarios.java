@@ -41,9 +41,10 @@ import org.junit.jupiter.api.io.TempDir;
  * second or two; each scenario sets its group's own configs through IncrementalAlterConfigs (GROUP).
  *
  * <p>Scenarios: consumers sharing one partition (a), explicit accept/release/reject (b), records
- * back after a lock expires, a consumer closes or its process is killed (c), the delivery count
- * limit (d), share.auto.offset.reset (e), kafka-share-groups.sh (f), read_committed (g). What
- * Kafka 4.3.1 did that a broker must match is written at each scenario.
+ * back after a lock expires, a consumer closes or its process is killed, and a late
+ * acknowledgement on the wire (c), the delivery count limit (d), share.auto.offset.reset (e),
+ * kafka-share-groups.sh (f), read_committed (g), and a broker restart. What Kafka 4.3.1 did that a
+ * broker must match is written at each scenario.
  *
  * <p>Each test uses its own topic and group. Waits are bounded ({@link ShareTarget#WAIT}); nothing
  * asserts how fast anything happens.
@@ -74,6 +75,9 @@ abstract class ShareGroupScenarios {
 
     /** The broker under test, started by the subclass before the tests. */
     abstract ShareTarget target();
+
+    /** Stops the broker cleanly and starts it again on the same data; {@link #target()} then names it anew. */
+    abstract void restartBroker() throws Exception;
 
     /** A topic of one partition and a group reading it from the earliest offset, plus {@code groupConfigs}. */
     String topicAndGroup(String name, Map<String, String> groupConfigs) throws Exception {
@@ -351,6 +355,40 @@ abstract class ShareGroupScenarios {
                     .filter(r -> !r.value().equals("poison")).toList()), describe(seen).toString());
         }
         awaitStartOffsetBetween(group, topic, 2, 3);
+    }
+
+    /**
+     * Durable share state: after a broker restart, what was accepted or rejected is never delivered
+     * again, and what was released (explicitly, or by closing the consumer that held it) is, with
+     * its delivery count carried over.
+     */
+    @Test
+    void restart_keepsAcknowledgements_redeliversOnlyTheRest() throws Exception {
+        String topic = "share-restart";
+        String group = topicAndGroup(topic, Map.of());
+        target().produce(topic, numbered("r", 5));
+        try (KafkaShareConsumer<String, String> c = subscribed(target(), group, topic, true)) {
+            List<ConsumerRecord<String, String>> got = pollUntil(c, "all five", batch -> {
+                for (ConsumerRecord<String, String> r : batch) {
+                    switch (r.value()) {
+                        case "r-0", "r-1" -> c.acknowledge(r, AcknowledgeType.ACCEPT);
+                        case "r-2" -> c.acknowledge(r, AcknowledgeType.REJECT);
+                        case "r-3" -> c.acknowledge(r, AcknowledgeType.RELEASE);
+                        default -> { } // r-4: held until the consumer closes
+                    }
+                }
+            }, seen -> seen.size() >= 5);
+            assertEquals(List.of("r-0#1", "r-1#1", "r-2#1", "r-3#1", "r-4#1"), describe(got));
+            assertCommitted(c.commitSync());
+        }
+        restartBroker();
+        try (KafkaShareConsumer<String, String> c = subscribed(target(), group, topic, false)) {
+            List<ConsumerRecord<String, String>> again = pollUntil(c, "the released records after the restart",
+                    batch -> { }, seen -> seen.size() >= 2);
+            assertEquals(List.of("r-3#2", "r-4#2"), describe(again));
+            c.commitSync();
+        }
+        assertOnlyNewRecordsFollow(topic, group);
     }
 
     /**
