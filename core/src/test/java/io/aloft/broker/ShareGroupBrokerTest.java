@@ -99,6 +99,15 @@ class ShareGroupBrokerTest {
             ShareGroupHeartbeatResponseData joined = heartbeatServed(broker, new ShareGroupHeartbeatRequestData()
                     .setGroupId("sg").setMemberId(member).setMemberEpoch(0).setSubscribedTopicNames(List.of(TOPIC)));
             assertEquals(Errors.NONE.code(), joined.errorCode(), joined.errorMessage());
+            // As Kafka: partitions come once their share state is initialized, at a later heartbeat.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (joined.assignment() == null || joined.assignment().topicPartitions().isEmpty()) {
+                assertTrue(System.nanoTime() < deadline, "no partitions assigned: " + joined);
+                ShareGroupHeartbeatResponseData next = heartbeat(broker, new ShareGroupHeartbeatRequestData()
+                        .setGroupId("sg").setMemberId(member).setMemberEpoch(joined.memberEpoch()));
+                assertEquals(Errors.NONE.code(), next.errorCode(), next.errorMessage());
+                joined = next.assignment() == null ? next.setAssignment(joined.assignment()) : next;
+            }
             assertEquals(topicId, joined.assignment().topicPartitions().get(0).topicId());
             assertEquals(List.of(0, 1), joined.assignment().topicPartitions().get(0).partitions());
 

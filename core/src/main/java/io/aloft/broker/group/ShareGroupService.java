@@ -30,11 +30,11 @@ import org.slf4j.LoggerFactory;
  * consumer groups ({@link GroupCoordinatorShard}); this is the service in front of them, mapping
  * the runtime's failures to Kafka's errors as {@link GroupCoordinator} does.
  *
- * <p>After a heartbeat whose target assignment holds share partitions without state, their state
- * is initialized ({@link ShareStatePersister#initialize}, start offset -1: the share partition
- * resolves {@code share.auto.offset.reset} when it loads) and, once done, recorded as initialized in
- * the group. The heartbeat does not wait for it: a member may fetch before, and the share partition
- * copes with state that is missing.
+ * <p>After a heartbeat whose subscribed topics have share partitions without state, their state is
+ * initialized ({@link ShareStatePersister#initialize}, start offset -1: the share partition resolves
+ * {@code share.auto.offset.reset} when it loads) and, once done, recorded as initialized in the
+ * group, which assigns them from the members' next heartbeat on (as Kafka: a member that joins gets
+ * its partitions at its second heartbeat). The heartbeat does not wait for it.
  *
  * <p>Thread-safe; futures complete on the shards' threads (or the persister's).
  */

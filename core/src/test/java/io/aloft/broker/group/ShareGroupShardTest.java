@@ -108,22 +108,27 @@ class ShareGroupShardTest {
     }
 
     @Test
-    void join_firstMember_getsEveryPartitionAndStateIsInitialized() {
+    void join_firstMember_getsEveryPartitionOnceItsStateIsInitialized() {
         Uuid t = topics.create("t", 3);
         ShareGroupHeartbeatResponseData r = ok(join("g", "m1", "t"));
         assertEquals("m1", r.memberId());
         assertEquals(1, r.memberEpoch());
         assertEquals(5_000, r.heartbeatIntervalMs());
-        assertEquals(Map.of(t, Set.of(0, 1, 2)), assignment(r));
+        assertEquals(Map.of(), assignment(r), "nothing is assigned before its state is initialized");
         assertEquals(Set.of(new SharePartitionKey("g", t, 0), new SharePartitionKey("g", t, 1),
                 new SharePartitionKey("g", t, 2)), Set.copyOf(persister.initialized()));
         ShareGroupDirectory.ShareGroupSummary summary = shares.describe("g").join().orElseThrow();
         assertEquals(Map.of(t, Set.of(0, 1, 2)), summary.initializedPartitions());
         assertEquals("Stable", summary.state());
+        assertEquals(2, summary.groupEpoch(), "initializing bumped the group epoch");
+
+        ShareGroupHeartbeatResponseData next = ok(beat("g", "m1", 1));
+        assertEquals(2, next.memberEpoch());
+        assertEquals(Map.of(t, Set.of(0, 1, 2)), assignment(next));
 
         // A plain heartbeat changes nothing: no assignment in the answer, nothing initialized again.
-        ShareGroupHeartbeatResponseData again = ok(beat("g", "m1", 1));
-        assertEquals(1, again.memberEpoch());
+        ShareGroupHeartbeatResponseData again = ok(beat("g", "m1", 2));
+        assertEquals(2, again.memberEpoch());
         assertNull(again.assignment());
         assertEquals(3, persister.initialized().size());
     }
@@ -132,17 +137,18 @@ class ShareGroupShardTest {
     void secondMember_bumpsEpoch_firstMovesToNewTargetAtItsNextHeartbeat() {
         Uuid t = topics.create("t", 4);
         ok(join("g", "a", "t"));
+        assertEquals(4, count(assignment(ok(beat("g", "a", 1)))));
         ShareGroupHeartbeatResponseData b = ok(join("g", "b", "t"));
-        assertEquals(2, b.memberEpoch());
+        assertEquals(3, b.memberEpoch());
         assertEquals(2, count(assignment(b)));
         ShareGroupDescribeResponseData.DescribedGroup d = describe("g");
-        assertEquals(2, d.groupEpoch());
-        assertEquals(2, d.assignmentEpoch());
-        assertEquals(1, d.members().stream().filter(m -> m.memberId().equals("a")).findFirst().orElseThrow()
+        assertEquals(3, d.groupEpoch());
+        assertEquals(3, d.assignmentEpoch());
+        assertEquals(2, d.members().stream().filter(m -> m.memberId().equals("a")).findFirst().orElseThrow()
                 .memberEpoch(), "a has not heartbeated since");
 
-        ShareGroupHeartbeatResponseData a = ok(beat("g", "a", 1));
-        assertEquals(2, a.memberEpoch());
+        ShareGroupHeartbeatResponseData a = ok(beat("g", "a", 2));
+        assertEquals(3, a.memberEpoch());
         Map<Uuid, Set<Integer>> together = new HashMap<>(assignment(a));
         assignment(b).forEach((topic, p) -> together.merge(topic, p, (x, y) -> {
             Set<Integer> s = new HashSet<>(x);
@@ -184,11 +190,13 @@ class ShareGroupShardTest {
         Uuid t2 = topics.create("t2", 2);
         ok(join("g", "a", "t1"));
         ShareGroupHeartbeatResponseData b = ok(join("g", "b", "t2"));
-        assertEquals(Map.of(t2, Set.of(0, 1)), assignment(b));
+        assertEquals(Map.of(), assignment(b), "t2's state was not initialized yet");
+        ShareGroupHeartbeatResponseData b2 = ok(beat("g", "b", b.memberEpoch()));
+        assertEquals(Map.of(t2, Set.of(0, 1)), assignment(b2));
         ShareGroupHeartbeatResponseData a = ok(beat("g", "a", 1));
-        assertEquals(2, a.memberEpoch());
-        assertNull(a.assignment(), "unchanged: not sent again");
-        assertEquals(Map.of(t1, Set.of(0, 1)), currentOf("a"));
+        assertEquals(b2.memberEpoch(), a.memberEpoch());
+        assertEquals(Map.of(t1, Set.of(0, 1)), assignment(a));
+        assertNull(ok(beat("g", "a", a.memberEpoch())).assignment(), "unchanged: not sent again");
     }
 
     @Test
@@ -217,11 +225,11 @@ class ShareGroupShardTest {
         assertEquals(Errors.FENCED_MEMBER_EPOCH.code(), send(beat("g", "m", 2)).errorCode());
         // The epoch before the current one is accepted (the answer that moved the member on may be lost).
         ok(join("g", "m2", "t"));
-        assertEquals(2, ok(beat("g", "m", 1)).memberEpoch());
-        assertEquals(2, ok(beat("g", "m", 1)).memberEpoch());
+        assertEquals(3, ok(beat("g", "m", 1)).memberEpoch());
+        assertEquals(3, ok(beat("g", "m", 1)).memberEpoch());
         assertEquals(Errors.FENCED_MEMBER_EPOCH.code(), send(beat("g", "m2", 1)).errorCode(), "m2 had no epoch 1");
         // A fenced member rejoins with epoch 0 and its id, and goes on.
-        assertEquals(2, ok(join("g", "m", "t")).memberEpoch());
+        assertEquals(3, ok(join("g", "m", "t")).memberEpoch());
         assertTrue(left.isEmpty(), "an epoch error does not remove the member");
     }
 
@@ -235,8 +243,8 @@ class ShareGroupShardTest {
         assertEquals(-1, gone.memberEpoch());
         assertEquals("b", gone.memberId());
         assertEquals(List.of("g/b"), left);
-        ShareGroupHeartbeatResponseData a = ok(beat("g", "a", 2));
-        assertEquals(3, a.memberEpoch());
+        ShareGroupHeartbeatResponseData a = ok(beat("g", "a", 3));
+        assertEquals(4, a.memberEpoch());
         assertEquals(Map.of(t, Set.of(0, 1)), assignment(a));
         ok(beat("g", "a", -1));
         assertEquals("Empty", describe("g").groupState());
@@ -274,12 +282,17 @@ class ShareGroupShardTest {
         Uuid t1 = topics.create("t1", 1);
         Uuid t2 = topics.create("t2", 1);
         ok(join("g", "a", "t1"));
-        ShareGroupHeartbeatResponseData same = ok(beat("g", "a", 1).setSubscribedTopicNames(null));
-        assertEquals(1, same.memberEpoch());
-        ShareGroupHeartbeatResponseData moved = ok(beat("g", "a", 1).setSubscribedTopicNames(List.of("t2")));
-        assertEquals(2, moved.memberEpoch());
-        assertEquals(Map.of(t2, Set.of(0)), assignment(moved));
-        assertFalse(assignment(moved).containsKey(t1));
+        ShareGroupHeartbeatResponseData first = ok(beat("g", "a", 1).setSubscribedTopicNames(null));
+        assertEquals(Map.of(t1, Set.of(0)), assignment(first));
+        ShareGroupHeartbeatResponseData same = ok(beat("g", "a", 2).setSubscribedTopicNames(null));
+        assertEquals(2, same.memberEpoch());
+        ShareGroupHeartbeatResponseData moved = ok(beat("g", "a", 2).setSubscribedTopicNames(List.of("t2")));
+        assertEquals(3, moved.memberEpoch());
+        assertEquals(Map.of(), assignment(moved), "t1 no longer, t2 not initialized yet");
+        ShareGroupHeartbeatResponseData now = ok(beat("g", "a", 3));
+        assertEquals(4, now.memberEpoch());
+        assertEquals(Map.of(t2, Set.of(0)), assignment(now));
+        assertFalse(assignment(now).containsKey(t1));
     }
 
     @Test
@@ -287,8 +300,10 @@ class ShareGroupShardTest {
         ShareGroupHeartbeatResponseData r = ok(join("g", "a", "later"));
         assertTrue(assignment(r).isEmpty());
         Uuid t = topics.create("later", 2);
-        ShareGroupHeartbeatResponseData next = ok(beat("g", "a", r.memberEpoch()));
-        assertEquals(r.memberEpoch() + 1, next.memberEpoch());
+        ShareGroupHeartbeatResponseData seen = ok(beat("g", "a", r.memberEpoch()));
+        assertEquals(r.memberEpoch() + 1, seen.memberEpoch());
+        ShareGroupHeartbeatResponseData next = ok(beat("g", "a", seen.memberEpoch()));
+        assertEquals(seen.memberEpoch() + 1, next.memberEpoch());
         assertEquals(Map.of(t, Set.of(0, 1)), assignment(next));
     }
 
@@ -397,7 +412,9 @@ class ShareGroupShardTest {
         ShareGroupDescribeResponseData.DescribedGroup after = describe("g");
         assertEquals(before, after);
         assertEquals(Map.of(t, Set.of(0, 1)), shares.describe("g").join().orElseThrow().initializedPartitions());
-        assertEquals(2, ok(beat("g", "b", 2)).memberEpoch());
+        int b = after.members().stream().filter(m -> m.memberId().equals("b")).findFirst().orElseThrow()
+                .memberEpoch();
+        assertEquals(b, ok(beat("g", "b", b)).memberEpoch());
         // Restored members get a fresh session timeout.
         timer.advance(SESSION_MS + 1);
         assertEquals(Set.of("g/a", "g/b"), Set.copyOf(left));

@@ -35,11 +35,13 @@ import org.slf4j.LoggerFactory;
  * and each member moves to it, epoch and partitions, at its own next heartbeat. There is no
  * revocation: a partition may be another member's too.
  *
- * <p>Share partitions are initialized in {@code __share_group_state} when first assigned: a
- * heartbeat reports the partitions of the target assignment that are neither initialized nor being
+ * <p>As in Kafka, only share partitions whose state is initialized in {@code __share_group_state}
+ * are assigned, so no share partition starts on state that an initialization would then reset: a
+ * heartbeat reports the partitions of the subscribed topics that are neither initialized nor being
  * initialized ({@link HeartbeatResult#toInitialize}); the caller initializes them and reports back
- * ({@link #initialized}). Which are being initialized is kept in memory only: after a move of the
- * coordinator they are asked for again, which is harmless while nothing has been acknowledged.
+ * ({@link #initialized}), which bumps the group epoch, and the members get them at their next
+ * heartbeat. Which are being initialized is kept in memory only: after a move of the coordinator
+ * they are asked for again (harmless: nothing was assigned, so nothing was acknowledged).
  *
  * <p>Confined to the shard's thread (and the loading thread before {@link #onLoaded}).
  */
@@ -200,7 +202,7 @@ public final class ShareGroups {
         Map<String, Assignment> target = g.targetAssignment();
         int targetEpoch = g.targetEpoch();
         if (groupEpoch > targetEpoch) {
-            Map<String, Assignment> next = SimpleShareAssignor.assign(subscriptions, topics);
+            Map<String, Assignment> next = SimpleShareAssignor.assign(subscriptions, topics, g.initialized());
             for (Map.Entry<String, Assignment> e : next.entrySet()) {
                 if (!e.getValue().equals(target.get(e.getKey()))) {
                     records.add(new ShareGroupRecord.TargetMember(groupId, e.getKey(), e.getValue()));
@@ -231,7 +233,7 @@ public final class ShareGroups {
             LOG.debug("share group {}: member {} joined", groupId, memberId);
         }
         scheduleSession(groupId, memberId);
-        return CoordinatorResult.of(records, new HeartbeatResult(response, startInitializing(g, target)));
+        return CoordinatorResult.of(records, new HeartbeatResult(response, startInitializing(g, topics)));
     }
 
     private CoordinatorResult<HeartbeatResult, ShareGroupRecord> leave(ShareGroup g, String groupId, String memberId) {
@@ -329,20 +331,19 @@ public final class ShareGroups {
     // ---- share partition state -----------------------------------------------------------
 
     /**
-     * The partitions of {@code target} neither initialized nor being initialized, now marked as
-     * being initialized.
+     * The partitions of the subscribed {@code topics} neither initialized nor being initialized, now
+     * marked as being initialized.
      */
-    private Map<Uuid, Set<Integer>> startInitializing(ShareGroup g, Map<String, Assignment> target) {
+    private Map<Uuid, Set<Integer>> startInitializing(ShareGroup g, Map<String, TopicMetadata> topics) {
         Map<Uuid, Set<Integer>> busy = initializing.computeIfAbsent(g.groupId(), id -> new HashMap<>());
         Map<Uuid, Set<Integer>> out = new HashMap<>();
-        for (Assignment a : target.values()) {
-            a.partitions().forEach((topic, parts) -> parts.forEach(p -> {
-                if (!g.initialized().contains(topic, p)
-                        && !busy.getOrDefault(topic, Set.of()).contains(p)) {
-                    out.computeIfAbsent(topic, t -> new TreeSet<>()).add(p);
-                    busy.computeIfAbsent(topic, t -> new TreeSet<>()).add(p);
+        for (TopicMetadata t : topics.values()) {
+            for (int p = 0; p < t.numPartitions(); p++) {
+                if (!g.initialized().contains(t.id(), p) && !busy.getOrDefault(t.id(), Set.of()).contains(p)) {
+                    out.computeIfAbsent(t.id(), x -> new TreeSet<>()).add(p);
+                    busy.computeIfAbsent(t.id(), x -> new TreeSet<>()).add(p);
                 }
-            }));
+            }
         }
         if (busy.isEmpty()) {
             initializing.remove(g.groupId());
@@ -352,7 +353,8 @@ public final class ShareGroups {
 
     /**
      * The caller finished initializing {@code done} and gave up on {@code failed} (asked for again at
-     * a later heartbeat): records adding {@code done} to the group's initialized partitions.
+     * a later heartbeat): records adding {@code done} to the group's initialized partitions and
+     * bumping the group epoch, so the next heartbeat assigns them.
      */
     public CoordinatorResult<Void, ShareGroupRecord> initialized(String groupId, Map<Uuid, Set<Integer>> done,
                                                                  Map<Uuid, Set<Integer>> failed) {
@@ -378,7 +380,8 @@ public final class ShareGroups {
             return CoordinatorResult.of(List.of(), null); // deleted meanwhile: its state goes with it
         }
         return CoordinatorResult.of(List.of(new ShareGroupRecord.InitializedPartitions(groupId,
-                union(g.initialized(), done, Set.of()))), null);
+                union(g.initialized(), done, Set.of())), new ShareGroupRecord.GroupEpoch(groupId, g.groupEpoch() + 1)),
+                null);
     }
 
     /**

@@ -12,8 +12,8 @@ import java.util.TreeSet;
 import org.apache.kafka.common.Uuid;
 
 /**
- * The share group assignor (named "simple" as Kafka 4.3's). Each partition of a subscribed topic
- * goes to members subscribed to that topic; a partition may go to several members, since a share
+ * The share group assignor (named "simple" as Kafka 4.3's). Each assignable partition (one whose
+ * share state is initialized, as in Kafka) of a subscribed topic goes to members subscribed to that topic; a partition may go to several members, since a share
  * partition hands each record to one of them at a time. Per topic, in topic-name order:
  * <ul>
  *   <li>at least as many partitions as subscribers: each partition goes to one subscriber, the one
@@ -34,13 +34,28 @@ public final class SimpleShareAssignor {
     private SimpleShareAssignor() {
     }
 
+    /** {@link #assign(Map, Map, Assignment)} of every partition of the topics. */
+    public static Map<String, Assignment> assign(Map<String, ? extends Set<String>> subscriptions,
+                                                 Map<String, TopicMetadata> topics) {
+        Map<Uuid, Set<Integer>> all = new HashMap<>();
+        topics.values().forEach(t -> {
+            Set<Integer> parts = new TreeSet<>();
+            for (int p = 0; p < t.numPartitions(); p++) {
+                parts.add(p);
+            }
+            all.put(t.id(), parts);
+        });
+        return assign(subscriptions, topics, Assignment.of(all));
+    }
+
     /**
      * @param subscriptions member id to the topic names it subscribes to
      * @param topics the subscribed topics that exist, by name
+     * @param assignable the partitions that may be assigned (those whose share state is initialized)
      * @return member id to its partitions, for every member (empty if nothing)
      */
     public static Map<String, Assignment> assign(Map<String, ? extends Set<String>> subscriptions,
-                                                 Map<String, TopicMetadata> topics) {
+                                                 Map<String, TopicMetadata> topics, Assignment assignable) {
         Map<String, Map<Uuid, Set<Integer>>> out = new TreeMap<>();
         Map<String, Integer> load = new HashMap<>();
         subscriptions.keySet().forEach(m -> {
@@ -54,16 +69,17 @@ public final class SimpleShareAssignor {
                     subscribers.add(m);
                 }
             });
-            int n = t.numPartitions();
-            if (subscribers.isEmpty() || n <= 0) {
+            List<Integer> partitions = new ArrayList<>(assignable.partitions(t.id()));
+            int n = partitions.size();
+            if (subscribers.isEmpty() || n == 0) {
                 continue;
             }
             if (subscribers.size() > n) {
                 for (int i = 0; i < subscribers.size(); i++) {
-                    give(out, load, subscribers.get(i), t.id(), i % n);
+                    give(out, load, subscribers.get(i), t.id(), partitions.get(i % n));
                 }
             } else {
-                for (int p = 0; p < n; p++) {
+                for (int p : partitions) {
                     String least = subscribers.get(0);
                     for (String m : subscribers) {
                         if (load.get(m) < load.get(least)) {
