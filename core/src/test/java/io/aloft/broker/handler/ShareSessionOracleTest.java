@@ -3,6 +3,13 @@ package io.aloft.broker.handler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.aloft.broker.conformance.KafkaOracle;
+import io.aloft.broker.metadata.MetadataCache;
+import io.aloft.controller.model.BrokerInfo;
+import io.aloft.controller.model.BrokerState;
+import io.aloft.controller.model.ClusterImage;
+import io.aloft.controller.model.Endpoint;
+import io.aloft.controller.model.PartitionInfo;
+import io.aloft.controller.model.TopicInfo;
 import io.aloft.broker.conformance.RawConnection;
 import io.aloft.broker.share.ShareGroupConfig;
 import io.aloft.broker.share.ShareGroupSettingsSource;
@@ -10,6 +17,7 @@ import io.aloft.broker.share.fetch.FakeSharePartitions;
 import io.aloft.broker.share.fetch.ShareSessionCache;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.common.Uuid;
@@ -22,14 +30,16 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.junit.jupiter.api.Test;
 
 /**
- * Share session errors answered as Apache Kafka 4.3.1 (the oracle) answers them: the same raw
+ * Share session errors, and malformed acknowledgements, answered as Apache Kafka 4.3.1 (the oracle)
+ * answers them: the same raw
  * ShareFetch / ShareAcknowledge frames, at v1 and v2, in the same order, to both, comparing each
  * response's top-level error code, AcquisitionLockTimeoutMs and partition count. The requests name
  * no topic (a topic id differs between the two clusters) except where the request is refused
- * before any topic is looked at, so Aloft's share partitions are a fake that the sequence never
- * reaches.
+ * before any topic is looked at, or, for the acknowledgement checks, a topic Aloft's metadata
+ * holds under Kafka's id; Aloft's share partitions are a fake that no compared request reaches.
  */
 class ShareSessionOracleTest {
+    private static final Uuid UNKNOWN_TOPIC = Uuid.randomUuid();
 
     private static ShareFetchRequestData fetch(String member, int epoch) {
         return new ShareFetchRequestData().setGroupId("oracle-share-g").setMemberId(member)
@@ -120,5 +130,125 @@ class ShareSessionOracleTest {
             timer.shutdownNow();
             f.close();
         }
+    }
+
+    /** Malformed acknowledgement batches, each alone in a request, and an unknown topic id. */
+    private static List<String> acknowledgementChecks(String bootstrap, Uuid topicId) throws Exception {
+        // Valid batches are left out: Kafka's share partition answers them (INVALID_RECORD_STATE here, as
+        // nothing was acquired), Aloft's fake would not.
+        long[][] ranges = {{5, 3}, {0, 2, 1, 4}, {0, 3}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
+        byte[][] types = {{1}, {1}, {1, 1}, {5}, {-1}, {4}, {}};
+        List<String> out = new ArrayList<>();
+        try (RawConnection c = RawConnection.open(bootstrap)) {
+            for (short v = 1; v <= 2; v++) {
+                String m = "oracle-acks-" + v;
+                int epoch = 0;
+                send(c, out, v, "open", fetch(m, epoch++));
+                for (int i = 0; i <= ranges.length; i++) {
+                    if (i == ranges.length) { // an unknown topic id, in a ShareAcknowledge (Kafka fails a
+                        // ShareFetch naming one with UNKNOWN_SERVER_ERROR: see ShareFetchHandler)
+                        ShareAcknowledgeRequestData d = ack(m, epoch++);
+                        ShareAcknowledgeRequestData.AcknowledgePartition p =
+                                new ShareAcknowledgeRequestData.AcknowledgePartition().setPartitionIndex(0);
+                        p.acknowledgementBatches().add(new ShareAcknowledgeRequestData.AcknowledgementBatch()
+                                .setFirstOffset(0).setLastOffset(0).setAcknowledgeTypes(List.of((byte) 1)));
+                        ShareAcknowledgeRequestData.AcknowledgeTopic at =
+                                new ShareAcknowledgeRequestData.AcknowledgeTopic().setTopicId(UNKNOWN_TOPIC);
+                        at.partitions().add(p);
+                        d.topics().add(at);
+                        ShareAcknowledgeResponseData a = (ShareAcknowledgeResponseData) c.send(
+                                ApiKeys.SHARE_ACKNOWLEDGE, v, d).body();
+                        out.add("ack unknown topic v" + v + ": " + a.errorCode() + " " + a.responses().stream()
+                                .flatMap(x -> x.partitions().stream()).map(x -> x.errorCode()).toList());
+                        continue;
+                    }
+                    for (boolean piggybacked : new boolean[] {false, true}) {
+                        List<Byte> t = new ArrayList<>();
+                        for (byte b : types[i]) {
+                            t.add(b);
+                        }
+                        String what = (piggybacked ? "fetch" : "ack") + " batches " + java.util.Arrays.toString(
+                                ranges[i]) + " types " + t;
+                        ApiMessage r;
+                        if (piggybacked) {
+                            ShareFetchRequestData d = fetch(m, epoch++);
+                            ShareFetchRequestData.FetchPartition p = new ShareFetchRequestData.FetchPartition()
+                                    .setPartitionIndex(0);
+                            for (int b = 0; b < ranges[i].length; b += 2) {
+                                p.acknowledgementBatches().add(new ShareFetchRequestData.AcknowledgementBatch()
+                                        .setFirstOffset(ranges[i][b]).setLastOffset(ranges[i][b + 1])
+                                        .setAcknowledgeTypes(t));
+                            }
+                            ShareFetchRequestData.FetchTopic ft = new ShareFetchRequestData.FetchTopic()
+                                    .setTopicId(topicId);
+                            ft.partitions().add(p);
+                            d.topics().add(ft);
+                            r = c.send(ApiKeys.SHARE_FETCH, v, d).body();
+                            ShareFetchResponseData f = (ShareFetchResponseData) r;
+                            out.add(what + " v" + v + ": error=" + f.errorCode() + " ack=" + f.responses().stream()
+                                    .flatMap(x -> x.partitions().stream()).map(x -> x.acknowledgeErrorCode())
+                                    .toList());
+                        } else {
+                            ShareAcknowledgeRequestData d = ack(m, epoch++);
+                            ShareAcknowledgeRequestData.AcknowledgePartition p =
+                                    new ShareAcknowledgeRequestData.AcknowledgePartition().setPartitionIndex(0);
+                            for (int b = 0; b < ranges[i].length; b += 2) {
+                                p.acknowledgementBatches().add(new ShareAcknowledgeRequestData.AcknowledgementBatch()
+                                        .setFirstOffset(ranges[i][b]).setLastOffset(ranges[i][b + 1])
+                                        .setAcknowledgeTypes(t));
+                            }
+                            ShareAcknowledgeRequestData.AcknowledgeTopic at =
+                                    new ShareAcknowledgeRequestData.AcknowledgeTopic().setTopicId(topicId);
+                            at.partitions().add(p);
+                            d.topics().add(at);
+                            ShareAcknowledgeResponseData a = (ShareAcknowledgeResponseData) c.send(
+                                    ApiKeys.SHARE_ACKNOWLEDGE, v, d).body();
+                            out.add(what + " v" + v + ": error=" + a.errorCode() + " partitions=" + a.responses()
+                                    .stream().flatMap(x -> x.partitions().stream()).map(x -> x.errorCode()).toList());
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void malformedAcknowledgements_asKafka() throws Exception {
+        String kafkaBootstrap = KafkaOracle.bootstrap();
+        Uuid topicId;
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                java.util.Map.of("bootstrap.servers", kafkaBootstrap))) {
+            try {
+                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("oracle-share-acks", 1,
+                        (short) 1))).all().get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                    throw e;
+                }
+            }
+            topicId = admin.describeTopics(List.of("oracle-share-acks")).allTopicNames().get()
+                    .get("oracle-share-acks").topicId();
+        }
+        List<String> kafka = acknowledgementChecks(kafkaBootstrap, topicId);
+        // Aloft's metadata: the same topic, with Kafka's topic id.
+        MetadataCache cache = new MetadataCache();
+        cache.onImage(new ClusterImage(1, List.of(new BrokerInfo(1, "run-1", 1, List.of(new Endpoint("PLAINTEXT",
+                "127.0.0.1", 9092, "PLAINTEXT")), null, BrokerState.ACTIVE)), List.of(new TopicInfo(
+                new UUID(topicId.getMostSignificantBits(), topicId.getLeastSignificantBits()), "oracle-share-acks",
+                java.util.Map.of(), List.of(new PartitionInfo(0, 1, 0, List.of(1L)))))));
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        FakeSharePartitions shares = new FakeSharePartitions();
+        ShareSessionCache sessions = new ShareSessionCache(100, 60_000, System::currentTimeMillis, shares);
+        ShareGroupSettingsSource defaults = ShareGroupSettingsSource.fixed(ShareGroupConfig.defaults()
+                .brokerDefaults());
+        try (ShareServer aloft = new ShareServer(new ShareFetchHandler(cache, shares, sessions, defaults, timer),
+                new ShareAcknowledgeHandler(cache, shares, sessions, defaults))) {
+            assertEquals(String.join("\n", kafka), String.join("\n", acknowledgementChecks(aloft.bootstrap(),
+                    topicId)));
+        } finally {
+            timer.shutdownNow();
+        }
+        assertEquals(List.of(), shares.acknowledges, "nothing malformed reaches the share partitions");
     }
 }
