@@ -133,11 +133,14 @@ public final class DescribeShareGroupOffsetsHandler implements ApiHandler<Descri
             short version, ShareGroupSummary group, String name, List<Integer> partitions) {
         ShareOffsetsTopics.Topic topic = topics.byName(name);
         DescribeShareGroupOffsetsResponseTopic out = new DescribeShareGroupOffsetsResponseTopic().setTopicName(name);
-        Errors refused = !context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, name)
-                ? Errors.TOPIC_AUTHORIZATION_FAILED : topic == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.NONE;
-        if (refused != Errors.NONE) {
+        if (!context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
             return CompletableFuture.completedFuture(out.setPartitions(partitions.stream().map(p ->
-                    partitionError(p, refused)).toList()));
+                    partitionError(p, Errors.TOPIC_AUTHORIZATION_FAILED)).toList()));
+        }
+        if (topic == null) {
+            // Kafka 4.3.1 answers a topic it does not know as one without state: no error, offset -1.
+            return CompletableFuture.completedFuture(out.setPartitions(partitions.stream().map(DescribeShareGroupOffsetsHandler::noState)
+                    .toList()));
         }
         out.setTopicId(topic.id());
         Set<Integer> initialized = group.initializedPartitions().getOrDefault(topic.id(), Set.of());

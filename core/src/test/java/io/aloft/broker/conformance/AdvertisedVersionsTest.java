@@ -60,6 +60,9 @@ class AdvertisedVersionsTest {
                     + "controller entry)"),
             Map.entry(ApiKeys.ALTER_CLIENT_QUOTAS, "producer_byte_rate, consumer_byte_rate and request_percentage "
                     + "are enforced; controller_mutation_rate and ip connection_creation_rate are stored only"),
+            Map.entry(ApiKeys.SHARE_FETCH, "an unknown topic id is answered UNKNOWN_TOPIC_ID for its partition (Kafka "
+                    + "4.3.1 fails the request, and the session's later fetches, with UNKNOWN_SERVER_ERROR); share "
+                    + "sessions end when idle, not when the connection closes"),
             Map.entry(ApiKeys.WRITE_SHARE_GROUP_STATE, "a state batch whose last offset is below its first gets "
                     + "INVALID_REQUEST (Kafka stores it as sent)"),
             Map.entry(ApiKeys.CONSUMER_GROUP_HEARTBEAT, "a group with members is not converted between the classic "

@@ -49,7 +49,9 @@ class ApiConformanceTest {
             "FindCoordinator transaction key", "no transactions yet: INVALID_REQUEST with a message, which clients "
                     + "do not retry (Kafka finds its transaction coordinator)",
             "InitProducerId transactional", "no transactions yet: INVALID_REQUEST, not retried by clients (Kafka "
-                    + "issues a transactional producer id)");
+                    + "issues a transactional producer id)",
+            "ShareFetch unknown topic id", "Aloft answers the partition UNKNOWN_TOPIC_ID; Kafka 4.3.1 fails the "
+                    + "whole request, and every later fetch of the session, with UNKNOWN_SERVER_ERROR");
 
     @TempDir
     static Path dir;

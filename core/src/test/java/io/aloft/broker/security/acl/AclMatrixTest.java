@@ -1,5 +1,19 @@
 package io.aloft.broker.security.acl;
 
+import org.apache.kafka.common.requests.ShareGroupDescribeRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
+import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest;
+import org.apache.kafka.common.requests.ShareAcknowledgeRequest;
+import org.apache.kafka.common.requests.ShareFetchRequest;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
+import org.apache.kafka.common.message.ShareFetchRequestData;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -102,6 +116,27 @@ class AclMatrixTest {
     interface HiddenCheck {
         /** Whether {@code response} (bob's) shows nothing bob may not see. */
         boolean hidesEverything(AbstractResponse response);
+    }
+
+    /** A ShareFetch opening a session on partition 0 of the topic, without waiting. */
+    private static ShareFetchRequestData shareFetch(String group) {
+        ShareFetchRequestData.FetchPartitionCollection partitions = new ShareFetchRequestData.FetchPartitionCollection();
+        partitions.add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(0));
+        ShareFetchRequestData.FetchTopicCollection topics = new ShareFetchRequestData.FetchTopicCollection();
+        topics.add(new ShareFetchRequestData.FetchTopic().setTopicId(topicId).setPartitions(partitions));
+        return new ShareFetchRequestData().setGroupId(group).setMemberId(Uuid.randomUuid().toString())
+                .setShareSessionEpoch(0).setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 20).setMaxRecords(10)
+                .setBatchSize(10).setTopics(topics);
+    }
+
+    /** AlterShareGroupOffsets of partition 0 of the topic to offset 0 (creates the empty group, as Kafka). */
+    private static AlterShareGroupOffsetsRequestData shareAlter(String group) {
+        AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopicCollection topics =
+                new AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopicCollection();
+        topics.add(new AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopic().setTopicName(TOPIC)
+                .setPartitions(List.of(new AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestPartition()
+                        .setPartitionIndex(0).setStartOffset(0))));
+        return new AlterShareGroupOffsetsRequestData().setGroupId(group).setTopics(topics);
     }
 
     static AclBinding allow(ResourceType type, String name, AclOperation op) {
@@ -243,6 +278,44 @@ class AclMatrixTest {
                         AclOperation.DESCRIBE)),
                         () -> new ConsumerGroupDescribeRequest.Builder(new ConsumerGroupDescribeRequestData()
                                 .setGroupIds(List.of("acl-cg-none"))),
+                        Errors.GROUP_AUTHORIZATION_FAILED, Errors.GROUP_ID_NOT_FOUND),
+                // Share groups (KIP-932), part G: READ on the group, DESCRIBE on subscribed topics (as Kafka 4.3).
+                new Row(ApiKeys.SHARE_GROUP_HEARTBEAT, List.of(allow(ResourceType.GROUP, "acl-sg", AclOperation.READ),
+                        describeTopic), () -> new ShareGroupHeartbeatRequest.Builder(new ShareGroupHeartbeatRequestData()
+                                .setGroupId("acl-sg").setMemberId(Uuid.randomUuid().toString()).setMemberEpoch(0)
+                                .setSubscribedTopicNames(List.of(TOPIC))),
+                        Errors.GROUP_AUTHORIZATION_FAILED, Errors.NONE),
+                new Row(ApiKeys.SHARE_GROUP_DESCRIBE, List.of(allow(ResourceType.GROUP, "acl-sg-none",
+                        AclOperation.DESCRIBE)),
+                        () -> new ShareGroupDescribeRequest.Builder(new ShareGroupDescribeRequestData()
+                                .setGroupIds(List.of("acl-sg-none"))),
+                        Errors.GROUP_AUTHORIZATION_FAILED, Errors.GROUP_ID_NOT_FOUND),
+                // ShareFetch: READ on the group, READ on each topic; a new session with no wait.
+                new Row(ApiKeys.SHARE_FETCH, List.of(allow(ResourceType.GROUP, "acl-sf", AclOperation.READ), readTopic),
+                        () -> new ShareFetchRequest.Builder(shareFetch("acl-sf")),
+                        Errors.GROUP_AUTHORIZATION_FAILED, Errors.NONE),
+                // ShareAcknowledge: READ on the group first; granted, epoch 0 opens no session to acknowledge in.
+                new Row(ApiKeys.SHARE_ACKNOWLEDGE, List.of(allow(ResourceType.GROUP, "acl-sa", AclOperation.READ),
+                        readTopic), () -> new ShareAcknowledgeRequest.Builder(new ShareAcknowledgeRequestData()
+                                .setGroupId("acl-sa").setMemberId(Uuid.randomUuid().toString()).setShareSessionEpoch(0)),
+                        Errors.GROUP_AUTHORIZATION_FAILED, Errors.INVALID_SHARE_SESSION_EPOCH),
+                new Row(ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, List.of(allow(ResourceType.GROUP, "acl-sgo",
+                        AclOperation.DESCRIBE), describeTopic), () -> new DescribeShareGroupOffsetsRequest.Builder(
+                                new DescribeShareGroupOffsetsRequestData().setGroups(List.of(
+                                        new DescribeShareGroupOffsetsRequestData.DescribeShareGroupOffsetsRequestGroup()
+                                                .setGroupId("acl-sgo").setTopics(List.of(new DescribeShareGroupOffsetsRequestData
+                                                        .DescribeShareGroupOffsetsRequestTopic().setTopicName(TOPIC)
+                                                        .setPartitions(List.of(0))))))),
+                        Errors.GROUP_AUTHORIZATION_FAILED, Errors.NONE),
+                new Row(ApiKeys.ALTER_SHARE_GROUP_OFFSETS, List.of(allow(ResourceType.GROUP, "acl-sga",
+                        AclOperation.READ), readTopic), () -> new AlterShareGroupOffsetsRequest.Builder(
+                                shareAlter("acl-sga")),
+                        Errors.GROUP_AUTHORIZATION_FAILED, Errors.NONE),
+                new Row(ApiKeys.DELETE_SHARE_GROUP_OFFSETS, List.of(allow(ResourceType.GROUP, "acl-sgd-none",
+                        AclOperation.DELETE), readTopic), () -> new DeleteShareGroupOffsetsRequest.Builder(
+                                new DeleteShareGroupOffsetsRequestData().setGroupId("acl-sgd-none").setTopics(List.of(
+                                        new DeleteShareGroupOffsetsRequestData.DeleteShareGroupOffsetsRequestTopic()
+                                                .setTopicName(TOPIC)))),
                         Errors.GROUP_AUTHORIZATION_FAILED, Errors.GROUP_ID_NOT_FOUND),
                 new Row(ApiKeys.ADD_PARTITIONS_TO_TXN, List.of(writeTxn, writeTopic), () -> AddPartitionsToTxnRequest
                         .Builder.forClient(TXN, 1_000, (short) 0, List.of(new TopicPartition(TOPIC, 0))),
