@@ -72,6 +72,8 @@ public final class SecurityMetadata implements MetadataWatcher.Listener {
     private TreeMap<String, byte[]> fromFeed = new TreeMap<>();
     /** Our committed writes the feed has not delivered yet, by key. Under the lock. */
     private final Map<String, Pending> pending = new HashMap<>();
+    /** How many changes of each key the feed has delivered (to tell whether one came after a write was sent). Under the lock. */
+    private final Map<String, Long> feedEvents = new HashMap<>();
     /** {@link #fromFeed} with {@link #pending} over it. */
     private volatile SortedMap<String, byte[]> entries = Collections.emptySortedMap();
 
@@ -139,17 +141,32 @@ public final class SecurityMetadata implements MetadataWatcher.Listener {
                     + featureLevel.getAsInt() + "; credentials, ACLs and quotas need level "
                     + FeatureLevel.SECURITY_METADATA + " (finish upgrading every controller voter and broker first)"));
         }
+        Map<String, Long> seenAtSubmit = new HashMap<>();
+        synchronized (this) {
+            for (Change c : changes) {
+                seenAtSubmit.put(c.key(), feedEvents.getOrDefault(c.key(), 0L));
+            }
+        }
         List<CompletableFuture<Object>> writes = new ArrayList<>(changes.size());
         for (Change c : changes) {
             writes.add(controller.submit(c.value() == null ? new DeleteKv(c.key()) : new PutKv(c.key(), c.value())));
         }
-        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenRun(() -> committed(changes));
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                .thenRun(() -> committed(changes, seenAtSubmit));
     }
 
     @Override
     public void onImage(ClusterImage image) {
         synchronized (this) {
-            fromFeed = new TreeMap<>(image.securityEntries());
+            TreeMap<String, byte[]> next = new TreeMap<>(image.securityEntries());
+            java.util.Set<String> keys = new java.util.HashSet<>(fromFeed.keySet());
+            keys.addAll(next.keySet());
+            for (String key : keys) {
+                if (!java.util.Arrays.equals(fromFeed.get(key), next.get(key))) {
+                    feedEvents.merge(key, 1L, Long::sum);
+                }
+            }
+            fromFeed = next;
             // The image may already hold a write of ours whose event this watcher will never see.
             pending.entrySet().removeIf(e -> java.util.Arrays.equals(e.getValue().value(), fromFeed.get(e.getKey())));
             rebuild();
@@ -162,6 +179,7 @@ public final class SecurityMetadata implements MetadataWatcher.Listener {
             return;
         }
         synchronized (this) {
+            feedEvents.merge(event.kvKey(), 1L, Long::sum);
             if (event.kvValue() == null) {
                 fromFeed.remove(event.kvKey());
             } else {
@@ -175,12 +193,31 @@ public final class SecurityMetadata implements MetadataWatcher.Listener {
         }
     }
 
-    /** Our committed writes, shown at once and kept over older events until the feed delivers them. */
+    /** {@link #committed(List, Map)} of writes the feed has delivered nothing for since they were sent. */
     void committed(List<Change> changes) {
+        Map<String, Long> now = new HashMap<>();
+        synchronized (this) {
+            changes.forEach(c -> now.put(c.key(), feedEvents.getOrDefault(c.key(), 0L)));
+        }
+        committed(changes, now);
+    }
+
+    /**
+     * Our committed writes, shown at once and kept over older events until the feed delivers them.
+     * A key the feed has changed since the write was sent ({@code seenAtSubmit}: its count of feed
+     * changes then) gets no overlay: the feed may have delivered this very write already (the
+     * watcher can be faster than the commit's answer), and an overlay no event would ever clear
+     * would hide later changes by other brokers until it expires.
+     */
+    void committed(List<Change> changes, Map<String, Long> seenAtSubmit) {
         synchronized (this) {
             long expires = nanoTime.getAsLong() + PENDING_TIMEOUT_NANOS;
             for (Change c : changes) {
-                pending.put(c.key(), new Pending(c.value(), expires));
+                if (feedEvents.getOrDefault(c.key(), 0L).equals(seenAtSubmit.getOrDefault(c.key(), 0L))) {
+                    pending.put(c.key(), new Pending(c.value(), expires));
+                } else {
+                    pending.remove(c.key());
+                }
             }
             rebuild();
         }

@@ -70,4 +70,16 @@ class SecurityMetadataTest {
         security.onEvent(MetadataEvent.kvChanged(10, "security/u", new byte[] {5})); // another broker, later
         assertArrayEquals(new byte[] {5}, security.entries("security/").get("security/u"));
     }
+
+    @Test
+    void ourWriteDeliveredBeforeItsCommitAnswered_leavesNoOverlay_soALaterDeleteShows() {
+        long[] now = {0};
+        SecurityMetadata security = new SecurityMetadata(null, () -> FeatureLevel.SECURITY_METADATA, () -> now[0]);
+        java.util.Map<String, Long> seenAtSubmit = java.util.Map.of("security/u", 0L);
+        // The watcher delivers our put, then another broker's delete, before our commit is answered.
+        security.onEvent(MetadataEvent.kvChanged(1, "security/u", new byte[] {7}));
+        security.onEvent(MetadataEvent.kvChanged(2, "security/u", null));
+        security.committed(List.of(SecurityMetadata.Change.put("security/u", new byte[] {7})), seenAtSubmit);
+        assertTrue(security.entries("security/").isEmpty(), "a stale overlay hid the later delete");
+    }
 }
