@@ -60,15 +60,22 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code commitSync} gave no error for its partition) is never delivered again after that
  * {@code commitSync} returned. Records delivered more than once (locks lost with a dead broker or
  * a moved partition, acknowledgements refused) are allowed and counted: the test prints a
- * {@code SHARE-FAILOVER} line with the count.
+ * {@code SHARE-FAILOVER} line with the count. And in the end every record is acknowledged: the
+ * group's start offset (DescribeShareGroupOffsets) reaches the partition's end, nothing stays
+ * stuck acquired by a path that died.
  *
  * <p>The test lives in {@code io.aloft.broker} for {@link TestCluster} (package-private); its
- * broker settings are those of {@code share.ShareGroupScenarios} plus a short broker session.
+ * broker settings are the lock-duration, heartbeat and session floors of {@code
+ * share.ShareGroupScenarios} plus a short broker session.
  */
 class ShareGroupFailoverTest {
     private static final String TOPIC = "share-failover";
     private static final String GROUP = "share-failover-group";
-    /** One: every consumer shares it, so acknowledgements land out of order (acknowledged records past the start offset). */
+    /**
+     * One: every consumer shares it, so acknowledgements land out of offset order and the stored
+     * state holds acknowledged records past the start offset (with two, a partition may have one
+     * consumer alone, and a state that reloaded ACKNOWLEDGED as AVAILABLE went unnoticed).
+     */
     private static final int PARTITIONS = 1;
     private static final int STATE_PARTITIONS = 3;
     private static final int RECORDS_PER_ROUND = Integer.getInteger("aloft.share.failover.records", 2_000);
