@@ -19,6 +19,16 @@ public final class BrokerChild {
     }
 
     public static void main(String[] args) throws Exception {
+        watchParent();
+        BrokerMain.main(args);
+    }
+
+    /**
+     * Starts a daemon thread that halts this JVM (status {@link #PARENT_GONE_STATUS}, no shutdown
+     * hooks) when standard input ends: the parent is gone or closed it on purpose. For every child
+     * JVM of the tests whose parent keeps its standard input open and writes nothing.
+     */
+    public static void watchParent() {
         Thread watchdog = new Thread(() -> {
             try (InputStream in = System.in) {
                 while (in.read() >= 0) {
@@ -31,6 +41,5 @@ public final class BrokerChild {
         }, "parent-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
-        BrokerMain.main(args);
     }
 }

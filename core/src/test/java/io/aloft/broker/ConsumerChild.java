@@ -1,7 +1,5 @@
 package io.aloft.broker;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -25,18 +23,7 @@ public final class ConsumerChild {
     }
 
     public static void main(String[] args) {
-        Thread watchdog = new Thread(() -> {
-            try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                    // Only EOF matters.
-                }
-            } catch (IOException e) {
-                // A broken pipe also means the parent is gone.
-            }
-            Runtime.getRuntime().halt(BrokerChild.PARENT_GONE_STATUS);
-        }, "parent-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        BrokerChild.watchParent();
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, args[1]);

@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Share group configs with Kafka 4.3.1's own {@code kafka-configs --entity-type groups}: add,
@@ -20,29 +18,13 @@ import org.junit.jupiter.api.io.TempDir;
 class GroupConfigsCliTest {
     private static final String CONFIGS = "kafka.admin.ConfigCommand";
 
-    @TempDir
-    static Path dir;
-    static TestBroker broker;
-    static KafkaCli cli;
-
-    @BeforeAll
-    static void start() throws Exception {
-        broker = new TestBroker(dir.resolve("broker"));
-        cli = new KafkaCli(dir.resolve("cli"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) {
-            broker.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaCli.WithBroker cli = new KafkaCli.WithBroker(Map.of());
 
     private static KafkaCli.Result configs(String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of("--bootstrap-server", broker.bootstrap(),
-                "--entity-type", "groups", "--entity-name", "cli-share-group"));
+        List<String> all = new ArrayList<>(List.of("--entity-type", "groups", "--entity-name", "cli-share-group"));
         all.addAll(List.of(args));
-        return cli.run(CONFIGS, all.toArray(String[]::new));
+        return cli.runOnBroker(CONFIGS, all.toArray(String[]::new));
     }
 
     @Test
@@ -50,7 +32,7 @@ class GroupConfigsCliTest {
         KafkaCli.Result set = configs("--alter", "--add-config",
                 "share.record.lock.duration.ms=20000,share.auto.offset.reset=earliest");
         assertEquals(0, set.exitCode(), set.toString());
-        assertEquals(20_000, broker.broker().groupConfigs().settings("cli-share-group").recordLockDurationMs());
+        assertEquals(20_000, cli.broker().broker().groupConfigs().settings("cli-share-group").recordLockDurationMs());
 
         KafkaCli.Result described = configs("--describe");
         assertEquals(0, described.exitCode(), described.toString());
@@ -65,7 +47,7 @@ class GroupConfigsCliTest {
 
         KafkaCli.Result deleted = configs("--alter", "--delete-config", "share.record.lock.duration.ms");
         assertEquals(0, deleted.exitCode(), deleted.toString());
-        assertEquals(30_000, broker.broker().groupConfigs().settings("cli-share-group").recordLockDurationMs());
+        assertEquals(30_000, cli.broker().broker().groupConfigs().settings("cli-share-group").recordLockDurationMs());
         KafkaCli.Result after = configs("--describe");
         assertFalse(after.out().contains("share.record.lock.duration.ms"), after.toString());
 

@@ -85,9 +85,7 @@ public final class AlterShareGroupOffsetsHandler implements ApiHandler<AlterShar
                     .setTopicName(t.topicName());
             out.add(topicOut);
             ShareOffsetsTopics.Topic topic = topics.byName(t.topicName());
-            Errors refused = !context.authorized(AclOperation.READ, ResourceType.TOPIC, t.topicName())
-                    ? Errors.TOPIC_AUTHORIZATION_FAILED : topic == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION
-                    : Errors.NONE;
+            Errors refused = ShareOffsetsTopics.changeRefusal(context, t.topicName(), topic);
             if (topic != null) {
                 topicOut.setTopicId(topic.id());
             }

@@ -3,9 +3,9 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.GroupCoordinator;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -46,16 +46,10 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler<ConsumerG
             return CompletableFuture.completedFuture(request.getErrorResponse(
                     Errors.GROUP_AUTHORIZATION_FAILED.exception()));
         }
-        List<String> subscribed = request.data().subscribedTopicNames();
-        if (subscribed != null) {
-            // As Kafka 4: subscribing to a topic one may not describe fails the heartbeat, naming the topics.
-            List<String> refused = subscribed.stream()
-                    .filter(t -> !context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t)).sorted().toList();
-            if (!refused.isEmpty()) {
-                return CompletableFuture.completedFuture(request.getErrorResponse(
-                        new org.apache.kafka.common.errors.TopicAuthorizationException(
-                                "The group member is not authorized to access topics: " + refused)));
-            }
+        TopicAuthorizationException refused = SubscriptionAuthorization.refusal(context,
+                request.data().subscribedTopicNames());
+        if (refused != null) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(refused));
         }
         return coordinator.consumerGroupHeartbeat(request.data(), request.version(), context.header().clientId(),
                         context.clientAddress().getAddress().toString())

@@ -84,9 +84,7 @@ public final class DeleteShareGroupOffsetsHandler implements ApiHandler<DeleteSh
                     .setTopicName(t.topicName());
             out.add(topicOut);
             ShareOffsetsTopics.Topic topic = topics.byName(t.topicName());
-            Errors refused = !context.authorized(AclOperation.READ, ResourceType.TOPIC, t.topicName())
-                    ? Errors.TOPIC_AUTHORIZATION_FAILED : topic == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION
-                    : Errors.NONE;
+            Errors refused = ShareOffsetsTopics.changeRefusal(context, t.topicName(), topic);
             if (refused != Errors.NONE) {
                 topicOut.setErrorCode(refused.code()).setErrorMessage(refused.message());
                 continue;

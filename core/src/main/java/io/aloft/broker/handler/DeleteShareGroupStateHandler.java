@@ -3,16 +3,13 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.share.state.ShareCoordinator;
-import io.aloft.broker.share.state.SharePartitionKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DeleteShareGroupStateRequestData;
 import org.apache.kafka.common.message.DeleteShareGroupStateResponseData;
 import org.apache.kafka.common.message.DeleteShareGroupStateResponseData.PartitionResult;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.DeleteShareGroupStateRequest;
 import org.apache.kafka.common.requests.DeleteShareGroupStateResponse;
@@ -41,37 +38,20 @@ public final class DeleteShareGroupStateHandler implements ApiHandler<DeleteShar
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, DeleteShareGroupStateRequest request) {
         DeleteShareGroupStateRequestData data = request.data();
-        if (!context.authorizedOnCluster(AclOperation.CLUSTER_ACTION)) {
-            return CompletableFuture.completedFuture(request.getErrorResponse(0,
-                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
-        }
         DeleteShareGroupStateResponseData response = new DeleteShareGroupStateResponseData();
-        if (data.groupId() == null || data.groupId().isEmpty()) {
-            return CompletableFuture.completedFuture(new DeleteShareGroupStateResponse(response));
-        }
-        List<CompletableFuture<?>> all = new ArrayList<>();
-        for (DeleteShareGroupStateRequestData.DeleteStateData t : data.topics()) {
-            List<PartitionResult> results = new ArrayList<>();
-            response.results().add(new DeleteShareGroupStateResponseData.DeleteStateResult().setTopicId(t.topicId())
-                    .setPartitions(results));
-            for (DeleteShareGroupStateRequestData.PartitionData p : t.partitions()) {
-                PartitionResult result = new PartitionResult().setPartition(p.partition());
-                results.add(result);
-                if (p.partition() < 0) {
-                    set(result, ShareStateErrors.NEGATIVE_PARTITION);
-                    continue;
+        return ShareStateAnswers.answer(context, request, data.groupId(), answers -> {
+            for (DeleteShareGroupStateRequestData.DeleteStateData t : data.topics()) {
+                List<PartitionResult> results = new ArrayList<>();
+                response.results().add(new DeleteShareGroupStateResponseData.DeleteStateResult()
+                        .setTopicId(t.topicId()).setPartitions(results));
+                for (DeleteShareGroupStateRequestData.PartitionData p : t.partitions()) {
+                    PartitionResult result = new PartitionResult().setPartition(p.partition());
+                    results.add(result);
+                    answers.ask(result, DeleteShareGroupStateHandler::set, t.topicId(), p.partition(),
+                            coordinator::delete, (r, v) -> { });
                 }
-                SharePartitionKey key = new SharePartitionKey(data.groupId(), t.topicId(), p.partition());
-                all.add(coordinator.delete(key).handle((v, e) -> {
-                    if (e != null) {
-                        set(result, ShareStateErrors.of(e));
-                    }
-                    return null;
-                }));
             }
-        }
-        return CompletableFuture.allOf(all.toArray(CompletableFuture<?>[]::new))
-                .thenApply(v -> new DeleteShareGroupStateResponse(response));
+        }, () -> new DeleteShareGroupStateResponse(response));
     }
 
     private static void set(PartitionResult result, ShareStateErrors e) {

@@ -3,6 +3,7 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.log.ActiveProducer;
+import io.aloft.broker.log.PartitionErrors;
 import io.aloft.broker.partition.PartitionManager;
 import java.util.ArrayList;
 import java.util.List;

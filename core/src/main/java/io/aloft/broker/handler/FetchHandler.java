@@ -7,6 +7,7 @@ import io.aloft.broker.fetch.FetchSessionManager;
 import io.aloft.broker.fetch.FetchTarget;
 import io.aloft.broker.log.AbortedTxn;
 import io.aloft.broker.log.LogReadResult;
+import io.aloft.broker.log.PartitionErrors;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.metrics.BrokerTopicMetrics;

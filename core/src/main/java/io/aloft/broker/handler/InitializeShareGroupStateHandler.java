@@ -3,16 +3,13 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.share.state.ShareCoordinator;
-import io.aloft.broker.share.state.SharePartitionKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.InitializeShareGroupStateRequestData;
 import org.apache.kafka.common.message.InitializeShareGroupStateResponseData;
 import org.apache.kafka.common.message.InitializeShareGroupStateResponseData.PartitionResult;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.InitializeShareGroupStateRequest;
 import org.apache.kafka.common.requests.InitializeShareGroupStateResponse;
@@ -43,37 +40,20 @@ public final class InitializeShareGroupStateHandler implements ApiHandler<Initia
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, InitializeShareGroupStateRequest request) {
         InitializeShareGroupStateRequestData data = request.data();
-        if (!context.authorizedOnCluster(AclOperation.CLUSTER_ACTION)) {
-            return CompletableFuture.completedFuture(request.getErrorResponse(0,
-                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
-        }
         InitializeShareGroupStateResponseData response = new InitializeShareGroupStateResponseData();
-        if (data.groupId() == null || data.groupId().isEmpty()) {
-            return CompletableFuture.completedFuture(new InitializeShareGroupStateResponse(response));
-        }
-        List<CompletableFuture<?>> all = new ArrayList<>();
-        for (InitializeShareGroupStateRequestData.InitializeStateData t : data.topics()) {
-            List<PartitionResult> results = new ArrayList<>();
-            response.results().add(new InitializeShareGroupStateResponseData.InitializeStateResult()
-                    .setTopicId(t.topicId()).setPartitions(results));
-            for (InitializeShareGroupStateRequestData.PartitionData p : t.partitions()) {
-                PartitionResult result = new PartitionResult().setPartition(p.partition());
-                results.add(result);
-                if (p.partition() < 0) {
-                    set(result, ShareStateErrors.NEGATIVE_PARTITION);
-                    continue;
+        return ShareStateAnswers.answer(context, request, data.groupId(), answers -> {
+            for (InitializeShareGroupStateRequestData.InitializeStateData t : data.topics()) {
+                List<PartitionResult> results = new ArrayList<>();
+                response.results().add(new InitializeShareGroupStateResponseData.InitializeStateResult()
+                        .setTopicId(t.topicId()).setPartitions(results));
+                for (InitializeShareGroupStateRequestData.PartitionData p : t.partitions()) {
+                    PartitionResult result = new PartitionResult().setPartition(p.partition());
+                    results.add(result);
+                    answers.ask(result, InitializeShareGroupStateHandler::set, t.topicId(), p.partition(),
+                            key -> coordinator.initialize(key, p.stateEpoch(), p.startOffset()), (r, v) -> { });
                 }
-                SharePartitionKey key = new SharePartitionKey(data.groupId(), t.topicId(), p.partition());
-                all.add(coordinator.initialize(key, p.stateEpoch(), p.startOffset()).handle((v, e) -> {
-                    if (e != null) {
-                        set(result, ShareStateErrors.of(e));
-                    }
-                    return null;
-                }));
             }
-        }
-        return CompletableFuture.allOf(all.toArray(CompletableFuture<?>[]::new))
-                .thenApply(v -> new InitializeShareGroupStateResponse(response));
+        }, () -> new InitializeShareGroupStateResponse(response));
     }
 
     private static void set(PartitionResult result, ShareStateErrors e) {

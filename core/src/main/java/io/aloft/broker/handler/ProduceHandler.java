@@ -3,6 +3,7 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.log.AppendResult;
+import io.aloft.broker.log.PartitionErrors;
 import io.aloft.broker.log.PartitionLogException;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.metrics.BrokerTopicMetrics;

@@ -3,12 +3,10 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.share.state.ShareCoordinator;
-import io.aloft.broker.share.state.SharePartitionKey;
 import io.aloft.broker.share.state.ShareState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ReadShareGroupStateRequestData;
 import org.apache.kafka.common.message.ReadShareGroupStateResponseData;
 import org.apache.kafka.common.message.ReadShareGroupStateResponseData.PartitionResult;
@@ -46,41 +44,26 @@ public final class ReadShareGroupStateHandler implements ApiHandler<ReadShareGro
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, ReadShareGroupStateRequest request) {
         ReadShareGroupStateRequestData data = request.data();
-        if (!context.authorizedOnCluster(AclOperation.CLUSTER_ACTION)) {
-            return CompletableFuture.completedFuture(request.getErrorResponse(0,
-                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
-        }
         ReadShareGroupStateResponseData response = new ReadShareGroupStateResponseData();
-        if (data.groupId() == null || data.groupId().isEmpty()) {
-            return CompletableFuture.completedFuture(new ReadShareGroupStateResponse(response));
-        }
-        List<CompletableFuture<?>> all = new ArrayList<>();
-        for (ReadShareGroupStateRequestData.ReadStateData t : data.topics()) {
-            List<PartitionResult> results = new ArrayList<>();
-            response.results().add(new ReadShareGroupStateResponseData.ReadStateResult().setTopicId(t.topicId())
-                    .setPartitions(results));
-            for (ReadShareGroupStateRequestData.PartitionData p : t.partitions()) {
-                PartitionResult result = new PartitionResult().setPartition(p.partition());
-                results.add(result);
-                if (p.partition() < 0) {
-                    set(result, ShareStateErrors.NEGATIVE_PARTITION);
-                    continue;
+        return ShareStateAnswers.answer(context, request, data.groupId(), answers -> {
+            for (ReadShareGroupStateRequestData.ReadStateData t : data.topics()) {
+                List<PartitionResult> results = new ArrayList<>();
+                response.results().add(new ReadShareGroupStateResponseData.ReadStateResult()
+                        .setTopicId(t.topicId()).setPartitions(results));
+                for (ReadShareGroupStateRequestData.PartitionData p : t.partitions()) {
+                    PartitionResult result = new PartitionResult().setPartition(p.partition());
+                    results.add(result);
+                    answers.ask(result, ReadShareGroupStateHandler::set, t.topicId(), p.partition(),
+                            key -> coordinator.read(key, p.leaderEpoch()), (r, state) -> {
+                                if (state.isEmpty()) {
+                                    set(r, new ShareStateErrors(Errors.INVALID_REQUEST, UNINITIALIZED));
+                                } else {
+                                    fill(r, state.get());
+                                }
+                            });
                 }
-                SharePartitionKey key = new SharePartitionKey(data.groupId(), t.topicId(), p.partition());
-                all.add(coordinator.read(key, p.leaderEpoch()).handle((state, e) -> {
-                    if (e != null) {
-                        set(result, ShareStateErrors.of(e));
-                    } else if (state.isEmpty()) {
-                        set(result, new ShareStateErrors(Errors.INVALID_REQUEST, UNINITIALIZED));
-                    } else {
-                        fill(result, state.get());
-                    }
-                    return null;
-                }));
             }
-        }
-        return CompletableFuture.allOf(all.toArray(CompletableFuture<?>[]::new))
-                .thenApply(v -> new ReadShareGroupStateResponse(response));
+        }, () -> new ReadShareGroupStateResponse(response));
     }
 
     private static void fill(PartitionResult result, ShareState s) {

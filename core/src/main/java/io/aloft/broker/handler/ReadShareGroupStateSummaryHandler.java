@@ -3,16 +3,13 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.share.state.ShareCoordinator;
-import io.aloft.broker.share.state.SharePartitionKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ReadShareGroupStateSummaryRequestData;
 import org.apache.kafka.common.message.ReadShareGroupStateSummaryResponseData;
 import org.apache.kafka.common.message.ReadShareGroupStateSummaryResponseData.PartitionResult;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ReadShareGroupStateSummaryRequest;
 import org.apache.kafka.common.requests.ReadShareGroupStateSummaryResponse;
@@ -44,47 +41,35 @@ public final class ReadShareGroupStateSummaryHandler implements ApiHandler<ReadS
     public CompletableFuture<AbstractResponse> handle(RequestContext context,
             ReadShareGroupStateSummaryRequest request) {
         ReadShareGroupStateSummaryRequestData data = request.data();
-        if (!context.authorizedOnCluster(AclOperation.CLUSTER_ACTION)) {
-            return CompletableFuture.completedFuture(request.getErrorResponse(0,
-                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
-        }
         ReadShareGroupStateSummaryResponseData response = new ReadShareGroupStateSummaryResponseData();
-        if (data.groupId() == null || data.groupId().isEmpty()) {
-            return CompletableFuture.completedFuture(new ReadShareGroupStateSummaryResponse(response));
-        }
         boolean withCount = request.version() >= 1;
-        List<CompletableFuture<?>> all = new ArrayList<>();
-        for (ReadShareGroupStateSummaryRequestData.ReadStateSummaryData t : data.topics()) {
-            List<PartitionResult> results = new ArrayList<>();
-            response.results().add(new ReadShareGroupStateSummaryResponseData.ReadStateSummaryResult()
-                    .setTopicId(t.topicId()).setPartitions(results));
-            for (ReadShareGroupStateSummaryRequestData.PartitionData p : t.partitions()) {
-                PartitionResult result = new PartitionResult().setPartition(p.partition());
-                results.add(result);
-                if (p.partition() < 0) {
-                    ShareStateErrors e = ShareStateErrors.NEGATIVE_PARTITION;
-                    result.setErrorCode(e.error().code()).setErrorMessage(e.message());
-                    continue;
+        return ShareStateAnswers.answer(context, request, data.groupId(), answers -> {
+            for (ReadShareGroupStateSummaryRequestData.ReadStateSummaryData t : data.topics()) {
+                List<PartitionResult> results = new ArrayList<>();
+                response.results().add(new ReadShareGroupStateSummaryResponseData.ReadStateSummaryResult()
+                        .setTopicId(t.topicId()).setPartitions(results));
+                for (ReadShareGroupStateSummaryRequestData.PartitionData p : t.partitions()) {
+                    PartitionResult result = new PartitionResult().setPartition(p.partition());
+                    results.add(result);
+                    answers.ask(result, ReadShareGroupStateSummaryHandler::set, t.topicId(), p.partition(),
+                            coordinator::readSummary, (r, summary) -> {
+                                if (summary.isEmpty()) {
+                                    r.setStateEpoch(0).setLeaderEpoch(0).setStartOffset(-1);
+                                } else {
+                                    r.setStateEpoch(summary.get().stateEpoch())
+                                            .setLeaderEpoch(summary.get().leaderEpoch())
+                                            .setStartOffset(summary.get().startOffset());
+                                    if (withCount) {
+                                        r.setDeliveryCompleteCount(summary.get().deliveryCompleteCount());
+                                    }
+                                }
+                            });
                 }
-                SharePartitionKey key = new SharePartitionKey(data.groupId(), t.topicId(), p.partition());
-                all.add(coordinator.readSummary(key).handle((summary, e) -> {
-                    if (e != null) {
-                        ShareStateErrors error = ShareStateErrors.of(e);
-                        result.setErrorCode(error.error().code()).setErrorMessage(error.message());
-                    } else if (summary.isEmpty()) {
-                        result.setStateEpoch(0).setLeaderEpoch(0).setStartOffset(-1);
-                    } else {
-                        result.setStateEpoch(summary.get().stateEpoch()).setLeaderEpoch(summary.get().leaderEpoch())
-                                .setStartOffset(summary.get().startOffset());
-                        if (withCount) {
-                            result.setDeliveryCompleteCount(summary.get().deliveryCompleteCount());
-                        }
-                    }
-                    return null;
-                }));
             }
-        }
-        return CompletableFuture.allOf(all.toArray(CompletableFuture<?>[]::new))
-                .thenApply(v -> new ReadShareGroupStateSummaryResponse(response));
+        }, () -> new ReadShareGroupStateSummaryResponse(response));
+    }
+
+    private static void set(PartitionResult result, ShareStateErrors e) {
+        result.setErrorCode(e.error().code()).setErrorMessage(e.message());
     }
 }

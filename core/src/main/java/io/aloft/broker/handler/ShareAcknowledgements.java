@@ -1,5 +1,6 @@
 package io.aloft.broker.handler;
 
+import io.aloft.broker.log.PartitionErrors;
 import io.aloft.broker.share.fetch.SessionPartition;
 import io.aloft.broker.share.partition.AcknowledgeResult;
 import io.aloft.broker.share.partition.Acknowledgement;

@@ -2,6 +2,7 @@ package io.aloft.broker.handler;
 
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
+import io.aloft.broker.log.PartitionErrors;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.share.ShareGroupSettingsSource;
 import io.aloft.broker.share.fetch.SessionPartition;

@@ -3,7 +3,6 @@ package io.aloft.broker.handler;
 import io.aloft.broker.api.ApiHandler;
 import io.aloft.broker.api.RequestContext;
 import io.aloft.broker.group.ShareGroupService;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -49,15 +48,10 @@ public final class ShareGroupHeartbeatHandler implements ApiHandler<ShareGroupHe
             return CompletableFuture.completedFuture(request.getErrorResponse(
                     Errors.GROUP_AUTHORIZATION_FAILED.exception()));
         }
-        List<String> subscribed = request.data().subscribedTopicNames();
-        if (subscribed != null) {
-            // As Kafka: subscribing to a topic one may not describe fails the heartbeat.
-            List<String> refused = subscribed.stream()
-                    .filter(t -> !context.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, t)).sorted().toList();
-            if (!refused.isEmpty()) {
-                return CompletableFuture.completedFuture(request.getErrorResponse(new TopicAuthorizationException(
-                        "The group member is not authorized to access topics: " + refused)));
-            }
+        TopicAuthorizationException refused = SubscriptionAuthorization.refusal(context,
+                request.data().subscribedTopicNames());
+        if (refused != null) {
+            return CompletableFuture.completedFuture(request.getErrorResponse(refused));
         }
         return shareGroups.heartbeat(request.data(), context.header().clientId(),
                         context.clientAddress().getAddress().toString())

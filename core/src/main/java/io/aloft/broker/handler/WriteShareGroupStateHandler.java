@@ -8,12 +8,11 @@ import io.aloft.broker.share.state.StateBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.WriteShareGroupStateRequestData;
 import org.apache.kafka.common.message.WriteShareGroupStateResponseData;
 import org.apache.kafka.common.message.WriteShareGroupStateResponseData.PartitionResult;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.WriteShareGroupStateRequest;
 import org.apache.kafka.common.requests.WriteShareGroupStateResponse;
@@ -45,45 +44,32 @@ public final class WriteShareGroupStateHandler implements ApiHandler<WriteShareG
     @Override
     public CompletableFuture<AbstractResponse> handle(RequestContext context, WriteShareGroupStateRequest request) {
         WriteShareGroupStateRequestData data = request.data();
-        if (!context.authorizedOnCluster(AclOperation.CLUSTER_ACTION)) {
-            return CompletableFuture.completedFuture(request.getErrorResponse(0,
-                    Errors.CLUSTER_AUTHORIZATION_FAILED.exception()));
-        }
         WriteShareGroupStateResponseData response = new WriteShareGroupStateResponseData();
-        if (data.groupId() == null || data.groupId().isEmpty()) {
-            return CompletableFuture.completedFuture(new WriteShareGroupStateResponse(response));
-        }
-        List<CompletableFuture<?>> all = new ArrayList<>();
-        for (WriteShareGroupStateRequestData.WriteStateData t : data.topics()) {
-            List<PartitionResult> results = new ArrayList<>();
-            response.results().add(new WriteShareGroupStateResponseData.WriteStateResult().setTopicId(t.topicId())
-                    .setPartitions(results));
-            for (WriteShareGroupStateRequestData.PartitionData p : t.partitions()) {
-                PartitionResult result = new PartitionResult().setPartition(p.partition());
-                results.add(result);
-                if (p.partition() < 0) {
-                    set(result, ShareStateErrors.NEGATIVE_PARTITION);
-                    continue;
+        return ShareStateAnswers.answer(context, request, data.groupId(), answers -> {
+            for (WriteShareGroupStateRequestData.WriteStateData t : data.topics()) {
+                List<PartitionResult> results = new ArrayList<>();
+                response.results().add(new WriteShareGroupStateResponseData.WriteStateResult()
+                        .setTopicId(t.topicId()).setPartitions(results));
+                for (WriteShareGroupStateRequestData.PartitionData p : t.partitions()) {
+                    PartitionResult result = new PartitionResult().setPartition(p.partition());
+                    results.add(result);
+                    answers.ask(result, WriteShareGroupStateHandler::set, t.topicId(), p.partition(),
+                            key -> write(key, p, request.version()), (r, v) -> { });
                 }
-                List<StateBatch> batches = batches(p);
-                if (batches == null) {
-                    set(result, new ShareStateErrors(Errors.INVALID_REQUEST, "a state batch ends before it starts"));
-                    continue;
-                }
-                // v0 has no delivery-complete count: not counted, as Kafka stores it.
-                int completed = request.version() >= 1 ? p.deliveryCompleteCount() : -1;
-                SharePartitionKey key = new SharePartitionKey(data.groupId(), t.topicId(), p.partition());
-                all.add(coordinator.write(key, p.stateEpoch(), p.leaderEpoch(), p.startOffset(), completed, batches)
-                        .handle((v, e) -> {
-                            if (e != null) {
-                                set(result, ShareStateErrors.of(e));
-                            }
-                            return null;
-                        }));
             }
+        }, () -> new WriteShareGroupStateResponse(response));
+    }
+
+    /** Writes one share partition's change, or fails with INVALID_REQUEST if one of its batches is malformed. */
+    private CompletableFuture<Void> write(SharePartitionKey key, WriteShareGroupStateRequestData.PartitionData p,
+            short version) {
+        List<StateBatch> batches = batches(p);
+        if (batches == null) {
+            return CompletableFuture.failedFuture(new InvalidRequestException("a state batch ends before it starts"));
         }
-        return CompletableFuture.allOf(all.toArray(CompletableFuture<?>[]::new))
-                .thenApply(v -> new WriteShareGroupStateResponse(response));
+        // v0 has no delivery-complete count: not counted, as Kafka stores it.
+        int completed = version >= 1 ? p.deliveryCompleteCount() : -1;
+        return coordinator.write(key, p.stateEpoch(), p.leaderEpoch(), p.startOffset(), completed, batches);
     }
 
     /** The batches, or null if one is malformed. */

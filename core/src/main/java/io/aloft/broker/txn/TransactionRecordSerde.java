@@ -1,11 +1,9 @@
 package io.aloft.broker.txn;
 
 import io.aloft.broker.coordinator.CoordinatorRecordSerde;
+import io.aloft.broker.coordinator.RecordStrings;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -165,36 +163,14 @@ public final class TransactionRecordSerde implements CoordinatorRecordSerde<Tran
     }
 
     private static void requireEnd(ByteBuffer b, String what) {
-        if (b.hasRemaining()) {
-            throw new CorruptTransactionRecordException("__transaction_state " + what + " has " + b.remaining()
-                    + " bytes left over");
-        }
+        RecordStrings.requireEnd(b, "__transaction_state", what, CorruptTransactionRecordException::new);
     }
 
     private static byte[] utf8(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        if (b.length > Short.MAX_VALUE) {
-            throw new IllegalArgumentException("string of " + b.length + " bytes is too long for a "
-                    + "__transaction_state record");
-        }
-        return b;
+        return RecordStrings.utf8(s, "string", "__transaction_state");
     }
 
     private static String readString(ByteBuffer in) {
-        short len = in.getShort();
-        if (len < 0) {
-            throw new CorruptTransactionRecordException("negative string length " + len);
-        }
-        if (len > in.remaining()) {
-            throw new BufferUnderflowException();
-        }
-        ByteBuffer slice = in.slice(in.position(), len);
-        in.position(in.position() + len);
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(slice).toString();
-        } catch (CharacterCodingException e) {
-            throw new CorruptTransactionRecordException("string is not UTF-8", e);
-        }
+        return RecordStrings.read(in, "string", CorruptTransactionRecordException::new);
     }
 }

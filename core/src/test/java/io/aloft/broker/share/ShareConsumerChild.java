@@ -1,7 +1,6 @@
 package io.aloft.broker.share;
 
-import java.io.IOException;
-import java.io.InputStream;
+import io.aloft.broker.BrokerChild;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -21,25 +20,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * <p>Arguments: bootstrap servers, group id, topic, count.
  */
 public final class ShareConsumerChild {
-    /** Exit status when the parent is gone. */
-    static final int PARENT_GONE_STATUS = 99;
-
     private ShareConsumerChild() {
     }
 
     public static void main(String[] args) {
-        Thread watchdog = new Thread(() -> {
-            try (InputStream in = System.in) {
-                while (in.read() >= 0) {
-                    // Only EOF matters.
-                }
-            } catch (IOException e) {
-                // A broken pipe also means the parent is gone.
-            }
-            Runtime.getRuntime().halt(PARENT_GONE_STATUS);
-        }, "parent-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        BrokerChild.watchParent();
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, args[1]);

@@ -204,9 +204,8 @@ abstract class ShareGroupScenarios {
         target().produce(topic, values);
         try (KafkaShareConsumer<String, String> holder = subscribed(target(), group, topic, true);
                 KafkaShareConsumer<String, String> other = subscribed(target(), group, topic, true)) {
-            List<ConsumerRecord<String, String>> held = pollUntil(holder, "the holder acquires all three", batch -> { },
-                    seen -> seen.size() >= 3);
-            assertEquals(List.of("c-0#1", "c-1#1", "c-2#1"), describe(held));
+            List<ConsumerRecord<String, String>> held = assertPolled(holder, "the holder acquires all three",
+                    "c-0#1", "c-1#1", "c-2#1");
             List<ConsumerRecord<String, String>> redelivered = pollUntil(other, "redelivery after the lock expired",
                     batch -> acknowledgeAll(other, batch, AcknowledgeType.ACCEPT), seen -> seen.size() >= 3);
             assertEquals(List.of("c-0#2", "c-1#2", "c-2#2"), describe(redelivered));
@@ -254,18 +253,12 @@ abstract class ShareGroupScenarios {
         target().produce(topic, List.of("explicit-0", "explicit-1"));
         try (KafkaShareConsumer<String, String> other = subscribed(target(), group, topic, false)) {
             try (KafkaShareConsumer<String, String> holder = subscribed(target(), group, topic, true)) {
-                List<ConsumerRecord<String, String>> held = pollUntil(holder, "the holder acquires both",
-                        batch -> { }, seen -> seen.size() >= 2);
-                assertEquals(List.of("explicit-0#1", "explicit-1#1"), describe(held));
+                assertPolled(holder, "the holder acquires both", "explicit-0#1", "explicit-1#1");
             }
             try (KafkaShareConsumer<String, String> implicit = subscribed(target(), group, topic, false)) {
-                List<ConsumerRecord<String, String>> got = pollUntil(implicit, "the released records",
-                        batch -> { }, seen -> seen.size() >= 2);
-                assertEquals(List.of("explicit-0#2", "explicit-1#2"), describe(got));
+                assertPolled(implicit, "the released records", "explicit-0#2", "explicit-1#2");
             }
-            List<ConsumerRecord<String, String>> again = pollUntil(other, "the records released again",
-                    batch -> { }, seen -> seen.size() >= 2);
-            assertEquals(List.of("explicit-0#3", "explicit-1#3"), describe(again));
+            assertPolled(other, "the records released again", "explicit-0#3", "explicit-1#3");
             other.commitSync();
         }
         assertOnlyNewRecordsFollow(topic, group);
@@ -298,9 +291,7 @@ abstract class ShareGroupScenarios {
             child.destroyForcibly();
             assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child outlived SIGKILL");
             try (KafkaShareConsumer<String, String> other = subscribed(target(), group, topic, false)) {
-                List<ConsumerRecord<String, String>> got = pollUntil(other, "the killed consumer's records",
-                        batch -> { }, seen -> seen.size() >= 2);
-                assertEquals(List.of("k-0#2", "k-1#2"), describe(got));
+                assertPolled(other, "the killed consumer's records", "k-0#2", "k-1#2");
                 other.commitSync();
             }
         } finally {
@@ -383,9 +374,7 @@ abstract class ShareGroupScenarios {
         }
         restartBroker();
         try (KafkaShareConsumer<String, String> c = subscribed(target(), group, topic, false)) {
-            List<ConsumerRecord<String, String>> again = pollUntil(c, "the released records after the restart",
-                    batch -> { }, seen -> seen.size() >= 2);
-            assertEquals(List.of("r-3#2", "r-4#2"), describe(again));
+            assertPolled(c, "the released records after the restart", "r-3#2", "r-4#2");
             c.commitSync();
         }
         assertOnlyNewRecordsFollow(topic, group);
@@ -556,5 +545,17 @@ abstract class ShareGroupScenarios {
         } else {
             producer.abortTransaction();
         }
+    }
+
+    /**
+     * Polls {@code c} without acknowledging until it has as many records as {@code expected}, then
+     * asserts them, in order, as value#delivery count. Returns them.
+     */
+    private static List<ConsumerRecord<String, String>> assertPolled(KafkaShareConsumer<String, String> c,
+            String what, String... expected) {
+        List<ConsumerRecord<String, String>> got = pollUntil(c, what, batch -> { },
+                seen -> seen.size() >= expected.length);
+        assertEquals(List.of(expected), describe(got));
+        return got;
     }
 }

@@ -3,6 +3,7 @@ package io.aloft.broker.share.partition;
 import io.aloft.broker.coordinator.CoordinatorTimer;
 import io.aloft.broker.log.BatchRecords;
 import io.aloft.broker.log.LogReadResult;
+import io.aloft.broker.log.PartitionErrors;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.log.TimestampOffset;
 import io.aloft.broker.share.ShareGroupSettings;
@@ -220,7 +221,7 @@ final class SharePartition {
         }
         previous.handle((v, e) -> null).thenCompose(v -> acquireNow(memberId, maxBytes, maxRecords, recordLimit))
                 .whenComplete((acquired, e) -> result.complete(e != null
-                        ? Acquired.failed(ShareErrors.toKafka(e), ShareErrors.message(e)) : acquired));
+                        ? Acquired.failed(ShareErrors.toKafka(e), PartitionErrors.message(e)) : acquired));
         return result;
     }
 
@@ -396,7 +397,7 @@ final class SharePartition {
             return CompletableFuture.completedFuture(AcknowledgeResult.OK); // only renewals: nothing stored changed
         }
         return durable.handle((v, e) -> e == null ? AcknowledgeResult.OK
-                : new AcknowledgeResult(ShareErrors.toKafka(e), ShareErrors.message(e)));
+                : new AcknowledgeResult(ShareErrors.toKafka(e), PartitionErrors.message(e)));
     }
 
     /**
@@ -526,14 +527,14 @@ final class SharePartition {
             flush();
         } else if (!failed("write state", error)) {
             log.warn("Writing the state of share partition {} of group {} failed; retrying", tp, key.groupId(),
-                    ShareErrors.unwrap(error));
+                    PartitionErrors.unwrap(error));
             timer.schedule(RETRY_MS, this::flush);
         }
     }
 
     /** Closes this on a fencing or load failure; whether it closed. */
     private boolean failed(String what, Throwable error) {
-        Throwable e = ShareErrors.unwrap(error);
+        Throwable e = PartitionErrors.unwrap(error);
         if (e instanceof FencedLeaderEpochException) {
             close(Errors.NOT_LEADER_OR_FOLLOWER, "share partition " + tp + " of group " + key.groupId()
                     + " has a newer leader: " + e.getMessage());

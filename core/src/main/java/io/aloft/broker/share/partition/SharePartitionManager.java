@@ -1,6 +1,7 @@
 package io.aloft.broker.share.partition;
 
 import io.aloft.broker.coordinator.CoordinatorTimer;
+import io.aloft.broker.log.PartitionErrors;
 import io.aloft.broker.log.PartitionLog;
 import io.aloft.broker.share.ShareGroupSettingsSource;
 import io.aloft.broker.share.state.SharePartitionKey;
@@ -65,7 +66,7 @@ public final class SharePartitionManager implements SharePartitions, AutoCloseab
                         // It retired under this call: its successor answers.
                         : partition(groupId, tp).thenCompose(next -> next.acquire(memberId, maxBytes, maxRecords,
                                 recordLimit))))
-                .exceptionally(e -> Acquired.failed(ShareErrors.toKafka(e), ShareErrors.message(e)));
+                .exceptionally(e -> Acquired.failed(ShareErrors.toKafka(e), PartitionErrors.message(e)));
     }
 
     @Override
@@ -74,7 +75,7 @@ public final class SharePartitionManager implements SharePartitions, AutoCloseab
         return partition(groupId, tp).thenCompose(sp -> sp.acknowledge(memberId, acknowledgements)
                 .thenCompose(r -> !sp.isRetired() || r.error() == Errors.NONE ? CompletableFuture.completedFuture(r)
                         : partition(groupId, tp).thenCompose(next -> next.acknowledge(memberId, acknowledgements))))
-                .exceptionally(e -> new AcknowledgeResult(ShareErrors.toKafka(e), ShareErrors.message(e)));
+                .exceptionally(e -> new AcknowledgeResult(ShareErrors.toKafka(e), PartitionErrors.message(e)));
     }
 
     @Override

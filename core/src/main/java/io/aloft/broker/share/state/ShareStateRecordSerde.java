@@ -1,11 +1,9 @@
 package io.aloft.broker.share.state;
 
 import io.aloft.broker.coordinator.CoordinatorRecordSerde;
+import io.aloft.broker.coordinator.RecordStrings;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
@@ -130,36 +128,14 @@ final class ShareStateRecordSerde implements CoordinatorRecordSerde<ShareStateRe
     }
 
     private static void requireEnd(ByteBuffer b, String what) {
-        if (b.hasRemaining()) {
-            throw new CorruptShareStateRecordException("__share_group_state " + what + " has " + b.remaining()
-                    + " bytes left over");
-        }
+        RecordStrings.requireEnd(b, "__share_group_state", what, CorruptShareStateRecordException::new);
     }
 
     private static byte[] utf8(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        if (b.length > Short.MAX_VALUE) {
-            throw new IllegalArgumentException("group id of " + b.length + " bytes is too long for a "
-                    + "__share_group_state record");
-        }
-        return b;
+        return RecordStrings.utf8(s, "group id", "__share_group_state");
     }
 
     private static String readString(ByteBuffer in) {
-        short len = in.getShort();
-        if (len < 0) {
-            throw new CorruptShareStateRecordException("negative string length " + len);
-        }
-        if (len > in.remaining()) {
-            throw new BufferUnderflowException();
-        }
-        ByteBuffer slice = in.slice(in.position(), len);
-        in.position(in.position() + len);
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(slice).toString();
-        } catch (CharacterCodingException e) {
-            throw new CorruptShareStateRecordException("group id is not UTF-8", e);
-        }
+        return RecordStrings.read(in, "group id", CorruptShareStateRecordException::new);
     }
 }
