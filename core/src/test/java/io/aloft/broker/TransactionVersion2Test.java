@@ -250,7 +250,8 @@ class TransactionVersion2Test {
     private static short finalizedTransactionVersion(TestBroker broker) throws Exception {
         try (Admin admin = Admin.create(broker.clientProps())) {
             FeatureMetadata f = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS);
-            assertEquals(List.of("transaction.version"), List.copyOf(f.finalizedFeatures().keySet()));
+            // share.version too: share groups are on by default (aloft.share.version=1), as in Kafka 4.3.
+            assertEquals(java.util.Set.of("transaction.version", "share.version"), f.finalizedFeatures().keySet());
             assertEquals(0, f.supportedFeatures().get("transaction.version").minVersion());
             assertEquals(2, f.supportedFeatures().get("transaction.version").maxVersion());
             return f.finalizedFeatures().get("transaction.version").maxVersionLevel();

@@ -182,14 +182,16 @@ class TransactionVerificationOracleTest {
         for (short v = 3; v <= 4; v++) {
             ApiVersionsResponseData a = apiVersions(aloft.bootstrap(), v);
             ApiVersionsResponseData k = apiVersions(kafka, v);
-            assertEquals(String.valueOf(k.supportedFeatures().find("transaction.version")),
-                    String.valueOf(a.supportedFeatures().find("transaction.version")), "supported, v" + v);
-            assertEquals(String.valueOf(k.finalizedFeatures().find("transaction.version")),
-                    String.valueOf(a.finalizedFeatures().find("transaction.version")), "finalized, v" + v);
+            for (String feature : List.of("transaction.version", "share.version")) {
+                assertEquals(String.valueOf(k.supportedFeatures().find(feature)),
+                        String.valueOf(a.supportedFeatures().find(feature)), feature + " supported, v" + v);
+                assertEquals(String.valueOf(k.finalizedFeatures().find(feature)),
+                        String.valueOf(a.finalizedFeatures().find(feature)), feature + " finalized, v" + v);
+            }
             List<String> aloftFeatures = new ArrayList<>();
             a.supportedFeatures().forEach(f -> aloftFeatures.add(f.name()));
             a.finalizedFeatures().forEach(f -> aloftFeatures.add(f.name()));
-            assertTrue(aloftFeatures.stream().allMatch("transaction.version"::equals),
+            assertTrue(aloftFeatures.stream().allMatch(f -> f.equals("transaction.version") || f.equals("share.version")),
                     "only features Aloft honours: " + aloftFeatures);
             assertTrue(a.finalizedFeaturesEpoch() >= 0);
         }
