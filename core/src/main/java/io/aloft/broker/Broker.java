@@ -9,9 +9,6 @@ import io.aloft.broker.config.DynamicBrokerConfigs;
 import io.aloft.broker.security.ListenerSecurity;
 import io.aloft.broker.config.GroupConfigs;
 import io.aloft.broker.security.SecurityMetadata;
-import io.aloft.broker.share.fetch.ShareSessionCache;
-import io.aloft.broker.share.partition.ShareLogLookup;
-import io.aloft.broker.share.partition.SharePartitionManager;
 import io.aloft.broker.security.ReloadableSslContext;
 import io.aloft.broker.security.scram.ScramCredentials;
 import io.aloft.broker.failover.WalFailover;
@@ -319,21 +316,9 @@ public final class Broker implements AutoCloseable {
         BrokerShareState shareState = settings.shares().enabled() ? BrokerShareState.create(settings.shares(),
                 controller, cache, nodeId, partitions, coordinatorTimer, interBroker, failures, resources) : null;
         this.shareState = shareState;
-        BrokerApis.ShareFetchComponents shareFetch = null;
-        if (shareState != null) {
-            // Share groups (KIP-932): share partitions on the partitions' leaders, keeping their state
-            // through the persister; share sessions; membership in the group coordinator, which tells
-            // the sessions and share partitions here when a member is gone.
-            SharePartitionManager sharePartitions = new SharePartitionManager(ShareLogLookup.of(partitions, cache),
-                    shareState.persister(), groupConfigs, coordinatorTimer);
-            resources.add(sharePartitions::close);
-            ShareSessionCache shareSessions = ShareSessionCache.of(settings.shares(), sharePartitions);
-            groups.enableShareGroups(settings.shares(), groupConfigs, shareState.persister(), (group, member) -> {
-                shareSessions.memberLeft(group, member);
-                sharePartitions.releaseMember(group, member);
-            });
-            shareFetch = new BrokerApis.ShareFetchComponents(sharePartitions, shareSessions, groupConfigs);
-        }
+        BrokerApis.ShareFetchComponents shareFetch = shareState == null ? null
+                : shareState.serveShareGroups(settings.shares(), partitions, cache, groupConfigs, groups,
+                        coordinatorTimer, resources);
         fetchSessions = new FetchSessionCache(settings.fetchSessions().cacheSlots(), fetchSessionEvictionMs,
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextInt(), new FetchSessionStats());
         CoordinatorTopic offsetsTopic = OffsetsTopic.follower(controller, cache, nodeId, groups,

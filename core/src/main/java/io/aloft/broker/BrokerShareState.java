@@ -1,9 +1,11 @@
 package io.aloft.broker;
 
 import io.aloft.broker.api.ApiHandler;
+import io.aloft.broker.config.GroupConfigs;
 import io.aloft.broker.coordinator.CoordinatorThreads;
 import io.aloft.broker.coordinator.CoordinatorTimer;
 import io.aloft.broker.coordinator.CoordinatorTopic;
+import io.aloft.broker.group.GroupCoordinator;
 import io.aloft.broker.handler.FindCoordinatorHandler;
 import io.aloft.broker.handler.ShareStateHandlers;
 import io.aloft.broker.interbroker.InterBrokerClient;
@@ -13,6 +15,9 @@ import io.aloft.broker.lifecycle.NamedThreadFactory;
 import io.aloft.broker.metadata.MetadataCache;
 import io.aloft.broker.partition.PartitionManager;
 import io.aloft.broker.share.ShareGroupConfig;
+import io.aloft.broker.share.fetch.ShareSessionCache;
+import io.aloft.broker.share.partition.ShareLogLookup;
+import io.aloft.broker.share.partition.SharePartitionManager;
 import io.aloft.broker.share.state.RoutingShareStatePersister;
 import io.aloft.broker.share.state.ShareCoordinator;
 import io.aloft.broker.share.state.ShareStatePersister;
@@ -76,6 +81,26 @@ final class BrokerShareState {
                 RoutingShareStatePersister.Leaders.fromCache(cache), interBroker, () -> createTopic(stateTopic),
                 persisterThread, System::currentTimeMillis, RoutingShareStatePersister.DEFAULT_RETRY_TIMEOUT_MS);
         return new BrokerShareState(coordinator, stateTopic, persister);
+    }
+
+    /**
+     * Serves share groups on top of this state: share partitions on the partitions' leaders,
+     * keeping their state through {@link #persister()}; share sessions; membership in the group
+     * coordinator, which tells the sessions and share partitions here when a member is gone. Call
+     * before the group coordinator loads any partition.
+     */
+    BrokerApis.ShareFetchComponents serveShareGroups(ShareGroupConfig config, PartitionManager partitions,
+            MetadataCache cache, GroupConfigs groupConfigs, GroupCoordinator groups, CoordinatorTimer timer,
+            List<AutoCloseable> resources) {
+        SharePartitionManager sharePartitions = new SharePartitionManager(ShareLogLookup.of(partitions, cache),
+                persister, groupConfigs, timer);
+        resources.add(sharePartitions::close);
+        ShareSessionCache sessions = ShareSessionCache.of(config, sharePartitions);
+        groups.enableShareGroups(config, groupConfigs, persister, (group, member) -> {
+            sessions.memberLeft(group, member);
+            sharePartitions.releaseMember(group, member);
+        });
+        return new BrokerApis.ShareFetchComponents(sharePartitions, sessions, groupConfigs);
     }
 
     private static void createTopic(CoordinatorTopic stateTopic) {
